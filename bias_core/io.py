@@ -1,0 +1,315 @@
+"""Read and write documents, inputs, summaries and measures in the formats of INTERFACES.md.
+
+Loading is all-or-nothing: every problem raises one ``InputError`` naming the file, the row or entry and what to do,
+and no partial list of documents is ever returned.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from bias_core.errors import InputError
+from bias_core.records import Document, Input, MeasureResult, RecordError, Summary, Unit
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".csv", ".zip")
+VALUE_COLUMN_CANDIDATES = ("value", "label", "stars", "rating")
+# A zip whose entries inflate more than this many times their compressed size is treated as a zip bomb.
+MAX_ZIP_RATIO = 200
+
+RecordT = TypeVar("RecordT", Input, Summary, Document)
+
+
+@dataclass(frozen=True)
+class CsvColumns:
+    """Which CSV columns hold the text, the id and, for perspective documents, the group (document) and value."""
+
+    text: str = "text"
+    id: str | None = None
+    value: str | None = None
+    group: str | None = None
+
+
+def load_documents(
+    path: str | os.PathLike,
+    *,
+    columns: CsvColumns | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[Document]:
+    """Load documents from a ``.txt`` file, a folder or ``.zip`` of ``.txt`` files, ``.jsonl`` or ``.csv``."""
+    path = Path(path)
+    if path.is_dir():
+        return _load_folder(path, max_bytes=max_bytes)
+    if not path.exists():
+        raise InputError(str(path), "no such file or folder")
+    size = path.stat().st_size
+    _check_size(str(path), size, max_bytes)
+    return load_documents_from_bytes(path.name, path.read_bytes(), columns=columns, max_bytes=max_bytes,
+                                     source=str(path))
+
+
+def load_documents_from_bytes(
+    filename: str,
+    data: bytes,
+    *,
+    columns: CsvColumns | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    source: str | None = None,
+) -> list[Document]:
+    """Load documents from an uploaded file's name and bytes (the app's path; same rules as ``load_documents``)."""
+    source = source or filename
+    _check_size(source, len(data), max_bytes)
+    suffix = Path(filename).suffix.lower()
+    if suffix == ".zip":
+        documents = _load_zip(source, data, max_bytes=max_bytes)
+    elif suffix == ".txt":
+        documents = [_text_document(Path(filename).stem, data, source)]
+    elif suffix == ".jsonl":
+        documents = [_jsonl_document(record, source, line) for line, record in _jsonl_objects(source, data)]
+    elif suffix == ".csv":
+        documents = _csv_documents(source, data, columns or CsvColumns())
+    else:
+        raise InputError(source, f"unsupported file type '{suffix or 'none'}'",
+                         hint=f"upload one of {', '.join(SUPPORTED_SUFFIXES)}")
+    if not documents:
+        raise InputError(source, "contains no documents", hint="check that the file is not empty")
+    _check_unique_ids(source, documents)
+    return documents
+
+
+def _check_size(source: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise InputError(
+            source,
+            f"is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit",
+            hint="split the corpus into smaller files or raise the limit (--max-mb)",
+        )
+    if size == 0:
+        raise InputError(source, "is empty", hint="choose a file that contains text")
+
+
+def decode_text(source: str, data: bytes) -> str:
+    """Decode UTF-8 (a byte-order mark is dropped), rejecting binary data and other encodings with a clear message."""
+    if not data.strip():
+        raise InputError(source, "is empty", hint="choose a file that contains text")
+    sample = data[:8192]
+    if b"\x00" in sample or _control_share(sample) > 0.1:
+        raise InputError(source, "looks like a binary file (an image, PDF or archive?), not text",
+                         hint="upload plain UTF-8 text, .jsonl, .csv or a .zip of .txt files")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(source, f"is not UTF-8 text (invalid byte at offset {error.start})",
+                         hint="re-save the file as UTF-8") from None
+
+
+def _control_share(sample: bytes) -> float:
+    allowed = {9, 10, 12, 13}
+    controls = sum(1 for byte in sample if byte < 32 and byte not in allowed)
+    return controls / max(1, len(sample))
+
+
+def _text_document(doc_id: str, data: bytes, source: str) -> Document:
+    text = decode_text(source, data)
+    if not text.strip():
+        raise InputError(source, "is empty", hint="choose a file that contains text")
+    return Document(id=doc_id, text=text)
+
+
+def _load_folder(folder: Path, *, max_bytes: int) -> list[Document]:
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+    if not files:
+        raise InputError(str(folder), "contains no .txt files", hint="put one article per .txt file in the folder")
+    total = sum(p.stat().st_size for p in files)
+    _check_size(str(folder), total, max_bytes)
+    documents = [_text_document(p.stem, p.read_bytes(), str(p)) for p in files]
+    _check_unique_ids(str(folder), documents)
+    return documents
+
+
+def _load_zip(source: str, data: bytes, *, max_bytes: int) -> list[Document]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise InputError(source, "is not a valid zip archive", hint="re-create the archive") from None
+    documents: list[Document] = []
+    with archive:
+        entries = [info for info in archive.infolist() if not info.is_dir()]
+        total = 0
+        for info in entries:
+            name = info.filename
+            pure = PurePosixPath(name.replace("\\", "/"))
+            if pure.is_absolute() or ".." in pure.parts or (len(name) > 1 and name[1] == ":"):
+                raise InputError(source, f"entry '{name}' points outside the archive",
+                                 hint="re-create the archive with relative paths")
+            if pure.suffix.lower() == ".zip":
+                raise InputError(source, f"entry '{name}' is a nested zip archive, which is not supported",
+                                 hint="unpack it and upload the inner archive on its own")
+            total += info.file_size
+            if total > max_bytes:
+                raise InputError(source, f"unpacks to more than the {max_bytes / 1e6:.1f} MB limit",
+                                 hint="split the archive into smaller ones")
+            if info.compress_size and info.file_size / info.compress_size > MAX_ZIP_RATIO:
+                raise InputError(source, f"entry '{name}' is compressed {info.file_size // info.compress_size}:1, "
+                                 "which looks like a zip bomb", hint="upload the text files uncompressed")
+        for info in entries:
+            pure = PurePosixPath(info.filename.replace("\\", "/"))
+            if pure.suffix.lower() != ".txt" or pure.name.startswith("._"):
+                continue
+            entry_source = f"{source}:{info.filename}"
+            documents.append(_text_document(pure.stem, archive.read(info), entry_source))
+    if not documents:
+        raise InputError(source, "contains no .txt files", hint="put one article per .txt file in the archive")
+    return documents
+
+
+def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[str, Any]]]:
+    text = decode_text(source, data) if isinstance(data, bytes) else data
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(source, f"is not valid JSON ({error.msg} at column {error.colno})", row=number,
+                             hint="each line must be one JSON object") from None
+        if not isinstance(record, dict):
+            raise InputError(source, f"holds a JSON {type(record).__name__}, not an object", row=number,
+                             hint="each line must be one JSON object")
+        yield number, record
+
+
+def _jsonl_document(record: dict[str, Any], source: str, line: int) -> Document:
+    try:
+        document = Document.from_dict(record)
+    except RecordError as error:
+        raise InputError(source, str(error), row=line) from None
+    if not document.full_text.strip():
+        raise InputError(source, f"document '{document.id}' has no text", row=line)
+    return document
+
+
+def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Document]:
+    text = decode_text(source, data)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = reader.fieldnames or []
+    except csv.Error as error:
+        raise InputError(source, f"is not a valid CSV file ({error})") from None
+    if columns.text not in header:
+        raise InputError(source, f"has no column '{columns.text}' (columns: {', '.join(header) or 'none'})",
+                         hint="choose the column that holds the text")
+    for name in (columns.id, columns.value, columns.group):
+        if name is not None and name not in header:
+            raise InputError(source, f"has no column '{name}' (columns: {', '.join(header)})")
+    group = columns.group or ("doc_id" if "doc_id" in header and columns.id != "doc_id" else None)
+    value = columns.value or next((c for c in VALUE_COLUMN_CANDIDATES if c in header), None)
+    id_column = columns.id or ("id" if "id" in header else None)
+    try:
+        rows = list(enumerate(reader, start=2))
+    except csv.Error as error:
+        raise InputError(source, f"is not a valid CSV file ({error})", row=reader.line_num) from None
+    if group is None:
+        documents = []
+        for line, row in rows:
+            row_text = row.get(columns.text) or ""
+            if not row_text.strip():
+                raise InputError(source, f"column '{columns.text}' is empty", row=line)
+            doc_id = (row.get(id_column) or "").strip() if id_column else ""
+            meta = {k: v for k, v in row.items() if k not in (columns.text, id_column) and k is not None}
+            documents.append(Document(id=doc_id or f"row-{line}", text=row_text, meta=meta))
+        return documents
+    grouped: dict[str, list[Unit]] = {}
+    for line, row in rows:
+        doc_id = (row.get(group) or "").strip()
+        if not doc_id:
+            raise InputError(source, f"column '{group}' is empty", row=line)
+        row_text = row.get(columns.text) or ""
+        if not row_text.strip():
+            raise InputError(source, f"column '{columns.text}' is empty", row=line)
+        unit_value = (row.get(value) or "").strip() or None if value else None
+        extra = {k: v for k, v in row.items() if k not in (columns.text, group, value) and k is not None}
+        grouped.setdefault(doc_id, []).append(Unit(text=row_text, value=unit_value, extra=extra))
+    return [Document(id=doc_id, units=units) for doc_id, units in grouped.items()]
+
+
+def _check_unique_ids(source: str, records: Iterable[Document | Input]) -> None:
+    seen: set[str] = set()
+    for record in records:
+        if record.id in seen:
+            raise InputError(source, f"the id '{record.id}' appears more than once",
+                             hint="give every document a unique id")
+        seen.add(record.id)
+
+
+def read_jsonl(path: str | os.PathLike, record_type: type[RecordT]) -> list[RecordT]:
+    """Read a JSONL file of inputs, summaries or documents; errors name the line."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "no such file")
+    records = []
+    for line, obj in _jsonl_objects(str(path), path.read_bytes()):
+        try:
+            records.append(record_type.from_dict(obj))
+        except RecordError as error:
+            raise InputError(str(path), str(error), row=line) from None
+    if not records:
+        raise InputError(str(path), "contains no records")
+    return records
+
+
+def read_inputs(path: str | os.PathLike) -> list[Input]:
+    """Read ``inputs.jsonl`` (INTERFACES.md); ids must be unique."""
+    inputs = read_jsonl(path, Input)
+    _check_unique_ids(str(path), inputs)
+    return inputs
+
+
+def read_summaries(path: str | os.PathLike) -> list[Summary]:
+    """Read ``summaries.jsonl`` (INTERFACES.md)."""
+    return read_jsonl(path, Summary)
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Document | Input | Summary]) -> int:
+    """Write records as JSONL atomically (a temp file renamed into place); return how many were written."""
+    lines = [json.dumps(record.to_dict(), ensure_ascii=False) + "\n" for record in records]
+    _atomic_write(Path(path), "".join(lines))
+    return len(lines)
+
+
+def write_measures(path: str | os.PathLike, results: Iterable[MeasureResult]) -> None:
+    """Write ``measures.json`` (INTERFACES.md) atomically."""
+    payload = {"results": [result.to_dict() for result in results]}
+    _atomic_write(Path(path), json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
+
+
+def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
+    """Read ``measures.json`` (INTERFACES.md)."""
+    path = Path(path)
+    try:
+        payload = json.loads(decode_text(str(path), path.read_bytes()))
+        return [MeasureResult.from_dict(item) for item in payload["results"]]
+    except (json.JSONDecodeError, KeyError, TypeError, RecordError) as error:
+        raise InputError(str(path), f"is not a valid measures file ({error})") from None
+
+
+def _atomic_write(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(content)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise

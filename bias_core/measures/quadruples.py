@@ -1,0 +1,208 @@
+"""Counterfactual inconsistency over quadruples: I_across, I_within, ΔI and Acc_Diff (METHODS §4.8; Counter-GAP §3).
+
+A quadruple is (x_o, x_c, x̃_o, x̃_c): the original, its within-group control (names permuted inside the group) and
+the two group-swapped instances (METHODS §1.3; Counter-GAP §2.2). The roles are called ``original``, ``control``,
+``swap1`` and ``swap2`` (INTERFACES.md outcomes.csv). Any binary outcome f(x) works.
+
+Decisions METHODS leaves open:
+- I_across sums over all four cross-group pairs, so which swapped instance is x̃_o and which x̃_c does not matter.
+- Acc_Diff = mean f over group-1 instances − mean f over group-2 instances, where the groups are the instances'
+  own groups (Counter-GAP uses the target pronoun's gender). The order is ``group_order`` when given; otherwise
+  (male, female) when those are the groups, matching Counter-GAP's Acc_M − Acc_F, else sorted order.
+- Significance is the one-sided paired bootstrap over quadruples (Counter-GAP §4, Graham et al. 2014): quadruples
+  are resampled with replacement and p = (1 + #{resampled statistic ≤ 0}) / (B + 1) for ΔI (H1: ΔI > 0); for
+  Acc_Diff the side is the observed sign (H1: the observed direction is real).
+- Incomplete quadruples (a role missing or repeated) are skipped and counted in ``details``; the breakdowns by
+  group (within) and by direction (across, by the original's group: "M2F"/"F2M" in Counter-GAP Table 3) are in
+  ``details`` too.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bias_core import stats
+from bias_core.records import MeasureResult
+
+logger = logging.getLogger(__name__)
+
+QUADRUPLE_ROLES = ("original", "control", "swap1", "swap2")
+QUADRUPLE_MEASURES = ("i_across", "i_within", "delta_i", "acc_diff")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One row of outcomes.csv: a binary outcome of one instance of a quadruple (INTERFACES.md)."""
+
+    quadruple_id: str
+    role: str
+    group: str
+    outcome: int
+
+
+@dataclass(frozen=True)
+class QuadrupleTable:
+    """Complete quadruples as arrays: ``outcomes[q, r]`` and ``groups[q, r]`` for role r in QUADRUPLE_ROLES."""
+
+    ids: list[str]
+    outcomes: np.ndarray
+    groups: np.ndarray
+    skipped: dict[str, int]
+
+
+def build_table(rows: Sequence[Outcome]) -> QuadrupleTable:
+    """Return the complete quadruples of ``rows``; quadruples with a missing or repeated role are skipped."""
+    by_quadruple: dict[str, dict[str, Outcome]] = {}
+    repeated: set[str] = set()
+    for row in rows:
+        roles = by_quadruple.setdefault(row.quadruple_id, {})
+        if row.role in roles:
+            repeated.add(row.quadruple_id)
+        roles[row.role] = row
+    ids, outcomes, groups = [], [], []
+    incomplete = 0
+    for quadruple_id, roles in by_quadruple.items():
+        if quadruple_id in repeated:
+            continue
+        if any(role not in roles for role in QUADRUPLE_ROLES):
+            incomplete += 1
+            continue
+        ids.append(quadruple_id)
+        outcomes.append([roles[role].outcome for role in QUADRUPLE_ROLES])
+        groups.append([roles[role].group for role in QUADRUPLE_ROLES])
+    skipped = {"missing_role": incomplete, "repeated_role": len(repeated)}
+    if incomplete or repeated:
+        logger.info("skipped %d incomplete and %d repeated quadruples", incomplete, len(repeated))
+    return QuadrupleTable(ids, np.asarray(outcomes, dtype=float).reshape(-1, 4),
+                          np.asarray(groups, dtype=object).reshape(-1, 4), skipped)
+
+
+def default_group_order(groups: Sequence[str]) -> tuple[str, str]:
+    """Return (group 1, group 2) for Acc_Diff: (male, female) when those are the groups, else sorted order."""
+    present = sorted(set(groups))
+    if set(present) == {"male", "female"}:
+        return ("male", "female")
+    if len(present) != 2:
+        raise ValueError(f"Acc_Diff needs exactly two groups, found {len(present)}: {', '.join(present)}")
+    return (present[0], present[1])
+
+
+def _pair_terms(outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-quadruple across (sum of 4 |differences|) and within (sum of 2 |differences|) inconsistency counts."""
+    o, c, s1, s2 = outcomes.T
+    across = np.abs(o - s1) + np.abs(c - s2) + np.abs(o - s2) + np.abs(c - s1)
+    within = np.abs(o - c) + np.abs(s1 - s2)
+    return across, within
+
+
+def _result(measure, value, n, interval, details, reason=None, **labels) -> MeasureResult:
+    return MeasureResult(measure=measure, value=value, n=n, ci_low=interval.low if interval else None,
+                         ci_high=interval.high if interval else None, ci_kind=interval.kind if interval else None,
+                         reason=reason, details=stats.json_ready(details), **labels)
+
+
+def quadruple_inconsistency(
+    rows: Sequence[Outcome],
+    *,
+    group_order: tuple[str, str] | None = None,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+    summarizer: str | None = None,
+) -> list[MeasureResult]:
+    """Return I_across, I_within, ΔI and Acc_Diff with d-bootstrap CIs over quadruples (METHODS §4.8).
+
+    Values are fractions (Counter-GAP prints them ×100 as %). With no complete quadruple every value is nan with a
+    reason.
+    """
+    table = build_table(rows)
+    labels = {"perturbation": perturbation, "summarizer": summarizer}
+    n = len(table.ids)
+    base_details = {"skipped_quadruples": table.skipped, "unit": "fraction", "resampling": "quadruples (d)"}
+    if n == 0:
+        reason = "no complete quadruple (each needs original, control, swap1 and swap2)"
+        return [_result(name, math.nan, 0, None, base_details, reason, **labels) for name in QUADRUPLE_MEASURES]
+
+    across, within = _pair_terms(table.outcomes)
+    all_groups = table.groups.ravel().tolist()
+    try:
+        first, second = group_order or default_group_order(all_groups)
+    except ValueError as error:
+        first = second = None
+        group_error = str(error)
+    in_first = (table.groups == first).astype(float)
+    in_second = (table.groups == second).astype(float)
+    # Per-quadruple counts; every statistic below is a ratio of pooled counts, so one weighted sum per resample.
+    counts = np.column_stack([
+        across, within, np.full(n, 4.0), np.full(n, 2.0),
+        (table.outcomes * in_first).sum(axis=1), in_first.sum(axis=1),
+        (table.outcomes * in_second).sum(axis=1), in_second.sum(axis=1),
+    ])
+
+    def i_across(p):
+        return p[:, 0] / p[:, 2]
+
+    def i_within(p):
+        return p[:, 1] / p[:, 3]
+
+    def delta(p):
+        return i_across(p) - i_within(p)
+
+    def acc_diff(p):
+        return p[:, 4] / p[:, 5] - p[:, 6] / p[:, 7]
+
+    pooled = counts.sum(axis=0, keepdims=True)
+    ids = np.arange(n)
+    results = []
+    for name, function in (("i_across", i_across), ("i_within", i_within), ("delta_i", delta)):
+        interval, distribution = stats.pooled_bootstrap(counts, ids, function, kind="d",
+                                                        n_resamples=n_resamples, seed=seed)
+        details = {**base_details, "ci": interval.as_details(), **_breakdown(name, table, across, within)}
+        if name == "delta_i":
+            details["p_one_sided"] = stats.one_sided_bootstrap_p(distribution)
+            details["alternative"] = "delta_i > 0 (inconsistency across groups beyond name noise)"
+        results.append(_result(name, float(function(pooled)[0]), n, interval, details, **labels))
+
+    if first is None:
+        results.append(_result("acc_diff", math.nan, n, None, base_details, group_error, **labels))
+        return results
+    if pooled[0, 5] == 0 or pooled[0, 7] == 0:
+        missing = first if pooled[0, 5] == 0 else second
+        results.append(_result("acc_diff", math.nan, n, None, base_details,
+                               f"no instance of group '{missing}'", **labels))
+        return results
+    interval, distribution = stats.pooled_bootstrap(counts, ids, acc_diff, kind="d",
+                                                    n_resamples=n_resamples, seed=seed)
+    value = float(acc_diff(pooled)[0])
+    sign = 1.0 if value >= 0 else -1.0
+    details = {**base_details, "ci": interval.as_details(), "groups": [first, second],
+               f"accuracy_{first}": float(pooled[0, 4] / pooled[0, 5]),
+               f"accuracy_{second}": float(pooled[0, 6] / pooled[0, 7]),
+               "p_one_sided": stats.one_sided_bootstrap_p(sign * distribution),
+               "alternative": f"acc_diff {'>' if sign > 0 else '<'} 0 (the observed direction)"}
+    results.append(_result("acc_diff", value, n, interval, details, **labels))
+    return results
+
+
+def _breakdown(name: str, table: QuadrupleTable, across: np.ndarray, within: np.ndarray) -> dict:
+    """Counter-GAP Table 3 breakdowns: within-group inconsistency per group, across per original group."""
+    if name == "i_within":
+        out = {}
+        o, c, s1, s2 = table.outcomes.T
+        for group in sorted(set(table.groups.ravel().tolist())):
+            terms = np.concatenate([np.abs(o - c)[table.groups[:, 0] == group],
+                                    np.abs(s1 - s2)[table.groups[:, 2] == group]])
+            out[f"within_{group}"] = float(terms.mean()) if terms.size else None
+        return {"by_group": out}
+    if name == "i_across":
+        out = {}
+        for group in sorted(set(table.groups[:, 0].tolist())):
+            mask = table.groups[:, 0] == group
+            out[f"from_{group}"] = float(across[mask].sum() / (4 * mask.sum()))
+        return {"by_original_group": out}
+    return {}

@@ -1,0 +1,179 @@
+"""Hugging Face summarizers: any seq2seq or causal LM by Hub id or local path (METHODS §2).
+
+Seq2seq models (BART, Pegasus, T5) read the article directly and use the model's own default generation settings,
+as the papers did; causal LMs get the versioned prompts of ``prompts.py`` through the tokenizer's chat template and
+decode greedily. The settings actually used are recorded in every summary's ``meta``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bias_core.errors import SummarizerError
+from bias_core.records import Input, Summary
+from bias_core.summarize.base import Summarizer, SummaryOutcome, register
+from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
+
+logger = logging.getLogger(__name__)
+
+_LOAD_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4)
+def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]:
+    """Load (model, tokenizer, is_encoder_decoder) once per process; raise ``SummarizerError`` with what to do."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+    torch.set_num_threads(max(1, min(os.cpu_count() or 1, int(os.environ.get("SUMMBIAS_TORCH_THREADS", "64")))))
+    try:
+        config = AutoConfig.from_pretrained(model, revision=revision)
+        tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+        model_class = AutoModelForSeq2SeqLM if config.is_encoder_decoder else AutoModelForCausalLM
+        loaded = model_class.from_pretrained(model, revision=revision, dtype=torch.float32)
+    except (OSError, ValueError, KeyError, ImportError) as error:
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+        hint = (" The Hub is offline here (HF_HUB_OFFLINE=1): use a local folder with the model files, or a model "
+                "already in the Hugging Face cache." if offline or not Path(model).exists() else "")
+        raise SummarizerError(f"could not load model '{model}': {str(error).splitlines()[0]}.{hint}") from None
+    loaded.eval()
+    if not config.is_encoder_decoder:
+        tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return loaded, tokenizer, bool(config.is_encoder_decoder)
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """A revision for a local model folder: a hash of its config files and of each file's name and size."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode())
+            digest.update(str(path.stat().st_size).encode())
+            if path.suffix == ".json":
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class HuggingFaceSummarizer(Summarizer):
+    """A transformers model by Hub id or local path, batched, greedy by default, deterministic on CPU."""
+
+    prompt_version = PROMPT_VERSION
+    default_batch_size = 4
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        name: str | None = None,
+        revision: str | None = None,
+        max_new_tokens: int | None = None,
+        num_beams: int | None = None,
+        max_input_tokens: int = 1024,
+        batch_size: int = 4,
+        prompt: PromptSettings | None = None,
+        **prompt_options: Any,
+    ):
+        self.model_id = model
+        self.name = name or f"hf:{model}"
+        self.model_revision = revision
+        self.max_new_tokens = None if max_new_tokens is None else int(max_new_tokens)
+        self.num_beams = None if num_beams is None else int(num_beams)
+        self.max_input_tokens = int(max_input_tokens)
+        self.default_batch_size = int(batch_size)
+        self.prompt = prompt or PromptSettings(**prompt_options)
+        self._revision: str | None = None
+
+    def _load(self) -> tuple[Any, Any, bool]:
+        with _LOAD_LOCK:
+            return load_model(self.model_id, self.model_revision)
+
+    def revision(self) -> str:
+        if self._revision is None:
+            local = Path(self.model_id)
+            if local.is_dir():
+                self._revision = folder_fingerprint(local)
+            else:
+                model, _, _ = self._load()
+                self._revision = getattr(model.config, "_commit_hash", None) or self.model_revision or "unknown"
+        return self._revision
+
+    def generation_settings(self, model: Any, encoder_decoder: bool) -> dict[str, Any]:
+        """The generation arguments used: model defaults for seq2seq, greedy decoding for causal LMs."""
+        settings: dict[str, Any] = {}
+        if not encoder_decoder:
+            settings.update(do_sample=False, num_beams=1, max_new_tokens=128)
+        if self.max_new_tokens is not None:
+            settings["max_new_tokens"] = self.max_new_tokens
+        if self.num_beams is not None:
+            settings["num_beams"] = self.num_beams
+        return settings
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "model": self.model_id,
+            "max_new_tokens": self.max_new_tokens,
+            "num_beams": self.num_beams,
+            "max_input_tokens": self.max_input_tokens,
+            "prompt": vars(self.prompt),
+        }
+
+    def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
+        import torch
+
+        model, tokenizer, encoder_decoder = self._load()
+        started = time.perf_counter()
+        prompt_ids: list[str | None] = []
+        if encoder_decoder:
+            texts = [item.text for item in inputs]
+            prompt_ids = [None] * len(inputs)
+        else:
+            texts = []
+            for item in inputs:
+                message, prompt_id = build_prompt(item, self.prompt)
+                prompt_ids.append(prompt_id)
+                if tokenizer.chat_template:
+                    texts.append(tokenizer.apply_chat_template(
+                        [{"role": "user", "content": message}], add_generation_prompt=True, tokenize=False
+                    ))
+                else:
+                    texts.append(message + "\n\nSummary:")
+        encoded = tokenizer(texts, return_tensors="pt", padding=True, truncation=True,
+                            max_length=self.max_input_tokens, add_special_tokens=encoder_decoder)
+        settings = self.generation_settings(model, encoder_decoder)
+        try:
+            with torch.inference_mode():
+                output = model.generate(**encoded, **settings, pad_token_id=tokenizer.pad_token_id)
+        except (RuntimeError, ValueError) as error:
+            raise SummarizerError(f"{self.name}: generation failed ({str(error).splitlines()[0]})") from None
+        if not encoder_decoder:
+            output = output[:, encoded["input_ids"].shape[1]:]
+        texts_out = tokenizer.batch_decode(output, skip_special_tokens=True)
+        elapsed = (time.perf_counter() - started) / max(1, len(inputs))
+        truncated = [int(mask.sum()) >= self.max_input_tokens for mask in encoded["attention_mask"]]
+        base_meta = self.meta()
+        generation = {**model.generation_config.to_diff_dict(), **settings}
+        generation.pop("transformers_version", None)
+        return [
+            Summary(item.id, self.name, text.strip(), meta={
+                **base_meta, "generation": generation, "prompt_id": prompt_id,
+                "input_truncated": was_truncated, "seconds": round(elapsed, 4),
+            })
+            for item, text, prompt_id, was_truncated in zip(inputs, texts_out, prompt_ids, truncated, strict=True)
+        ]
+
+
+def _build_hf(match, params: dict[str, Any]) -> HuggingFaceSummarizer:
+    return HuggingFaceSummarizer(match.group(1), **params)
+
+
+register(r"hf:(.+)", "hf:<model id or path>")(_build_hf)

@@ -1,0 +1,124 @@
+"""``openai:<model>``: any OpenAI-compatible chat endpoint (vLLM, SGLang, Ollama, OpenAI) (METHODS §2).
+
+The API key is read from an environment variable whose *name* is a parameter; the key itself is never stored,
+hashed into the cache key, logged or put in an error message. Requests run concurrently up to a limit; the
+``openai`` client retries timeouts, connection errors and 5xx answers with exponential backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from bias_core.records import Input, Summary
+from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome, register
+from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+
+
+class OpenAICompatibleSummarizer(Summarizer):
+    """Chat-completion summaries from an OpenAI-compatible server."""
+
+    prompt_version = PROMPT_VERSION
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_tokens: int = 256,
+        timeout: float = 60.0,
+        retries: int = 3,
+        concurrency: int = 4,
+        prompt: PromptSettings | None = None,
+        **prompt_options: Any,
+    ):
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.api_key_env = api_key_env
+        self.temperature = float(temperature)
+        self.seed = int(seed)
+        self.max_tokens = int(max_tokens)
+        self.timeout = float(timeout)
+        self.retries = int(retries)
+        self.concurrency = max(1, int(concurrency))
+        self.default_batch_size = self.concurrency * 4
+        self.prompt = prompt or PromptSettings(seed=self.seed, **prompt_options)
+        self._client = None
+
+    def parameters(self) -> dict[str, Any]:
+        # The endpoint and the key's variable name are recorded; the key is not.
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "prompt": vars(self.prompt),
+        }
+
+    def revision(self) -> str:
+        return f"endpoint:{self.model}"
+
+    def client(self):
+        if self._client is None:
+            from openai import OpenAI
+
+            self._client = OpenAI(
+                base_url=self.base_url,
+                api_key=os.environ.get(self.api_key_env) or "not-set",
+                timeout=self.timeout,
+                max_retries=self.retries,
+            )
+        return self._client
+
+    def _one(self, item: Input) -> SummaryOutcome:
+        import openai
+
+        message, prompt_id = build_prompt(item, self.prompt)
+        started = time.perf_counter()
+        try:
+            response = self.client().chat.completions.create(
+                model=self.model,
+                messages=[{"role": "user", "content": message}],
+                temperature=self.temperature,
+                seed=self.seed,
+                max_tokens=self.max_tokens,
+            )
+            content = response.choices[0].message.content if response.choices else None
+        except openai.APITimeoutError:
+            return self._failure(item, f"timed out after {self.timeout:g} s ({self.retries} retries)")
+        except openai.APIConnectionError:
+            return self._failure(item, "could not connect (is the server running and the base URL right?)")
+        except openai.APIStatusError as error:
+            return self._failure(item, f"answered HTTP {error.status_code}")
+        except (openai.OpenAIError, ValueError, KeyError, AttributeError, TypeError) as error:
+            return self._failure(item, f"gave an invalid answer ({type(error).__name__})")
+        if not isinstance(content, str):
+            return self._failure(item, "returned no text")
+        return Summary(item.id, self.name, content.strip(), meta={
+            **self.meta(), "prompt_id": prompt_id, "seconds": round(time.perf_counter() - started, 4),
+            "system_fingerprint": getattr(response, "system_fingerprint", None),
+        })
+
+    def _failure(self, item: Input, problem: str) -> SummaryFailure:
+        return SummaryFailure(item.id, self.name, f"endpoint {self.base_url} {problem}")
+
+    def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(self._one, inputs))
+
+
+register(r"openai:(.+)", "openai:<model>")(lambda match, params: OpenAICompatibleSummarizer(match.group(1), **params))

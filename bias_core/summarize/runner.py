@@ -1,0 +1,91 @@
+"""Summarize inputs through the cache: hits are read back, misses are computed in batches and stored."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from bias_core.errors import SummarizerError
+from bias_core.records import Input, Summary
+from bias_core.summarize.base import Summarizer, SummaryFailure
+from bias_core.summarize.cache import SummaryCache, cache_key
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class SummarizeReport:
+    """What a call produced: summaries in input order, failures, and how many came from the cache."""
+
+    summaries: list[Summary] = field(default_factory=list)
+    failures: list[SummaryFailure] = field(default_factory=list)
+    cache_hits: int = 0
+    computed: int = 0
+    seconds: float = 0.0
+
+
+def summarize_inputs(
+    summarizer: Summarizer,
+    inputs: Sequence[Input],
+    *,
+    cache: SummaryCache | None = None,
+    batch_size: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    on_batch: Callable[[list[Summary]], None] | None = None,
+) -> SummarizeReport:
+    """Summarize ``inputs``; each computed batch is cached (and handed to ``on_batch``) before the next starts.
+
+    Caching batch by batch is what makes an interrupted run resumable: everything finished before the interruption
+    is a cache hit the next time.
+    """
+    started = time.perf_counter()
+    report = SummarizeReport()
+    keys = [cache_key(summarizer, item) for item in inputs] if cache is not None else []
+    hits = cache.get_many(keys) if cache is not None else {}
+    results: dict[str, Summary | SummaryFailure] = {}
+    misses: list[tuple[int, Input]] = []
+    for index, item in enumerate(inputs):
+        cached = hits.get(keys[index]) if cache is not None else None
+        if cached is not None:
+            results[item.id] = replace(cached, input_id=item.id)
+        else:
+            misses.append((index, item))
+    report.cache_hits = len(inputs) - len(misses)
+    if on_batch is not None and report.cache_hits:
+        on_batch([result for result in results.values() if isinstance(result, Summary)])
+    done = report.cache_hits
+    if on_progress:
+        on_progress(done, len(inputs))
+    size = batch_size or summarizer.default_batch_size
+    for start in range(0, len(misses), size):
+        chunk = misses[start : start + size]
+        batch = [item for _, item in chunk]
+        try:
+            outcomes = summarizer.summarize_batch(batch)
+        except SummarizerError as error:
+            outcomes = [SummaryFailure(item.id, summarizer.name, str(error)) for item in batch]
+        fresh = [(keys[index] if cache is not None else "", outcome)
+                 for (index, _), outcome in zip(chunk, outcomes, strict=True) if isinstance(outcome, Summary)]
+        if cache is not None:
+            cache.put_many(fresh)
+        for item, outcome in zip(batch, outcomes, strict=True):
+            results[item.id] = outcome
+        if on_batch is not None and fresh:
+            on_batch([summary for _, summary in fresh])
+        report.computed += len(fresh)
+        done += len(batch)
+        if on_progress:
+            on_progress(done, len(inputs))
+    for item in inputs:
+        outcome = results[item.id]
+        if isinstance(outcome, Summary):
+            report.summaries.append(outcome)
+        else:
+            report.failures.append(outcome)
+            logger.warning("summarizer %s failed on %s: %s", outcome.summarizer, outcome.input_id, outcome.error)
+    report.seconds = time.perf_counter() - started
+    return report
