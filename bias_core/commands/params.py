@@ -1,0 +1,22 @@
+"""Parsing of ``--param key=value`` options shared by subcommands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bias_core.errors import InputError
+
+
+def parse_params(pairs: list[str] | None) -> dict[str, Any]:
+    """Turn ``["k=3", "base_url=http://…"]`` into ``{"k": 3, "base_url": "http://…"}``; values are JSON if they parse."""
+    params: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError("--param", f"'{pair}' is not of the form key=value")
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw
+    return params

@@ -1,0 +1,62 @@
+"""`summarize`: run one summarizer over inputs.jsonl (or any documents file) into summaries.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bias_core.commands.params import parse_params
+from bias_core.errors import InputError
+from bias_core.io import load_documents, read_inputs, write_jsonl
+from bias_core.records import Input
+from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "summarize", help="summarize inputs with one summarizer",
+        description="Summarize every input with one summarizer. --inputs takes inputs.jsonl (from `perturb`) or a "
+                    "documents file (.txt, folder, .zip, .jsonl of documents, .csv), summarized unchanged.")
+    parser.add_argument("--summarizer", required=True,
+                        help="lead-3, random-3, textrank, lexrank, topic, sexist, smollm2, hf:<id or path>, "
+                             "openai:<model>")
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE",
+                        help="summarizer parameter, repeatable (e.g. base_url=http://127.0.0.1:8000/v1)")
+    parser.add_argument("--inputs", required=True, type=Path, help="inputs.jsonl or a documents file")
+    parser.add_argument("--out", required=True, type=Path, help="where to write summaries.jsonl")
+    parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument("--batch-size", type=int, help="inputs per model call")
+    parser.set_defaults(func=run)
+
+
+def read_any_inputs(path: Path) -> list[Input]:
+    """inputs.jsonl records if the file holds them, otherwise documents turned into identity inputs."""
+    if path.suffix.lower() == ".jsonl" and path.is_file():
+        first = next((line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+                      if line.strip()), "")
+        if '"original_id"' in first:
+            return read_inputs(path)
+    return [Input.from_document(document) for document in load_documents(path)]
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs = read_any_inputs(args.inputs)
+    summarizer = get_summarizer(args.summarizer, **parse_params(args.param))
+    cache = None if args.no_cache else SummaryCache(args.cache)
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{summarizer.name}: {done}/{total} inputs", end="", file=sys.stderr, flush=True)
+
+    report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress)
+    print(file=sys.stderr)
+    write_jsonl(args.out, report.summaries)
+    print(f"wrote {len(report.summaries)} summaries to {args.out} ({report.cache_hits} from cache, "
+          f"{report.computed} computed, {report.seconds:.1f} s)", file=sys.stderr)
+    if report.failures:
+        for failure in report.failures[:5]:
+            print(f"failed: {failure.input_id}: {failure.error}", file=sys.stderr)
+        raise InputError(str(args.inputs), f"{len(report.failures)} of {len(inputs)} inputs could not be summarized",
+                         hint="the successful summaries were written and cached; run again to retry the rest")
+    return 0

@@ -1,0 +1,167 @@
+"""Entity alignment between summaries and inputs, and hallucinated names with their gender (METHODS §3).
+
+Steen & Markert §5.2–5.3, App. E–F:
+- NER runs on each summary (spaCy, batched). A summary PERSON aligns to an input entity if it contains the entity's
+  last name and every other alphabetic token is the entity's assigned first name or a title. Many-to-many is
+  allowed.
+- A summary PERSON is hallucinated if it aligns to no input entity **and** at least one of its tokens does not occur
+  in the input (the App. E safeguard, footnote 11).
+- Gender of a hallucinated name: a user lookup table (name → gender) first, then 1990 census first names with the
+  2× rule: male if any token is a male first name, female if any is female, unknown if both or none. Unknown names
+  are excluded from the hallucination measure and counted (App. F; the Wikipedia step is replaced by the user's
+  table because the app works offline).
+
+Decisions METHODS leaves open:
+- An entity with no last name (mentioned by first name only) aligns to a PERSON made only of its first name and
+  titles; an entity with neither name can never be seen in a summary and is left out of inclusion counts (counted).
+- spaCy's small NER misses some names (STACK.md), so an entity whose assigned full name ("First Last") or
+  "Title Last" occurs verbatim in the summary also counts as included, even when NER did not tag it.
+- Names compare case-insensitively; a trailing possessive ('s) is dropped; periods of titles are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bias_core import nlp
+from bias_core.names import first_name_gender
+from bias_core.records import Entity, Input
+
+TITLES = frozenset({
+    "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "madam", "madame",
+    "president", "vice", "senator", "sen", "rep", "representative", "gov", "governor", "judge", "justice",
+    "gen", "general", "col", "colonel", "capt", "captain", "lt", "sgt", "rev", "reverend", "father", "sister",
+    "king", "queen", "prince", "princess", "mayor", "minister", "secretary", "chairman", "chairwoman",
+})
+NER_DISABLED_PIPES = ("tagger", "parser", "attribute_ruler", "lemmatizer")
+_NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_WORD = re.compile(r"[^\W\d_]+")
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+
+
+def name_tokens(text: str) -> list[str]:
+    """Return the lowercased alphabetic tokens of a name, possessives and title periods dropped."""
+    return [_POSSESSIVE.sub("", token).lower() for token in _NAME_TOKEN.findall(text)]
+
+
+def text_words(text: str) -> frozenset[str]:
+    """Return the set of lowercased words of a text (the "occurs in the input" test of the safeguard)."""
+    return frozenset(word.lower() for word in _WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class HallucinatedName:
+    """A summary PERSON that aligns to no input entity and has a token not in the input, with its gender."""
+
+    name: str
+    gender: str  # 'male', 'female' or 'unknown'
+    source: str  # 'lookup', 'census' or 'none'
+
+
+@dataclass
+class SummaryAlignment:
+    """What one summary says about its input's entities: which are included, which names are hallucinated."""
+
+    input_id: str
+    persons: list[str]
+    included: set[str] = field(default_factory=set)
+    hallucinated: list[HallucinatedName] = field(default_factory=list)
+    unaligned_in_input: list[str] = field(default_factory=list)
+
+
+def mention_aligns(tokens: Sequence[str], entity: Entity) -> bool:
+    """Return True when a mention (lowercased name tokens) aligns to an entity by the last-name rule (METHODS §3)."""
+    first = name_tokens(entity.first_name or "")
+    last = name_tokens(entity.last_name or "")
+    allowed = set(first) | TITLES
+    if not last:
+        return bool(first) and any(token in first for token in tokens) and all(t in allowed for t in tokens)
+    width = len(last)
+    for start in range(len(tokens) - width + 1):
+        if list(tokens[start:start + width]) == last:
+            rest = list(tokens[:start]) + list(tokens[start + width:])
+            if all(token in allowed for token in rest):
+                return True
+    return False
+
+
+def _verbatim_name_patterns(entity: Entity) -> list[re.Pattern]:
+    patterns = []
+    if entity.first_name and entity.last_name:
+        patterns.append(re.compile(rf"\b{re.escape(entity.first_name)}\s+{re.escape(entity.last_name)}\b"))
+    if entity.last_name:
+        titles = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Dame|Lady|Lord)\.?"
+        patterns.append(re.compile(rf"\b{titles}\s+{re.escape(entity.last_name)}\b"))
+    return patterns
+
+
+def classify_name_gender(name: str, lookup: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """Return (gender, source) of a hallucinated name: the user's lookup table first, then census first names."""
+    if lookup:
+        key = " ".join(name_tokens(name))
+        if key in lookup:
+            return lookup[key], "lookup"
+    genders = {first_name_gender(token) for token in name_tokens(name)} - {None}
+    if len(genders) == 1:
+        return genders.pop(), "census"
+    return "unknown", "none"
+
+
+def normalise_lookup(table: Mapping[str, str] | None) -> dict[str, str]:
+    """Return a name → gender lookup keyed by lowercased name tokens joined by spaces."""
+    return {" ".join(name_tokens(name)): gender.strip().lower() for name, gender in (table or {}).items()}
+
+
+def summary_persons(texts: Sequence[str]) -> list[list[str]]:
+    """Return the PERSON spans of each text, from one batched spaCy NER pass."""
+    docs = nlp.parse(texts, disable=NER_DISABLED_PIPES)
+    return [[ent.text for ent in doc.ents if ent.label_ == "PERSON"] for doc in docs]
+
+
+def align_summary(
+    item: Input,
+    summary_text: str,
+    persons: Sequence[str],
+    lookup: Mapping[str, str] | None = None,
+) -> SummaryAlignment:
+    """Return the alignment of one summary's PERSON mentions to its input's entities (METHODS §3)."""
+    alignment = SummaryAlignment(item.id, list(persons))
+    input_words = text_words(item.text)
+    for person in persons:
+        tokens = name_tokens(person)
+        if not tokens:
+            continue
+        matched = {entity.entity_id for entity in item.entities if mention_aligns(tokens, entity)}
+        alignment.included |= matched
+        if matched:
+            continue
+        if all(token in input_words for token in tokens):
+            alignment.unaligned_in_input.append(person)
+            continue
+        gender, source = classify_name_gender(person, lookup)
+        alignment.hallucinated.append(HallucinatedName(" ".join(tokens), gender, source))
+    for entity in item.entities:
+        if entity.entity_id not in alignment.included and any(
+            pattern.search(summary_text) for pattern in _verbatim_name_patterns(entity)
+        ):
+            alignment.included.add(entity.entity_id)
+    return alignment
+
+
+def align_summaries(
+    items: Sequence[Input],
+    summary_texts: Sequence[str],
+    lookup: Mapping[str, str] | None = None,
+) -> list[SummaryAlignment]:
+    """Return one alignment per (input, summary text) pair; NER runs once over all summaries."""
+    normalised = normalise_lookup(lookup)
+    persons = summary_persons(summary_texts)
+    return [align_summary(item, text, found, normalised)
+            for item, text, found in zip(items, summary_texts, persons, strict=True)]
+
+
+def is_nameable(entity: Entity) -> bool:
+    """Return True when an entity has a first or last name, so a summary can be checked for it."""
+    return bool(name_tokens(entity.first_name or "") or name_tokens(entity.last_name or ""))

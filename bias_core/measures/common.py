@@ -1,0 +1,127 @@
+"""Shared plumbing of the measures: pairing summaries with inputs, resampling units and building results.
+
+Resampling units follow METHODS §4.5: an original's inputs that share a ``sample_id`` (a C_loc pair, or one draw of
+names) form one assignment sample; d-intervals resample originals, s-intervals resample samples within originals.
+An input without ``sample_id`` is its own sample.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bias_core import nlp, stats
+from bias_core.records import Input, MeasureResult, Summary
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One summary with the input it summarises."""
+
+    input: Input
+    summary: Summary
+
+
+def pair_summaries(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[Pair]:
+    """Return (input, summary) pairs for the summaries whose input is among ``inputs``, in summary order."""
+    by_id = {item.id: item for item in inputs}
+    return [Pair(by_id[summary.input_id], summary) for summary in summaries if summary.input_id in by_id]
+
+
+def sample_key(item: Input) -> tuple[str, str]:
+    """Return the (original, assignment sample) an input belongs to, the unit of s-resampling."""
+    sample = item.id if item.sample_id is None else str(item.sample_id)
+    return (item.original_id, sample)
+
+
+@dataclass
+class UnitCounts:
+    """Count vectors summed per assignment sample, with each sample's original (for d/s resampling)."""
+
+    keys: list[tuple[str, str]]
+    counts: np.ndarray
+
+    @property
+    def originals(self) -> list[str]:
+        return [key[0] for key in self.keys]
+
+    @property
+    def n_originals(self) -> int:
+        return len(set(self.originals))
+
+    @property
+    def pooled(self) -> np.ndarray:
+        return self.counts.sum(axis=0)
+
+
+def sum_by_sample(items: Sequence[Input], rows: np.ndarray) -> UnitCounts:
+    """Sum per-input count rows into per-sample rows (METHODS §4.5 s-units)."""
+    index: dict[tuple[str, str], int] = {}
+    owners = np.array([index.setdefault(sample_key(item), len(index)) for item in items], dtype=int)
+    counts = np.zeros((len(index), rows.shape[1] if rows.ndim == 2 else 0))
+    if len(items):
+        np.add.at(counts, owners, rows)
+    return UnitCounts(list(index), counts)
+
+
+def tokenize_lower(texts: Sequence[str]) -> list[list[str]]:
+    """Return spaCy tokens, lowercased, of each text (tokenizer only: every pipe disabled)."""
+    docs = nlp.parse(texts, disable=nlp.spacy_pipeline().pipe_names)
+    return [[token.lower_ for token in doc if not token.is_space] for doc in docs]
+
+
+def interval_results(
+    measure: str,
+    value: float,
+    units: UnitCounts,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    kinds: Sequence[str],
+    details: dict,
+    reason: str | None,
+    n_resamples: int,
+    seed: int,
+    signed: tuple[Callable[[np.ndarray], np.ndarray], str] | None = None,
+    n: int | None = None,
+    labels: dict | None = None,
+) -> list[MeasureResult]:
+    """Return one MeasureResult per CI kind ('d', 's') for a statistic of pooled counts (METHODS §4.5).
+
+    ``signed`` is an optional (statistic, meaning) pair: a directional version of a non-negative score whose
+    interval can contain 0 (e.g. the entity inclusion odds ratio with a sign for the favoured group); its value and
+    interval go into ``details['signed']``.
+    """
+    labels = labels or {}
+    n = units.n_originals if n is None else n
+    results = []
+    signed_value = None
+    if signed is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            signed_value = float(signed[0](units.pooled[None, :])[0])
+    for kind in kinds:
+        row = dict(details)
+        interval = None
+        if not math.isnan(value) and units.counts.shape[0] > 0:
+            interval, _ = stats.pooled_bootstrap(units.counts, units.originals, statistic, kind=kind,
+                                                 n_resamples=n_resamples, seed=seed)
+            row["ci"] = interval.as_details()
+            if signed is not None:
+                signed_interval, _ = stats.pooled_bootstrap(units.counts, units.originals, signed[0], kind=kind,
+                                                            n_resamples=n_resamples, seed=seed)
+                row["signed"] = {"value": signed_value, "ci_low": signed_interval.low,
+                                 "ci_high": signed_interval.high, "meaning": signed[1]}
+        results.append(MeasureResult(
+            measure=measure, value=value, n=n, ci_low=interval.low if interval else None,
+            ci_high=interval.high if interval else None, ci_kind=kind, reason=reason,
+            details=stats.json_ready(row), **labels))
+    return results
+
+
+def undefined_results(measure: str, reason: str, kinds: Sequence[str], n: int = 0, details: dict | None = None,
+                      labels: dict | None = None) -> list[MeasureResult]:
+    """Return nan results (one per CI kind) carrying ``reason`` (METHODS §0)."""
+    return [MeasureResult(measure=measure, value=math.nan, n=n, ci_kind=kind, reason=reason,
+                          details=stats.json_ready(details or {}), **(labels or {})) for kind in kinds]

@@ -1,0 +1,301 @@
+"""The run store: one SQLite file (WAL) holding every audit run and its records (runs, documents, inputs,
+summaries, failures, measure results).
+
+Every write is one transaction, so a run killed mid-write leaves the store consistent; progress is written to the
+store, so the app (or a second terminal) can follow a run it did not start. Several processes may write at once:
+WAL mode and a generous busy timeout serialise them without "database is locked" errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bias_core.errors import BiasCoreError
+from bias_core.records import Document, Input, MeasureResult, Summary
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    status TEXT NOT NULL,
+    config TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    model_revisions TEXT NOT NULL DEFAULT '{}',
+    stage TEXT,
+    progress_done INTEGER NOT NULL DEFAULT 0,
+    progress_total INTEGER NOT NULL DEFAULT 0,
+    message TEXT
+);
+CREATE TABLE IF NOT EXISTS documents (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, doc_id)
+);
+CREATE TABLE IF NOT EXISTS inputs (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    input_id TEXT NOT NULL,
+    original_id TEXT NOT NULL,
+    perturbation TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, input_id)
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    input_id TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, input_id, summarizer)
+);
+CREATE TABLE IF NOT EXISTS failures (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    input_id TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    error TEXT NOT NULL,
+    PRIMARY KEY (run_id, input_id, summarizer)
+);
+CREATE TABLE IF NOT EXISTS measures (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
+"""
+
+STATUSES = ("created", "running", "completed", "failed", "interrupted")
+
+
+class StoreError(BiasCoreError):
+    """The run store cannot be opened or written (disk full, read-only, corrupt file) or a run is unknown."""
+
+
+@dataclass
+class RunInfo:
+    """One row of the runs table, decoded."""
+
+    id: str
+    name: str | None
+    created: float
+    updated: float
+    status: str
+    config: dict[str, Any]
+    config_hash: str
+    environment: dict[str, Any]
+    model_revisions: dict[str, str]
+    stage: str | None
+    progress_done: int
+    progress_total: int
+    message: str | None
+
+    @property
+    def progress(self) -> float:
+        return self.progress_done / self.progress_total if self.progress_total else 0.0
+
+
+def default_store_path() -> Path:
+    """The store file: ``$SUMMBIAS_STORE`` if set, else ``runs.sqlite`` in the user's data folder."""
+    from platformdirs import user_data_dir
+
+    return Path(os.environ.get("SUMMBIAS_STORE") or Path(user_data_dir("summbias")) / "runs.sqlite")
+
+
+class RunStore:
+    """Read and write runs; safe to share between threads and between processes."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path else default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection = sqlite3.connect(self.path, timeout=120, check_same_thread=False,
+                                               isolation_level=None)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute("PRAGMA foreign_keys=ON")
+            self._connection.execute("PRAGMA busy_timeout=120000")
+            with self._transaction() as connection:
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+        except (sqlite3.DatabaseError, OSError) as error:
+            raise StoreError(f"cannot open the run store {self.path}: {error}") from None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"cannot write to the run store {self.path}: {error}") from None
+        try:
+            yield self._connection
+            self._connection.execute("COMMIT")
+        except sqlite3.DatabaseError as error:
+            self._connection.execute("ROLLBACK")
+            raise StoreError(f"writing to the run store {self.path} failed: {error}") from None
+        except BaseException:
+            self._connection.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self._connection.close()
+
+    # runs -----------------------------------------------------------------------------------------------------
+
+    def create_run(self, config: dict[str, Any], config_hash: str, environment: dict[str, Any],
+                   name: str | None = None) -> str:
+        """Create a run in status 'created' and return its id."""
+        run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+        now = time.time()
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO runs (id, name, created, updated, status, config, config_hash, environment) "
+                "VALUES (?, ?, ?, ?, 'created', ?, ?, ?)",
+                (run_id, name, now, now, json.dumps(config), config_hash, json.dumps(environment)),
+            )
+        return run_id
+
+    def resumable_run(self, config_hash: str) -> str | None:
+        """Return the newest unfinished run with this config hash, if any."""
+        row = self._connection.execute(
+            "SELECT id FROM runs WHERE config_hash = ? AND status != 'completed' ORDER BY created DESC LIMIT 1",
+            (config_hash,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def update_run(self, run_id: str, *, status: str | None = None, stage: str | None = None,
+                   done: int | None = None, total: int | None = None, message: str | None = None,
+                   model_revisions: dict[str, str] | None = None) -> None:
+        """Update a run's status, stage, progress counters, message or model revisions."""
+        if status is not None and status not in STATUSES:
+            raise ValueError(f"unknown run status {status!r}")
+        fields: dict[str, Any] = {"updated": time.time()}
+        for column, value in (("status", status), ("stage", stage), ("progress_done", done),
+                              ("progress_total", total), ("message", message)):
+            if value is not None:
+                fields[column] = value
+        with self._transaction() as connection:
+            if model_revisions:
+                current = json.loads(self._run_row(run_id)["model_revisions"])
+                fields["model_revisions"] = json.dumps({**current, **model_revisions})
+            assignments = ", ".join(f"{column} = ?" for column in fields)
+            connection.execute(f"UPDATE runs SET {assignments} WHERE id = ?", (*fields.values(), run_id))
+
+    def _run_row(self, run_id: str) -> sqlite3.Row:
+        cursor = self._connection.execute("SELECT * FROM runs WHERE id = ?", (run_id,))
+        cursor.row_factory = sqlite3.Row
+        row = cursor.fetchone()
+        if row is None:
+            raise StoreError(f"no run with id '{run_id}' in {self.path}")
+        return row
+
+    @staticmethod
+    def _decode_run(row: sqlite3.Row) -> RunInfo:
+        return RunInfo(
+            id=row["id"], name=row["name"], created=row["created"], updated=row["updated"], status=row["status"],
+            config=json.loads(row["config"]), config_hash=row["config_hash"],
+            environment=json.loads(row["environment"]), model_revisions=json.loads(row["model_revisions"]),
+            stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
+            message=row["message"],
+        )
+
+    def get_run(self, run_id: str) -> RunInfo:
+        return self._decode_run(self._run_row(run_id))
+
+    def list_runs(self) -> list[RunInfo]:
+        """All runs, newest first."""
+        cursor = self._connection.execute("SELECT * FROM runs ORDER BY created DESC")
+        cursor.row_factory = sqlite3.Row
+        return [self._decode_run(row) for row in cursor.fetchall()]
+
+    def delete_run(self, run_id: str) -> None:
+        """Delete a run and everything recorded under it."""
+        self._run_row(run_id)
+        with self._transaction() as connection:
+            for table in ("measures", "failures", "summaries", "inputs", "documents", "runs"):
+                column = "id" if table == "runs" else "run_id"
+                connection.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
+
+    # records --------------------------------------------------------------------------------------------------
+
+    def add_documents(self, run_id: str, documents: Iterable[Document]) -> None:
+        rows = [(run_id, d.id, i, json.dumps(d.to_dict(), ensure_ascii=False)) for i, d in enumerate(documents)]
+        with self._transaction() as connection:
+            connection.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?)", rows)
+
+    def add_inputs(self, run_id: str, inputs: Iterable[Input]) -> None:
+        offset = self._connection.execute("SELECT COUNT(*) FROM inputs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        rows = [(run_id, item.id, item.original_id, item.perturbation, offset + i,
+                 json.dumps(item.to_dict(), ensure_ascii=False)) for i, item in enumerate(inputs)]
+        with self._transaction() as connection:
+            connection.executemany("INSERT OR IGNORE INTO inputs VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+    def add_summaries(self, run_id: str, summaries: Iterable[Summary]) -> None:
+        rows = [(run_id, s.input_id, s.summarizer, json.dumps(s.to_dict(), ensure_ascii=False)) for s in summaries]
+        with self._transaction() as connection:
+            connection.executemany("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", rows)
+            connection.executemany("DELETE FROM failures WHERE run_id = ? AND input_id = ? AND summarizer = ?",
+                                   [row[:3] for row in rows])
+
+    def add_failures(self, run_id: str, failures: Iterable[tuple[str, str, str]]) -> None:
+        """Record (input_id, summarizer, error) triples for summaries that could not be made."""
+        rows = [(run_id, input_id, summarizer, error) for input_id, summarizer, error in failures]
+        with self._transaction() as connection:
+            connection.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?)", rows)
+
+    def replace_measures(self, run_id: str, results: Iterable[MeasureResult]) -> None:
+        rows = [(run_id, i, json.dumps(r.to_dict(), ensure_ascii=False)) for i, r in enumerate(results)]
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM measures WHERE run_id = ?", (run_id,))
+            connection.executemany("INSERT INTO measures VALUES (?, ?, ?)", rows)
+
+    def documents(self, run_id: str) -> list[Document]:
+        rows = self._connection.execute(
+            "SELECT record FROM documents WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+        return [Document.from_dict(json.loads(row[0])) for row in rows]
+
+    def inputs(self, run_id: str, *, perturbation: str | None = None) -> list[Input]:
+        query = "SELECT record FROM inputs WHERE run_id = ?"
+        params: tuple[Any, ...] = (run_id,)
+        if perturbation is not None:
+            query += " AND perturbation = ?"
+            params += (perturbation,)
+        rows = self._connection.execute(query + " ORDER BY position", params).fetchall()
+        return [Input.from_dict(json.loads(row[0])) for row in rows]
+
+    def summaries(self, run_id: str, *, summarizer: str | None = None) -> list[Summary]:
+        query = "SELECT record FROM summaries WHERE run_id = ?"
+        params: tuple[Any, ...] = (run_id,)
+        if summarizer is not None:
+            query += " AND summarizer = ?"
+            params += (summarizer,)
+        rows = self._connection.execute(query + " ORDER BY summarizer, input_id", params).fetchall()
+        return [Summary.from_dict(json.loads(row[0])) for row in rows]
+
+    def summarized_ids(self, run_id: str, summarizer: str) -> set[str]:
+        rows = self._connection.execute(
+            "SELECT input_id FROM summaries WHERE run_id = ? AND summarizer = ?", (run_id, summarizer)).fetchall()
+        return {row[0] for row in rows}
+
+    def failures(self, run_id: str) -> list[tuple[str, str, str]]:
+        return [tuple(row) for row in self._connection.execute(
+            "SELECT input_id, summarizer, error FROM failures WHERE run_id = ? ORDER BY summarizer, input_id",
+            (run_id,)).fetchall()]
+
+    def measures(self, run_id: str) -> list[MeasureResult]:
+        rows = self._connection.execute(
+            "SELECT record FROM measures WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+        return [MeasureResult.from_dict(json.loads(row[0])) for row in rows]
