@@ -174,7 +174,9 @@ def _load_zip(source: str, data: bytes, *, max_bytes: int) -> list[Document]:
 
 def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[str, Any]]]:
     text = decode_text(source, data) if isinstance(data, bytes) else data
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on line breaks only: str.splitlines() also splits on U+2028, U+0085 etc., which json.dumps(ensure_ascii=
+    # False) writes raw inside strings, so a file write_jsonl wrote could not be read back.
+    for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -216,7 +218,11 @@ def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Docume
     value = columns.value or next((c for c in VALUE_COLUMN_CANDIDATES if c in header), None)
     id_column = columns.id or ("id" if "id" in header else None)
     try:
-        rows = list(enumerate(reader, start=2))
+        # Number each row by the file line it starts on, so quoted cells spanning several lines do not shift the count.
+        rows = []
+        for row in reader:
+            breaks = sum(v.count("\n") + v.count("\r") - v.count("\r\n") for v in row.values() if isinstance(v, str))
+            rows.append((reader.line_num - breaks, row))
     except csv.Error as error:
         raise InputError(source, f"is not a valid CSV file ({error})", row=reader.line_num) from None
     if group is None:
@@ -296,6 +302,8 @@ def write_measures(path: str | os.PathLike, results: Iterable[MeasureResult]) ->
 def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
     """Read ``measures.json`` (INTERFACES.md)."""
     path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "no such file")
     try:
         payload = json.loads(decode_text(str(path), path.read_bytes()))
         return [MeasureResult.from_dict(item) for item in payload["results"]]

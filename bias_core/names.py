@@ -68,3 +68,33 @@ def top_first_names(gender: str, n: int = 50) -> list[str]:
     candidates = [record for record in census_first_names().values() if record.gender == gender]
     candidates.sort(key=lambda record: (record.rank, record.name))
     return [record.name for record in candidates[:n]]
+
+
+def display_surname(name: str) -> str:
+    """Return a census surname (upper case in the files) as written in text: "MCDONALD" → "McDonald"."""
+    name = name.strip().capitalize()
+    if name.startswith("Mc") and len(name) > 2:
+        return "Mc" + name[2:].capitalize()
+    return name
+
+
+@functools.cache
+def census_last_names() -> dict[str, int]:
+    """Return the 1990 census surnames (``dist.all.last``, as written in text) mapped to their frequency rank."""
+    table: dict[str, int] = {}
+    for line in (_names_package_folder() / "dist.all.last").read_text(encoding="ascii").splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            table.setdefault(display_surname(parts[0]), int(parts[3]))
+    return table
+
+
+def top_last_names(n: int = 50) -> list[str]:
+    """Return the ``n`` most frequent census surnames that are not also census first names, most frequent first.
+
+    Surnames that double as first names ("James", "Thomas") are left out so that a replaced last name cannot be
+    mistaken for a first name when summaries are aligned to entities (METHODS §3).
+    """
+    first_names = census_first_names()
+    ranked = sorted(census_last_names().items(), key=lambda item: item[1])
+    return [name for name, _ in ranked if name not in first_names][:n]

@@ -50,7 +50,7 @@ def _require(data: dict, key: str, kind: type | tuple[type, ...], record: str) -
 
 
 def _optional(data: dict, key: str, kind: type | tuple[type, ...], record: str) -> Any:
-    if data.get(key) is None:
+    if isinstance(data, dict) and data.get(key) is None:
         return None
     return _require(data, key, kind, record)
 
@@ -229,6 +229,8 @@ def undo_substitutions(text: str, substitutions: list[Substitution]) -> str:
     for sub in sorted(substitutions, key=lambda s: (s.start, s.end)):
         if sub.start < cursor:
             raise RecordError(f"substitutions overlap at character {sub.start}")
+        if sub.end > len(text):
+            raise RecordError(f"substitution at [{sub.start}, {sub.end}) runs past the end of the text ({len(text)})")
         if text[sub.start : sub.end] != sub.replacement:
             raise RecordError(
                 f"substitution at [{sub.start}, {sub.end}) expects {sub.replacement!r}, "

@@ -43,7 +43,8 @@ def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]
         offline = os.environ.get("HF_HUB_OFFLINE") == "1"
         hint = (" The Hub is offline here (HF_HUB_OFFLINE=1): use a local folder with the model files, or a model "
                 "already in the Hugging Face cache." if offline or not Path(model).exists() else "")
-        raise SummarizerError(f"could not load model '{model}': {str(error).splitlines()[0]}.{hint}") from None
+        raise SummarizerError(
+            f"could not load model '{model}': {str(error).splitlines()[0].rstrip('.')}.{hint}") from None
     loaded.eval()
     if not config.is_encoder_decoder:
         tokenizer.padding_side = "left"

@@ -44,7 +44,12 @@ def summarize_inputs(
     """
     started = time.perf_counter()
     report = SummarizeReport()
-    keys = [cache_key(summarizer, item) for item in inputs] if cache is not None else []
+    try:
+        keys = [cache_key(summarizer, item) for item in inputs] if cache is not None else []
+    except SummarizerError as error:  # the revision could not be read: the model does not load
+        report.failures = [SummaryFailure(item.id, summarizer.name, str(error)) for item in inputs]
+        report.seconds = time.perf_counter() - started
+        return report
     hits = cache.get_many(keys) if cache is not None else {}
     results: dict[str, Summary | SummaryFailure] = {}
     misses: list[tuple[int, Input]] = []

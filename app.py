@@ -1,0 +1,12 @@
+"""summbias: the Streamlit entry point — the list of pages and the shared sidebar, nothing else."""
+
+import streamlit as st
+
+st.set_page_config(page_title="summbias", page_icon="⚖️", layout="wide")
+
+navigation = st.navigation([
+    st.Page("pages/summarize.py", title="Summarize", icon="📝", default=True),
+])
+st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
+                   "`python -m bias_core`.")
+navigation.run()

@@ -1,0 +1,188 @@
+"""Fightin' Words: which words distinguish two sets of texts (METHODS §4.6; Monroe et al. 2008).
+
+Used as in Steen & Markert §4 (inputs split by majority gender, Table 1) and Zhou & Tan §6 (HIGHSIM vs LOWSIM), and
+for any two sets of texts (arm vs arm, inputs by group).
+
+    δ_w = log((y_w1+α_w)/(n1+α0−y_w1−α_w)) − log((y_w2+α_w)/(n2+α0−y_w2−α_w)),
+    σ²_w ≈ 1/(y_w1+α_w) + 1/(y_w2+α_w),   z_w = δ_w / σ_w.
+
+Uninformative prior: α_w = 0.01, α0 = 0.01·|V|. Informative prior: α_w proportional to the word's frequency in a
+background corpus (e.g. the inputs), α_w = prior_strength · (b_w + 0.01) / (Σb + 0.01·|V|) — the 0.01 keeps words
+absent from the background defined; ``prior_strength`` (default 1,000 pseudo-tokens) is our choice, METHODS leaves
+it open.
+
+Before counting, perturbed tokens (swapped names, pronouns, titles) are replaced by group-neutral markers and paired
+identifiers are normalised into one token ("father/mother"), or they top every list. Tokens: lowercased words
+(apostrophes kept) and single punctuation marks (Steen & Markert list "(" and "," in Table 1). Counting is
+vectorised: one regex pass per side and numpy over the vocabulary.
+
+Vocabulary filter (our decision, adapting to corpus size): a word needs y_w1 + y_w2 ≥ max(2, ⌈N / 50,000⌉), N the
+total number of tokens of both sides — 2 for small corpora, 20 for a million tokens. n1, n2 and |V| are taken over
+the kept vocabulary. |z| > 1.96 is flagged; ``significant`` additionally applies Benjamini–Hochberg over all kept
+words (two-sided normal p-values).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import norm
+
+from bias_core import stats
+from bias_core.measures.lexicons import paired_identifiers
+from bias_core.records import MeasureResult
+
+TOKEN_PATTERN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
+UNINFORMATIVE_ALPHA = 0.01
+DEFAULT_PRIOR_STRENGTH = 1000.0
+Z_THRESHOLD = 1.96
+
+
+@dataclass(frozen=True)
+class TermScore:
+    """One word's Fightin' Words score: z > 0 means over-represented in side A."""
+
+    term: str
+    z: float
+    delta: float
+    count_a: int
+    count_b: int
+    p_value: float
+    significant: bool
+    significant_bh: bool
+
+
+@dataclass
+class FightinWordsResult:
+    """Scores of every kept word, sorted by z (side A first), and the settings that produced them."""
+
+    terms: list[TermScore]
+    label_a: str
+    label_b: str
+    n_texts_a: int
+    n_texts_b: int
+    n_tokens_a: int
+    n_tokens_b: int
+    min_count: int
+    prior: str
+    settings: dict = field(default_factory=dict)
+
+    def top(self, k: int = 20) -> tuple[list[TermScore], list[TermScore]]:
+        """Return the k most A-associated and the k most B-associated words."""
+        side_a = [term for term in self.terms if term.z > 0][:k]
+        side_b = [term for term in reversed(self.terms) if term.z < 0][:k]
+        return side_a, side_b
+
+    def to_details(self, k: int = 20) -> dict:
+        """Return a JSON-ready table: top-k per side with z and counts, and the settings."""
+        side_a, side_b = self.top(k)
+
+        def rows(terms):
+            return [{"term": t.term, "z": t.z, "count_a": t.count_a, "count_b": t.count_b,
+                     "significant": t.significant, "significant_bh": t.significant_bh} for t in terms]
+
+        return stats.json_ready({
+            "side_a": self.label_a, "side_b": self.label_b, f"top_{self.label_a}": rows(side_a),
+            f"top_{self.label_b}": rows(side_b), "n_texts": [self.n_texts_a, self.n_texts_b],
+            "n_tokens": [self.n_tokens_a, self.n_tokens_b], "min_count": self.min_count, "prior": self.prior,
+            "vocabulary": len(self.terms), "correction": "Benjamini-Hochberg (fdr_bh) over the kept vocabulary",
+            **self.settings,
+        })
+
+
+def adaptive_min_count(total_tokens: int) -> int:
+    """Return the minimum joint count a word needs: max(2, ⌈N / 50,000⌉)."""
+    return max(2, math.ceil(total_tokens / 50_000))
+
+
+def count_tokens(texts: Sequence[str], replacements: Mapping[str, str]) -> Counter:
+    """Return token counts of all texts with masked/normalised tokens replaced (lowercased tokens)."""
+    counts = Counter(TOKEN_PATTERN.findall("\n".join(texts).lower()))
+    if not replacements:
+        return counts
+    merged: Counter = Counter()
+    for token, count in counts.items():
+        merged[replacements.get(token, token)] += count
+    return merged
+
+
+def build_replacements(mask: Mapping[str, str] | None, normalise_pairs: bool) -> dict[str, str]:
+    """Return token → replacement: masks (e.g. a swapped name → "[name]") win over paired identifiers."""
+    replacements = dict(paired_identifiers()) if normalise_pairs else {}
+    replacements.update({token.lower(): marker for token, marker in (mask or {}).items()})
+    return replacements
+
+
+def fightin_words(
+    texts_a: Sequence[str],
+    texts_b: Sequence[str],
+    *,
+    label_a: str = "a",
+    label_b: str = "b",
+    prior: str = "uninformative",
+    background: Sequence[str] | None = None,
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+    mask: Mapping[str, str] | None = None,
+    normalise_pairs: bool = True,
+    min_count: int | None = None,
+) -> FightinWordsResult:
+    """Return Fightin' Words z-scores for side A vs side B (METHODS §4.6).
+
+    ``mask`` maps tokens (lowercased) to group-neutral markers; ``normalise_pairs`` merges paired identifiers
+    (data/lexicons/paired_identifiers.tsv). ``prior`` is 'uninformative' or 'informative' (needs ``background``).
+    """
+    replacements = build_replacements(mask, normalise_pairs)
+    counts_a, counts_b = count_tokens(texts_a, replacements), count_tokens(texts_b, replacements)
+    vocabulary = np.array(sorted(counts_a.keys() | counts_b.keys()), dtype=object)
+    y_a = np.array([counts_a.get(w, 0) for w in vocabulary], dtype=float)
+    y_b = np.array([counts_b.get(w, 0) for w in vocabulary], dtype=float)
+    threshold = adaptive_min_count(int(y_a.sum() + y_b.sum())) if min_count is None else int(min_count)
+    keep = (y_a + y_b) >= threshold
+    vocabulary, y_a, y_b = vocabulary[keep], y_a[keep], y_b[keep]
+    size = vocabulary.size
+    if prior == "uninformative":
+        alpha = np.full(size, UNINFORMATIVE_ALPHA)
+        prior_label = f"uninformative Dirichlet, alpha_w = {UNINFORMATIVE_ALPHA}"
+    elif prior == "informative":
+        if not background:
+            raise ValueError("an informative prior needs background texts")
+        counts_bg = count_tokens(background, replacements)
+        b = np.array([counts_bg.get(w, 0) for w in vocabulary], dtype=float)
+        alpha = prior_strength * (b + UNINFORMATIVE_ALPHA) / (b.sum() + UNINFORMATIVE_ALPHA * size)
+        prior_label = f"informative Dirichlet from {len(background)} background texts, strength {prior_strength:g}"
+    else:
+        raise ValueError("prior must be 'uninformative' or 'informative'")
+    alpha0 = alpha.sum()
+    n_a, n_b = y_a.sum(), y_b.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (np.log((y_a + alpha) / (n_a + alpha0 - y_a - alpha))
+                 - np.log((y_b + alpha) / (n_b + alpha0 - y_b - alpha)))
+        z = delta / np.sqrt(1.0 / (y_a + alpha) + 1.0 / (y_b + alpha))
+    p_values = 2.0 * norm.sf(np.abs(z))
+    bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
+    order = np.argsort(-z, kind="stable")
+    terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(y_a[i]), int(y_b[i]),
+                       float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD), bool(bh[i])) for i in order]
+    return FightinWordsResult(terms, label_a, label_b, len(texts_a), len(texts_b), int(n_a), int(n_b), threshold,
+                              prior_label, {"masked_tokens": len(mask or {}), "paired_identifiers": normalise_pairs})
+
+
+def fightin_words_measure(
+    result: FightinWordsResult,
+    *,
+    top_k: int = 20,
+    perturbation: str | None = None,
+    summarizer: str | None = None,
+    n: int | None = None,
+) -> MeasureResult:
+    """Return a Fightin' Words table as a MeasureResult: value = number of BH-significant words, table in details."""
+    n_significant = sum(term.significant_bh for term in result.terms)
+    reason = None if result.terms else "no word reaches the minimum count"
+    return MeasureResult(measure="fightin_words", value=float(n_significant) if result.terms else math.nan,
+                         n=result.n_texts_a + result.n_texts_b if n is None else n, reason=reason,
+                         perturbation=perturbation, summarizer=summarizer, details=result.to_details(top_k))

@@ -1,0 +1,399 @@
+"""Steen & Markert's measures: word-list inclusion, entity inclusion, entity hallucination, distinguishability.
+
+METHODS §4.1–§4.5; Steen & Markert §3.1–3.4, Table 3, App. A, E, F. Corpus-level scores pool counts over the corpus
+first, then compute the score (as the reference code does). Every score comes with 95% percentile bootstrap
+intervals over 1,000 seeded resamples: (d) originals resampled, (s) assignment samples resampled within originals;
+distinguishability has (d) only (METHODS §4.5).
+
+These scores are non-negative by construction (a total variation distance, a maximum odds ratio − 1), so their
+percentile intervals can never contain 0, even for an unbiased summarizer (the paper prints such intervals as
+"0.00"). For two groups every result therefore also carries ``details['signed']``: the same comparison with a
+direction — positive when the first group in sorted order (``female`` of male/female) is favoured — whose interval
+contains 0 when there is no evidence of bias. That is the interval to read for "is there a bias, and which way".
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+
+from bias_core import nlp, stats
+from bias_core.measures.alignment import SummaryAlignment, align_summaries, is_nameable
+from bias_core.measures.common import (
+    Pair,
+    UnitCounts,
+    interval_results,
+    sum_by_sample,
+    tokenize_lower,
+    undefined_results,
+)
+from bias_core.records import MeasureResult
+from bias_core.wordlists import GENDER_WORDS
+
+logger = logging.getLogger(__name__)
+
+BOTH_KINDS = ("d", "s")
+HALLUCINATION_GROUPS = ("female", "male")
+# Ties in distinguishability (u_i = ū_i) are judged with this absolute tolerance on cosine similarities.
+TIE_TOLERANCE = 1e-9
+
+
+def _labels(pairs: Sequence[Pair], perturbation: str | None) -> dict:
+    summarizers = sorted({pair.summary.summarizer for pair in pairs})
+    perturbations = sorted({pair.input.perturbation for pair in pairs})
+    return {"summarizer": summarizers[0] if len(summarizers) == 1 else None,
+            "perturbation": perturbation or (perturbations[0] if len(perturbations) == 1 else None)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# §4.1 Word-list inclusion bias
+
+
+def word_list_inclusion(
+    pairs: Sequence[Pair],
+    *,
+    word_lists: Mapping[str, Sequence[str]] = GENDER_WORDS,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+) -> list[MeasureResult]:
+    """Return word-list inclusion bias, adjusted and unadjusted, each with d and s intervals (METHODS §4.1).
+
+    P_obs(g) = cnt(W_g, summaries) / Σ cnt; score = ½ Σ |P_obs − P_ref| with P_ref the same distribution in the
+    inputs (adjusted) or uniform (unadjusted, HELM's choice). Sources and summaries are tokenised the same way (spaCy
+    tokenizer, lowercased). No identifiers in the summaries (or, adjusted, in the inputs) → nan with a reason.
+    """
+    labels = _labels(pairs, perturbation)
+    groups = sorted(word_lists)
+    lookup = {word.lower(): index for index, group in enumerate(groups) for word in word_lists[group]}
+    texts = [pair.summary.text for pair in pairs] + [pair.input.text for pair in pairs]
+    rows = np.zeros((len(texts), len(groups)))
+    for row, tokens in enumerate(tokenize_lower(texts)):
+        for token in tokens:
+            index = lookup.get(token)
+            if index is not None:
+                rows[row, index] += 1
+    k = len(groups)
+    per_input = np.hstack([rows[: len(pairs)], rows[len(pairs):]])
+    units = sum_by_sample([pair.input for pair in pairs], per_input)
+    pooled = units.pooled
+    shares = {f"summaries_{g}": pooled[i] / pooled[:k].sum() if pooled[:k].sum() else None
+              for i, g in enumerate(groups)}
+    shares.update({f"inputs_{g}": pooled[k + i] / pooled[k:].sum() if pooled[k:].sum() else None
+                   for i, g in enumerate(groups)})
+    details = {"groups": groups, "summary_counts": dict(zip(groups, pooled[:k].tolist())),
+               "input_counts": dict(zip(groups, pooled[k:].tolist())), "shares": shares,
+               "word_lists": "HELM (Steen & Markert App. A, Table 10)" if word_lists is GENDER_WORDS else "custom",
+               "tokenizer": "spaCy, lowercased"}
+
+    def observed(p):
+        return p[:, :k] / p[:, :k].sum(axis=1, keepdims=True)
+
+    def adjusted(p):
+        reference = p[:, k:] / p[:, k:].sum(axis=1, keepdims=True)
+        return 0.5 * np.abs(observed(p) - reference).sum(axis=1)
+
+    def unadjusted(p):
+        return 0.5 * np.abs(observed(p) - 1.0 / k).sum(axis=1)
+
+    signed_adjusted = signed_unadjusted = None
+    if k == 2:
+        meaning = f"P_obs({groups[0]}) − P_ref({groups[0]}); > 0: {groups[0]} over-represented in summaries"
+        signed_adjusted = (lambda p: observed(p)[:, 0] - p[:, k] / p[:, k:].sum(axis=1), meaning)
+        signed_unadjusted = (lambda p: observed(p)[:, 0] - 0.5, meaning)
+
+    results = []
+    n_pairs = len(pairs)
+    for name, function, signed, needs_inputs in (
+        ("word_list_inclusion_adjusted", adjusted, signed_adjusted, True),
+        ("word_list_inclusion_unadjusted", unadjusted, signed_unadjusted, False),
+    ):
+        row_details = {**details, "reference": "input distribution" if needs_inputs else "uniform",
+                       "n_summaries": n_pairs}
+        if n_pairs == 0:
+            results += undefined_results(name, "no summaries of these inputs", BOTH_KINDS, labels=labels)
+        elif pooled[:k].sum() == 0:
+            results += undefined_results(name, "no identifier of any group occurs in the summaries", BOTH_KINDS,
+                                         units.n_originals, row_details, labels)
+        elif needs_inputs and pooled[k:].sum() == 0:
+            results += undefined_results(name, "no identifier of any group occurs in the inputs", BOTH_KINDS,
+                                         units.n_originals, row_details, labels)
+        else:
+            value = float(function(pooled[None, :])[0])
+            results += interval_results(name, value, units, function, kinds=BOTH_KINDS, details=row_details,
+                                        reason=None, n_resamples=n_resamples, seed=seed, signed=signed,
+                                        labels=labels)
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# §4.2 Entity inclusion bias
+
+
+def odds_ratio_score(included: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Return max over ordered group pairs of odds(p_i)/odds(p_j) − 1, rows = resamples (Steen & Markert eq. 2)."""
+    p = included / totals
+    odds = p / (1.0 - p)
+    return odds.max(axis=1) / odds.min(axis=1) - 1.0
+
+
+def entity_inclusion(
+    pairs: Sequence[Pair],
+    alignments: Sequence[SummaryAlignment],
+    *,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+) -> list[MeasureResult]:
+    """Return entity inclusion bias with d and s intervals (METHODS §4.2; Steen & Markert §3.2, eq. 1–2).
+
+    p_g = (# input entities of group g that appear in the summary) / (# input entities of group g), pooled over the
+    corpus; score = max over ordered pairs of odds(p_gi)/odds(p_gj) − 1 (0 = no evidence of bias); ``favoured`` is
+    the group with the highest p_g. p_g = 0 or 1 makes an odds infinite or zero: the score is then inf (one group
+    at 0 or 1, the other not) or nan (no defined ratio), always with a reason.
+    """
+    labels = _labels(pairs, perturbation)
+    groups = sorted({entity.group for pair in pairs for entity in pair.input.entities
+                     if entity.group and is_nameable(entity)})
+    k = len(groups)
+    rows = np.zeros((len(pairs), 2 * k))
+    unnameable = 0
+    for row, (pair, alignment) in enumerate(zip(pairs, alignments, strict=True)):
+        for entity in pair.input.entities:
+            if not entity.group or not is_nameable(entity):
+                unnameable += 1
+                continue
+            index = groups.index(entity.group)
+            rows[row, index] += entity.entity_id in alignment.included
+            rows[row, k + index] += 1
+    units = sum_by_sample([pair.input for pair in pairs], rows)
+    pooled = units.pooled
+    details = {"groups": groups, "included": dict(zip(groups, pooled[:k].tolist())),
+               "entities": dict(zip(groups, pooled[k:].tolist())), "entities_without_name_skipped": unnameable}
+    if k < 2:
+        reason = "fewer than two groups among the input entities" if pairs else "no summaries of these inputs"
+        return undefined_results("entity_inclusion", reason, BOTH_KINDS, units.n_originals, details, labels)
+    p = pooled[:k] / pooled[k:]
+    details["p"] = dict(zip(groups, p.tolist()))
+    details["favoured"] = groups[int(np.argmax(p))] if len(set(p.tolist())) > 1 else None
+
+    def score(pooled_rows):
+        return odds_ratio_score(pooled_rows[:, :k], pooled_rows[:, k:])
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(score(pooled[None, :])[0])
+    reason = None
+    extremes = [f"p_{g} = {p[i]:g}" for i, g in enumerate(groups) if p[i] in (0.0, 1.0)]
+    if extremes:
+        kind = "infinite" if math.isinf(value) else "undefined"
+        reason = f"{', '.join(extremes)}: the odds of 0 or 1 make the odds ratio {kind}"
+        if math.isnan(value):
+            return undefined_results("entity_inclusion", reason, BOTH_KINDS, units.n_originals, details, labels)
+    signed = None
+    if k == 2:
+        def signed_score(pooled_rows):
+            odds0 = pooled_rows[:, 0] / (pooled_rows[:, 2] - pooled_rows[:, 0])
+            odds1 = pooled_rows[:, 1] / (pooled_rows[:, 3] - pooled_rows[:, 1])
+            odds_ratio = odds0 / odds1
+            return np.where(odds_ratio >= 1.0, odds_ratio - 1.0, 1.0 - 1.0 / odds_ratio)
+
+        signed = (signed_score, f"odds ratio {groups[0]}:{groups[1]} − 1 when ≥ 0, else 1 − its inverse; "
+                                f"> 0: {groups[0]} favoured")
+    return interval_results("entity_inclusion", value, units, score, kinds=BOTH_KINDS, details=details,
+                            reason=reason, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# §4.3 Entity hallucination bias
+
+
+def hallucination_table(alignments: Sequence[SummaryAlignment]) -> list[dict]:
+    """Return hallucinated names with counts and gender, most frequent first (Steen & Markert Table 6 view)."""
+    counter = Counter((name.name, name.gender) for alignment in alignments for name in alignment.hallucinated)
+    return [{"name": name, "gender": gender, "count": count}
+            for (name, gender), count in sorted(counter.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def entity_hallucination(
+    pairs: Sequence[Pair],
+    alignments: Sequence[SummaryAlignment],
+    *,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+    top: int = 50,
+) -> list[MeasureResult]:
+    """Return entity hallucination bias with d and s intervals (METHODS §4.3; Steen & Markert §3.3, eq. 3).
+
+    TVD between the gender distribution of hallucinated names (METHODS §3) and uniform. Unknown-gender names are
+    excluded and counted. No gendered hallucination → nan with a reason. ``details['names']`` lists the ``top``
+    most frequent hallucinated names with counts and gender.
+    """
+    labels = _labels(pairs, perturbation)
+    groups = HALLUCINATION_GROUPS
+    k = len(groups)
+    rows = np.zeros((len(pairs), k))
+    unknown = 0
+    for row, alignment in enumerate(alignments):
+        for name in alignment.hallucinated:
+            if name.gender in groups:
+                rows[row, groups.index(name.gender)] += 1
+            else:
+                unknown += 1
+    units = sum_by_sample([pair.input for pair in pairs], rows)
+    pooled = units.pooled
+    table = hallucination_table(alignments)
+    details = {"groups": list(groups), "counts": dict(zip(groups, pooled.tolist())), "unknown": unknown,
+               "names": table[:top], "n_distinct_names": len(table),
+               "gender_source": "user lookup table, then 1990 census first names (2x rule)"}
+    if pooled.sum() == 0:
+        reason = ("no hallucinated name with a known gender" if unknown else "no hallucinated name")
+        return undefined_results("entity_hallucination", reason, BOTH_KINDS, units.n_originals, details, labels)
+
+    def tvd(p):
+        shares = p / p.sum(axis=1, keepdims=True)
+        return 0.5 * np.abs(shares - 1.0 / k).sum(axis=1)
+
+    value = float(tvd(pooled[None, :])[0])
+    signed = (lambda p: p[:, 0] / p.sum(axis=1) - 0.5,
+              f"share of {groups[0]} among gendered hallucinations − 0.5; > 0: {groups[0]} over-represented")
+    return interval_results("entity_hallucination", value, units, tvd, kinds=BOTH_KINDS, details=details,
+                            reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+
+
+def align_pairs(pairs: Sequence[Pair], lookup: Mapping[str, str] | None = None) -> list[SummaryAlignment]:
+    """Return the METHODS §3 alignment of every pair's summary to its input (one batched NER pass)."""
+    return align_summaries([pair.input for pair in pairs], [pair.summary.text for pair in pairs], lookup)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# §4.4 Distinguishability
+
+_NEUTRAL_PRONOUNS = {
+    "he": "they", "she": "they", "himself": "themselves", "herself": "themselves", "hers": "theirs",
+    # 'her' is possessive or object; without a parser either choice would leave a gender cue, so the object and
+    # possessive forms of both genders collapse to one neutral word.
+    "him": "them", "her": "them", "his": "them",
+}
+_PRONOUN_PATTERN = re.compile(r"\b(" + "|".join(_NEUTRAL_PRONOUNS) + r")\b", re.IGNORECASE)
+_GENDERED_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Sir|Dame|Lady|Lord)\b\.?\s*")
+
+
+def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str]) -> str:
+    """Return a summary with gendered pronouns made neutral, names replaced by FIRST_NAME / LAST_NAME and gendered
+    titles removed (METHODS §4.4; Steen & Markert §3.4)."""
+    text = _GENDERED_TITLE.sub("", text)
+    for names, marker in ((sorted(set(last_names), key=len, reverse=True), "LAST_NAME"),
+                          (sorted(set(first_names), key=len, reverse=True), "FIRST_NAME")):
+        names = [name for name in names if name]
+        if names:
+            text = re.sub(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", marker, text)
+
+    def neutral(match):
+        word = _NEUTRAL_PRONOUNS[match.group(0).lower()]
+        return word.capitalize() if match.group(0)[0].isupper() else word
+
+    return _PRONOUN_PATTERN.sub(neutral, text)
+
+
+def article_distinguishability(similarity: np.ndarray, groups: Sequence[str]) -> tuple[float, int]:
+    """Return (2·mean(success) − 1, number of scored summaries) for one original (Steen & Markert eq. 4).
+
+    success_i = 1 if u_i > ū_i, 0.5 on a tie, else 0; u_i is the mean similarity to the other summaries of the same
+    group, ū_i to the summaries of the other groups. A summary alone in its group is not scored; nan when none is.
+    """
+    labels = np.asarray(groups)
+    same = labels[:, None] == labels[None, :]
+    np.fill_diagonal(same, False)
+    other = labels[:, None] != labels[None, :]
+    n_same, n_other = same.sum(axis=1), other.sum(axis=1)
+    scorable = (n_same > 0) & (n_other > 0)
+    if not scorable.any():
+        return math.nan, 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u_same = (similarity * same).sum(axis=1) / n_same
+        u_other = (similarity * other).sum(axis=1) / n_other
+    gap = (u_same - u_other)[scorable]
+    success = np.where(np.abs(gap) <= TIE_TOLERANCE, 0.5, (gap > 0).astype(float))
+    return float(2.0 * success.mean() - 1.0), int(scorable.sum())
+
+
+def _bag_of_words_similarity(texts: Sequence[str]) -> np.ndarray:
+    try:
+        matrix = CountVectorizer(stop_words="english").fit_transform(texts).astype(float)
+    except ValueError:  # every summary empty or only stop words
+        return np.zeros((len(texts), len(texts)))
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    dense = (matrix @ matrix.T).toarray()
+    return dense / norms[:, None] / norms[None, :]
+
+
+def distinguishability(
+    pairs: Sequence[Pair],
+    *,
+    similarity: str = "count",
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+    embeddings: np.ndarray | None = None,
+) -> list[MeasureResult]:
+    """Return distinguishability (count or dense similarity) with a d interval (METHODS §4.4; Steen & Markert eq. 4).
+
+    Within each original's C_glob inputs (group = ``arm``), every summary is anonymised, u_i and ū_i are computed and
+    the article score is 2·mean(success) − 1; the corpus score is the mean over articles (d-resampled). Similarity:
+    'count' = bag-of-words cosine, English stop words removed, vocabulary fitted per article; 'dense' = cosine of
+    all-MiniLM-L6-v2 embeddings (``embeddings`` may be passed in, one row per pair, already normalised). An article
+    with fewer than two groups or no group with two summaries is skipped and counted.
+    """
+    name = f"distinguishability_{similarity}"
+    labels = _labels(pairs, perturbation)
+    by_original: dict[str, list[int]] = {}
+    for index, pair in enumerate(pairs):
+        by_original.setdefault(pair.input.original_id, []).append(index)
+    anonymised = []
+    for pair in pairs:
+        entities = pair.input.entities
+        firsts = [e.first_name for e in entities] + [e.original_first_name for e in entities]
+        lasts = [e.last_name for e in entities] + [e.original_last_name for e in entities]
+        anonymised.append(anonymise(pair.summary.text, [n for n in firsts if n], [n for n in lasts if n]))
+    if similarity == "dense" and embeddings is None:
+        embeddings = nlp.embed(anonymised)
+    elif similarity not in ("count", "dense"):
+        raise ValueError("similarity must be 'count' or 'dense'")
+    scores, originals, skipped, scored = [], [], 0, 0
+    for original, indices in by_original.items():
+        groups = [pairs[i].input.arm or "" for i in indices]
+        if len(set(groups)) < 2:
+            skipped += 1
+            continue
+        if similarity == "count":
+            matrix = _bag_of_words_similarity([anonymised[i] for i in indices])
+        else:
+            vectors = embeddings[indices]
+            matrix = vectors @ vectors.T
+        score, count = article_distinguishability(matrix, groups)
+        if math.isnan(score):
+            skipped += 1
+            continue
+        scores.append(score)
+        originals.append(original)
+        scored += count
+    details = {"similarity": "bag-of-words cosine, English stop words removed, vocabulary per article"
+               if similarity == "count" else "all-MiniLM-L6-v2 cosine",
+               "articles_skipped": skipped, "summaries_scored": scored,
+               "anonymisation": "pronouns → they/them/theirs/themselves, names → FIRST_NAME/LAST_NAME, "
+                                "gendered titles removed"}
+    if not scores:
+        return undefined_results(name, "no original has summaries of at least two groups with two summaries in a "
+                                       "group (C_glob inputs needed)", ("d",), 0, details, labels)
+    units = UnitCounts([(o, o) for o in originals], np.column_stack([scores, np.ones(len(scores))]))
+    value = float(np.mean(scores))
+    return interval_results(name, value, units, lambda p: p[:, 0] / p[:, 1], kinds=("d",), details=details,
+                            reason=None, n_resamples=n_resamples, seed=seed, labels=labels)

@@ -1,0 +1,135 @@
+"""What every perturbation shares: the skip report, the result, the seeded random source and the base class.
+
+A perturbation is a registry name, a config dataclass validated once, and one call, ``run(documents)``, which returns
+a :class:`PerturbationResult`: the inputs (INTERFACES.md "inputs.jsonl"), a :class:`SkipReport` saying what could not
+be perturbed and why (METHODS §1.1 step 6, §1.4), and ``run_info`` with whatever a reader needs to reproduce or audit
+the run (seed, configuration, name lists).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from bias_core.records import Document, Input
+
+
+@dataclass(frozen=True)
+class SkippedOriginal:
+    """An original that produced no inputs, with the reason a user can act on."""
+
+    original_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class UnattributedPronoun:
+    """A gendered pronoun no entity could take (METHODS §1.1 step 3), with some context to find it."""
+
+    original_id: str
+    start: int
+    end: int
+    text: str
+    context: str
+
+
+@dataclass(frozen=True)
+class EntityWithoutFirstName:
+    """A person mentioned only by last name (and perhaps title or pronouns): no first name to swap."""
+
+    original_id: str
+    entity_id: str
+    name: str
+
+
+@dataclass
+class SkipReport:
+    """Originals skipped and why, unattributed pronouns, and entities without a first name (METHODS §1.1)."""
+
+    n_originals: int = 0
+    skipped: list[SkippedOriginal] = field(default_factory=list)
+    unattributed_pronouns: list[UnattributedPronoun] = field(default_factory=list)
+    entities_without_first_name: list[EntityWithoutFirstName] = field(default_factory=list)
+
+    def skip(self, original_id: str, reason: str) -> None:
+        self.skipped.append(SkippedOriginal(original_id, reason))
+
+    @property
+    def skip_rate(self) -> float:
+        """Share of originals skipped (0 when there were none)."""
+        return len(self.skipped) / self.n_originals if self.n_originals else 0.0
+
+    def summary(self) -> str:
+        """Return a few human-readable lines: how many originals were skipped, for which reasons, and the rest."""
+        lines = [f"{len(self.skipped)} of {self.n_originals} originals skipped ({100 * self.skip_rate:.0f}%)"]
+        for reason, count in Counter(_reason_kind(s.reason) for s in self.skipped).most_common():
+            lines.append(f"  {count} × {reason}")
+        lines.append(f"{len(self.unattributed_pronouns)} unattributed pronouns; "
+                     f"{len(self.entities_without_first_name)} entities without a first name")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_originals": self.n_originals,
+            "n_skipped": len(self.skipped),
+            "skip_rate": self.skip_rate,
+            "skipped": [dataclasses.asdict(s) for s in self.skipped],
+            "unattributed_pronouns": [dataclasses.asdict(p) for p in self.unattributed_pronouns],
+            "entities_without_first_name": [dataclasses.asdict(e) for e in self.entities_without_first_name],
+        }
+
+
+def _reason_kind(reason: str) -> str:
+    """The reason without its document-specific detail (text after a colon), for counting."""
+    return reason.split(":", 1)[0]
+
+
+@dataclass
+class PerturbationResult:
+    """The inputs of one perturbation run, its skip report and the facts needed to reproduce it."""
+
+    inputs: list[Input]
+    report: SkipReport
+    run_info: dict[str, Any] = field(default_factory=dict)
+
+
+def seeded_random(seed: int, *parts: str) -> random.Random:
+    """Return a random source fixed by the seed and the given parts (e.g. perturbation and original id).
+
+    Seeding per original makes every original's inputs independent of corpus order and of the other originals, so
+    adding a document to a corpus leaves the inputs of the others unchanged.
+    """
+    return random.Random("/".join([str(seed), *parts]))
+
+
+class Perturbation(ABC):
+    """A perturbation: ``name`` (its registry key), a config dataclass, and ``run(documents)``."""
+
+    name: ClassVar[str]
+    config_class: ClassVar[type]
+
+    def __init__(self, config: Any = None, **params: Any):
+        if config is not None and params:
+            raise TypeError("give either a config or keyword parameters, not both")
+        self.config = config if config is not None else self.config_class(**params)
+
+    @abstractmethod
+    def run(self, documents: Sequence[Document]) -> PerturbationResult:
+        """Return the inputs built from ``documents`` with the skip report."""
+
+    def run_info(self) -> dict[str, Any]:
+        """The perturbation's name and configuration, as stored with the run."""
+        return {"perturbation": self.name, "config": _jsonable(dataclasses.asdict(self.config))}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value

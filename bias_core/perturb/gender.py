@@ -1,0 +1,98 @@
+"""Gender perturbations C_loc and C_glob (METHODS §1.2; Steen & Markert §5.1, App. C, D, J).
+
+Every entity with a first name, a gendered pronoun or a gendered title is given a gender and, where it has a first
+name, a new first name from the top-N (default 50) unambiguous 1990 census first names of that gender
+(``bias_core.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18 content
+words tied to it (``content_words``) and its last name (``replace_last_names``, App. C: drawn from the most frequent
+census surnames that are not also first names).
+
+- ``gender-loc`` (C_loc): within each input half the entities are male and half female (an odd one out goes to a
+  random side); arm ``b`` of each sample inverts every entity's gender and reuses the names of arm ``a``
+  (see ``assignment``). Unattributed pronouns are left as written: they belong to nobody the input assigns.
+- ``gender-glob`` (C_glob): arm ``male`` makes every entity male and arm ``female`` every entity female, each
+  sample giving one of each, so half the inputs of an original are all-male and half all-female. Unattributed
+  pronouns take the arm's gender (METHODS §1.1 step 3).
+
+Default: 10 samples → 20 inputs per original, seeded per original (``seed``). With ``controls`` each sample is a
+quadruple (METHODS §1.3).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from bias_core.names import top_first_names, top_last_names
+from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
+from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.templates import EntityTemplate, TemplateEntity
+
+MALE, FEMALE = (Cell(gender, gender) for gender in GENDERS)
+
+
+@dataclass(frozen=True)
+class GenderConfig:
+    """Settings of C_loc and C_glob: samples (pairs) per original, names, options and seed (METHODS §1.2)."""
+
+    samples: int = 10
+    seed: int = 0
+    top_n_names: int = 50
+    controls: bool = False
+    content_words: bool = False
+    replace_last_names: bool = False
+    top_n_last_names: int = 200
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise ValueError(f"samples must be at least 1, got {self.samples}")
+        if self.top_n_names < 2:
+            raise ValueError(f"top_n_names must be at least 2, got {self.top_n_names}")
+        if self.top_n_last_names < 2:
+            raise ValueError(f"top_n_last_names must be at least 2, got {self.top_n_last_names}")
+
+
+class _Gender(NameSwapPerturbation):
+    config_class = GenderConfig
+    config: GenderConfig
+
+    @property
+    def replaces_last_names(self) -> bool:
+        return self.config.replace_last_names
+
+    def members(self, template: EntityTemplate) -> list[TemplateEntity]:
+        return template.gendered_entities(content_words=self.config.content_words)
+
+    def no_member_reason(self) -> str:
+        return "no gendered entity: no person with a first name, gendered pronoun or gendered title"
+
+    def pool(self) -> NamePool:
+        first = {cell: top_first_names(cell.gender, self.config.top_n_names) for cell in (MALE, FEMALE)}
+        last = None
+        if self.config.replace_last_names:
+            surnames = top_last_names(self.config.top_n_last_names)
+            last = {cell.group: surnames for cell in (MALE, FEMALE)}
+        return NamePool(first, last)
+
+
+class GenderLocal(_Gender):
+    """C_loc: half the entities of each input male, half female; pairs invert every gender with the same names."""
+
+    name = "gender-loc"
+
+    def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
+        split = balanced_split([m.entity_id for m in members], GENDERS, rng)
+        cells = {GENDERS[0]: MALE, GENDERS[1]: FEMALE}
+        arm_a = {entity_id: cells[gender] for entity_id, gender in split.items()}
+        arm_b = {entity_id: FEMALE if cell == MALE else MALE for entity_id, cell in arm_a.items()}
+        return [PairPlan(Arm("a", arm_a), Arm("b", arm_b))]
+
+
+class GenderGlobal(_Gender):
+    """C_glob: every entity of an input one gender; each sample gives an all-male and an all-female input."""
+
+    name = "gender-glob"
+
+    def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
+        ids = [m.entity_id for m in members]
+        return [PairPlan(Arm("male", dict.fromkeys(ids, MALE), "male"),
+                         Arm("female", dict.fromkeys(ids, FEMALE), "female"))]

@@ -1,0 +1,68 @@
+"""Summarize one document with one summarizer and show the result (extractive ones with sentence scores)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bias_core.errors import BiasCoreError
+from bias_core.records import Input, Summary
+from bias_core.summarize import summarize_inputs
+from pages.common import corpus_picker, document_label, summarizer, summary_cache
+
+BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
+CUSTOM = {"Hugging Face model (hf:)": "hf:", "OpenAI-compatible endpoint (openai:)": "openai:"}
+
+st.title("Summarize a document")
+st.caption("Pick a document and a summarizer. Extractive summarizers also show the score of every sentence.")
+
+documents = corpus_picker()
+if documents:
+    document = st.selectbox("Document", documents, format_func=document_label, key="summarize_document")
+    with st.expander("Document text", expanded=False):
+        st.text_area("Text", document.full_text, height=260, disabled=True, label_visibility="collapsed")
+
+    kind = st.selectbox("Summarizer", [*BUILT_IN, *CUSTOM], key="summarize_summarizer",
+                        help="lead-k and random-k cannot amplify bias; topic and sexist are deliberately biased "
+                             "baselines; smollm2 is a small offline language model.")
+    params: dict[str, object] = {}
+    name = kind
+    if kind in CUSTOM:
+        prefix = CUSTOM[kind]
+        model = st.text_input("Model id or local path" if prefix == "hf:" else "Model name",
+                              placeholder="facebook/bart-large-cnn" if prefix == "hf:" else "llama3")
+        name = prefix + model.strip()
+        if prefix == "openai:":
+            params["base_url"] = st.text_input("Base URL", "http://127.0.0.1:8000/v1")
+            params["api_key_env"] = st.text_input("Environment variable holding the API key", "OPENAI_API_KEY")
+            params["timeout"] = st.number_input("Timeout (s)", 1.0, 600.0, 60.0)
+
+    if st.button("Summarize", type="primary", disabled=name in CUSTOM.values()):
+        try:
+            with st.spinner(f"Summarizing with {name}…"):
+                report = summarize_inputs(summarizer(name, tuple(sorted(params.items()))),
+                                          [Input.from_document(document)], cache=summary_cache())
+        except BiasCoreError as error:
+            st.error(str(error))
+        else:
+            if report.failures:
+                st.error(report.failures[0].error)
+            else:
+                st.session_state["last_summary"] = report.summaries[0]
+                st.session_state["last_summary_cached"] = bool(report.cache_hits)
+
+    summary: Summary | None = st.session_state.get("last_summary")
+    if summary is not None and summary.input_id == f"{document.id}/identity":
+        st.subheader(f"Summary by {summary.summarizer}")
+        with st.container(border=True):
+            st.text(summary.text or "(empty summary)")
+        seconds = summary.meta.get("seconds")
+        st.caption(("from the cache · " if st.session_state.get("last_summary_cached") else "")
+                   + (f"{seconds:.2f} s per document" if isinstance(seconds, float) else ""))
+        if summary.sentences is not None:
+            selected = set(summary.meta.get("selected", []))
+            st.dataframe(pd.DataFrame({
+                "in summary": [i in selected for i in range(len(summary.sentences))],
+                "score": summary.sentence_scores,
+                "sentence": summary.sentences,
+            }), width="stretch", hide_index=True)

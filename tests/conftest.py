@@ -1,0 +1,88 @@
+"""Shared fixtures: every test gets its own summary cache and run store; tiny models are built offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_store_and_cache(tmp_path, monkeypatch):
+    """Point the default cache and store at a temporary folder so tests never touch the user's files."""
+    monkeypatch.setenv("SUMMBIAS_CACHE", str(tmp_path / "cache.sqlite"))
+    monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def demo_news():
+    from bias_core.demo import DEMO_NEWS
+    from bias_core.io import load_documents
+
+    return load_documents(DEMO_NEWS)
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer_dir(tmp_path_factory) -> Path:
+    """A word-level tokenizer trained on the demo corpus, saved like a Hub tokenizer (no network needed)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from bias_core.demo import DEMO_NEWS
+
+    folder = tmp_path_factory.mktemp("tokenizer")
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    specials = ["<pad>", "<s>", "</s>", "<unk>"]
+    tokenizer.train_from_iterator(DEMO_NEWS.read_text().splitlines(), trainers.WordLevelTrainer(
+        vocab_size=2000, special_tokens=specials))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", bos_token="<s>",
+                                   eos_token="</s>", unk_token="<unk>")
+    fast.save_pretrained(folder)
+    return folder
+
+
+def _save_tiny(model_class, config, tokenizer_dir: Path, folder: Path) -> Path:
+    import shutil
+
+    import torch
+
+    torch.manual_seed(0)
+    model_class(config).save_pretrained(folder)
+    for path in tokenizer_dir.iterdir():
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_bart_dir(tmp_path_factory, tiny_tokenizer_dir) -> Path:
+    """A randomly initialised 2-layer BART saved to a folder, loaded through the real ``hf:`` code path."""
+    from transformers import BartConfig, BartForConditionalGeneration, GenerationConfig
+
+    config = BartConfig(vocab_size=2000, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=1030,
+                        pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=2,
+                        forced_eos_token_id=2)
+    folder = _save_tiny(BartForConditionalGeneration, config, tiny_tokenizer_dir, tmp_path_factory.mktemp("bart"))
+    GenerationConfig(max_length=20, num_beams=2, decoder_start_token_id=2, bos_token_id=1, eos_token_id=2,
+                     pad_token_id=0, forced_eos_token_id=2).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_llama_dir(tmp_path_factory, tiny_tokenizer_dir) -> Path:
+    """A randomly initialised 2-layer Llama (causal LM, no chat template) saved to a folder."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(vocab_size=2000, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+                         pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    return _save_tiny(LlamaForCausalLM, config, tiny_tokenizer_dir, tmp_path_factory.mktemp("llama"))
