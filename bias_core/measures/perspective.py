@@ -1,0 +1,201 @@
+"""Perspective fairness: BUR, UER, AUC and SOF of value distributions (METHODS §4.7; Zhang et al. §3, §5).
+
+For each sample (an input made of units with values, METHODS §1.6):
+- Source distribution p_x(v): share of the content tokens that belong to units of value v (lowercased spaCy lemmas,
+  stop words and punctuation removed).
+- Target distribution p_y: **N-gram** (k = 1, Zhang et al. §3.2): every content token of the summary that occurs in
+  the units of value v counts 1 for every such v; **embedding**: softmax over v of sim(units_v, summary) / T with
+  T = 0.1, sim = the mean cosine between the summary and the units of value v (all-MiniLM-L6-v2; BERTScore or
+  BARTScore can be plugged in by passing a score matrix). Empty target (no summary token found in any unit) →
+  uniform.
+- Values with zero source mass are dropped. (The reference code keeps them because a float comparison lets an
+  exact 0 through; dropping them is what the definition means: a value absent from the source cannot be
+  under-represented.)
+- Fairness target p_g: 'ratio' (p_g = p_x, default), 'equal' (uniform over the values present) or a user mapping
+  (restricted to the values present and renormalised; a present value the mapping omits gets 0).
+- BUR(τ) = 1 if any v has p_y(v) < τ·p_g(v) (τ = 0.8); UER = (1/r) Σ_v max(0, p_g(v) − p_y(v));
+  AUC = ∫₀¹ BUR(τ) dτ by the midpoint rule on ten evenly spaced τ (0.05, 0.15, …, 0.95; reported in details) —
+  Zhang et al. "sample ten points evenly"; SOF = (1/r) Σ_v |s_v − mean(s)| with s_v = max(0, p_g(v) − p_y(v)).
+
+Corpus values are means over samples; BUR and UER are in % (as Zhang et al. Table 2), AUC and SOF are fractions.
+Intervals resample originals (d).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bias_core import nlp, stats
+from bias_core.measures.common import Pair, UnitCounts, interval_results, undefined_results
+from bias_core.records import MeasureResult
+
+PERSPECTIVE_MEASURES = ("bur", "uer", "auc", "sof")
+DEFAULT_TAU = 0.8
+DEFAULT_TEMPERATURE = 0.1
+AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
+PARSE_DISABLED = ("parser", "ner")
+
+
+@dataclass(frozen=True)
+class SampleFairness:
+    """One sample's distributions and fairness scores (BUR and UER as 0–1 here)."""
+
+    values: tuple[str, ...]
+    source: np.ndarray
+    target: np.ndarray
+    goal: np.ndarray
+    bur: float
+    uer: float
+    auc: float
+    sof: float
+
+
+def content_tokens(texts: Sequence[str]) -> list[list[str]]:
+    """Return lowercased lemmas without stop words, punctuation or spaces, one batched spaCy pass."""
+    docs = nlp.parse(texts, disable=PARSE_DISABLED)
+    return [[t.lemma_.lower() for t in doc if not (t.is_stop or t.is_punct or t.is_space)] for doc in docs]
+
+
+def fairness_target(source: np.ndarray, values: Sequence[str], target: str | Mapping[str, float]) -> np.ndarray:
+    """Return p_g: the source ('ratio'), uniform ('equal') or a user distribution restricted to ``values``."""
+    if isinstance(target, str):
+        if target == "ratio":
+            return source
+        if target == "equal":
+            return np.full(len(values), 1.0 / len(values))
+        raise ValueError("target must be 'ratio', 'equal' or a mapping value → share")
+    goal = np.array([float(target.get(v, 0.0)) for v in values])
+    if goal.sum() <= 0:
+        raise ValueError("the custom target gives no mass to any value present in the source")
+    return goal / goal.sum()
+
+
+def fairness_scores(source: np.ndarray, target: np.ndarray, goal: np.ndarray, tau: float = DEFAULT_TAU
+                    ) -> tuple[float, float, float, float]:
+    """Return (BUR(τ), UER, AUC, SOF) of one sample (Zhang et al. eq. 1–4), BUR and UER as fractions."""
+    shortfall = np.maximum(0.0, goal - target)
+    bur = float(np.any(target < tau * goal))
+    uer = float(shortfall.mean())
+    auc = float(np.mean([np.any(target < t * goal) for t in AUC_GRID]))
+    sof = float(np.mean(np.abs(shortfall - shortfall.mean())))
+    return bur, uer, auc, sof
+
+
+def ngram_target(summary_tokens: Sequence[str], unit_tokens_by_value: Sequence[set[str]]) -> np.ndarray:
+    """Return N-gram (k = 1) target counts: each summary token adds 1 to every value whose units contain it."""
+    return np.array([sum(token in vocabulary for token in summary_tokens) for vocabulary in unit_tokens_by_value],
+                    dtype=float)
+
+
+def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
+    """Return softmax(scores / temperature), computed stably."""
+    scaled = np.asarray(scores, dtype=float) / temperature
+    scaled -= scaled.max()
+    weights = np.exp(scaled)
+    return weights / weights.sum()
+
+
+def sample_fairness(
+    pairs: Sequence[Pair],
+    *,
+    matching: str = "ngram",
+    target: str | Mapping[str, float] = "ratio",
+    tau: float = DEFAULT_TAU,
+    temperature: float = DEFAULT_TEMPERATURE,
+) -> tuple[list[SampleFairness | None], list[str]]:
+    """Return per-sample fairness (None for a skipped sample) and the reasons samples were skipped."""
+    unit_texts, owners, values_of_unit = [], [], []
+    for index, pair in enumerate(pairs):
+        for unit in pair.input.units or []:
+            unit_texts.append(unit.text)
+            owners.append(index)
+            values_of_unit.append(unit.value)
+    summary_texts = [pair.summary.text for pair in pairs]
+    tokens = content_tokens(unit_texts + summary_texts)
+    unit_tokens, summary_tokens = tokens[: len(unit_texts)], tokens[len(unit_texts):]
+    if matching == "embedding":
+        unit_vectors = nlp.embed(unit_texts)
+        summary_vectors = nlp.embed(summary_texts)
+    elif matching != "ngram":
+        raise ValueError("matching must be 'ngram' or 'embedding'")
+    by_sample: dict[int, list[int]] = {}
+    for unit_index, owner in enumerate(owners):
+        by_sample.setdefault(owner, []).append(unit_index)
+    results: list[SampleFairness | None] = []
+    skipped: list[str] = []
+    for index, pair in enumerate(pairs):
+        members = [u for u in by_sample.get(index, []) if values_of_unit[u] is not None]
+        values = sorted({values_of_unit[u] for u in members})
+        mass = np.array([sum(len(unit_tokens[u]) for u in members if values_of_unit[u] == v) for v in values], float)
+        present = mass > 0
+        values = [v for v, keep in zip(values, present) if keep]
+        if not values:
+            results.append(None)
+            skipped.append(f"{pair.input.id}: no unit with a value and content tokens")
+            continue
+        source = mass[present] / mass[present].sum()
+        if matching == "ngram":
+            vocabularies = [{t for u in members if values_of_unit[u] == v for t in unit_tokens[u]} for v in values]
+            counts = ngram_target(summary_tokens[index], vocabularies)
+            predicted = counts / counts.sum() if counts.sum() > 0 else np.full(len(values), 1.0 / len(values))
+        else:
+            similarities = np.array([
+                float(np.mean(unit_vectors[[u for u in members if values_of_unit[u] == v]] @ summary_vectors[index]))
+                for v in values])
+            predicted = softmax(similarities, temperature)
+        goal = fairness_target(source, values, target)
+        results.append(SampleFairness(tuple(values), source, predicted, goal,
+                                      *fairness_scores(source, predicted, goal, tau)))
+    return results, skipped
+
+
+def perspective_fairness(
+    pairs: Sequence[Pair],
+    *,
+    matching: str = "ngram",
+    target: str | Mapping[str, float] = "ratio",
+    tau: float = DEFAULT_TAU,
+    temperature: float = DEFAULT_TEMPERATURE,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = 0,
+    perturbation: str | None = None,
+) -> list[MeasureResult]:
+    """Return corpus BUR (%), UER (%), AUC and SOF with d intervals (METHODS §4.7; Zhang et al. §5)."""
+    summarizers = {pair.summary.summarizer for pair in pairs}
+    labels = {"summarizer": summarizers.pop() if len(summarizers) == 1 else None,
+              "perturbation": perturbation or "sentiment"}
+    per_sample, skipped = sample_fairness(pairs, matching=matching, target=target, tau=tau, temperature=temperature)
+    kept = [(pair, score) for pair, score in zip(pairs, per_sample) if score is not None]
+    details = {"matching": matching, "target": target if isinstance(target, str) else dict(target), "tau": tau,
+               "auc_grid": list(AUC_GRID), "samples_skipped": len(skipped), "skipped_examples": skipped[:5],
+               "n_samples": len(kept)}
+    if matching == "embedding":
+        details.update({"temperature": temperature, "similarity": "mean cosine, all-MiniLM-L6-v2"})
+    if not kept:
+        reason = "no sample has units with values (perspective inputs needed)"
+        return [r for name in PERSPECTIVE_MEASURES for r in undefined_results(name, reason, ("d",), 0, details,
+                                                                               labels)]
+    results = []
+    for position, name in enumerate(PERSPECTIVE_MEASURES):
+        scale = 100.0 if name in ("bur", "uer") else 1.0
+        values = np.array([(score.bur, score.uer, score.auc, score.sof)[position] * scale for _, score in kept])
+        units = _per_original([pair.input.original_id for pair, _ in kept], values)
+        by_arm: dict[str, list[float]] = {}
+        for (pair, _), value in zip(kept, values):
+            by_arm.setdefault(pair.input.arm or "", []).append(value)
+        row = {**details, "unit": "%" if scale == 100.0 else "fraction",
+               "by_arm": {arm: float(np.mean(v)) for arm, v in sorted(by_arm.items())}}
+        results += interval_results(name, float(values.mean()), units, lambda p: p[:, 0] / p[:, 1], kinds=("d",),
+                                    details=row, reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
+    return results
+
+
+def _per_original(originals: Sequence[str], values: np.ndarray) -> UnitCounts:
+    index: dict[str, int] = {}
+    owner = np.array([index.setdefault(o, len(index)) for o in originals])
+    counts = np.zeros((len(index), 2))
+    np.add.at(counts, owner, np.column_stack([values, np.ones_like(values)]))
+    return UnitCounts([(o, o) for o in index], counts)

@@ -1,0 +1,89 @@
+"""A real Streamlit server and Debian's Chromium for browser tests (never `playwright install`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = REPO / "artifacts" / "screenshots"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is not installed: `apt-get install -y --no-install-recommends chromium`")
+    return {"executable_path": CHROMIUM, "args": [
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args():
+    return {"viewport": {"width": 1280, "height": 1500}}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """Start `streamlit run app.py` on a free port with its own store and cache; stop it by PID at the end."""
+    port = _free_port()
+    state = tmp_path_factory.mktemp("app-state")
+    env = {**os.environ, "SUMMBIAS_STORE": str(state / "runs.sqlite"), "SUMMBIAS_CACHE": str(state / "c.sqlite"),
+           "HF_HUB_OFFLINE": "1"}
+    log = (state / "streamlit.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+         "--browser.gatherUsageStats", "false"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        process.kill()
+        pytest.fail(f"streamlit did not start; log: {(state / 'streamlit.log').read_text()[-2000:]}")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture
+def screenshot(page):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    def take(name: str) -> Path:
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
+
+
+def wait_for_app(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished running (Streamlit marks the app element)."""
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=timeout)

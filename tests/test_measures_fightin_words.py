@@ -1,0 +1,77 @@
+"""Fightin' Words (METHODS §4.6; Monroe et al. 2008) against a hand computation, with masks, pairs and priors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bias_core.measures.fightin_words import adaptive_min_count, fightin_words, fightin_words_measure
+from bias_core.measures.lexicons import paired_identifiers
+
+
+def hand_z(y1, y2, n1, n2, alpha, alpha0):
+    delta = math.log((y1 + alpha) / (n1 + alpha0 - y1 - alpha)) - math.log((y2 + alpha) / (n2 + alpha0 - y2 - alpha))
+    return delta / math.sqrt(1 / (y1 + alpha) + 1 / (y2 + alpha))
+
+
+def test_z_scores_match_the_formula_with_uninformative_prior():
+    result = fightin_words(["a a b"], ["b c"], min_count=1, normalise_pairs=False)
+    scores = {t.term: t for t in result.terms}
+    # |V| = 3 -> alpha0 = 0.03; n1 = 3, n2 = 2
+    assert scores["a"].z == pytest.approx(hand_z(2, 0, 3, 2, 0.01, 0.03))
+    assert scores["b"].z == pytest.approx(hand_z(1, 1, 3, 2, 0.01, 0.03))
+    assert scores["c"].z == pytest.approx(hand_z(0, 1, 3, 2, 0.01, 0.03))
+    assert [t.term for t in result.terms] == ["a", "b", "c"]  # sorted by z, side A first
+    assert (scores["a"].count_a, scores["a"].count_b) == (2, 0)
+
+
+def test_paired_identifiers_are_normalised_and_masks_win():
+    assert paired_identifiers()["mother"] == "father/mother"
+    result = fightin_words(["Her mother met Linda."], ["His father met John."], min_count=1,
+                           mask={"linda": "[first_name]", "john": "[first_name]"})
+    terms = {t.term: t for t in result.terms}
+    assert terms["father/mother"].count_a == 1 and terms["father/mother"].count_b == 1
+    assert terms["[first_name]"].z == pytest.approx(0.0)
+    assert "linda" not in terms and "mother" not in terms
+
+
+def test_significance_flags_and_bh_correction():
+    texts_a = ["league season goal"] * 150 + ["family dinner goal"] * 50
+    texts_b = ["league season goal"] * 50 + ["family dinner goal"] * 150
+    result = fightin_words(texts_a, texts_b)
+    top_a, top_b = result.top(2)
+    assert {t.term for t in top_a} == {"league", "season"}
+    assert {t.term for t in top_b} == {"family", "dinner"}
+    # words seen on one side only get z ~ delta / 10 under alpha = 0.01 (sigma is dominated by 1/alpha)
+    exclusive = fightin_words(["league"] * 200, ["family"] * 200).terms[0]
+    assert exclusive.z == pytest.approx(exclusive.delta / math.sqrt(1 / 200.01 + 1 / 0.01))
+    assert all(t.significant and t.significant_bh for t in top_a + top_b)
+    goal = next(t for t in result.terms if t.term == "goal")
+    assert not goal.significant and not goal.significant_bh
+
+
+def test_adaptive_min_count_grows_with_corpus_size():
+    assert adaptive_min_count(1_000) == 2
+    assert adaptive_min_count(1_000_000) == 20
+    result = fightin_words(["rare common common"], ["common"])
+    assert [t.term for t in result.terms] == ["common"]
+
+
+def test_informative_prior_shrinks_words_frequent_in_the_background():
+    texts_a, texts_b = ["x y"] * 5, ["y"] * 5
+    flat = {t.term: t.z for t in fightin_words(texts_a, texts_b).terms}
+    informed = {t.term: t.z for t in fightin_words(texts_a, texts_b, prior="informative",
+                                                     background=["x"] * 500 + ["y"] * 5).terms}
+    assert informed["x"] < flat["x"]
+    with pytest.raises(ValueError):
+        fightin_words(texts_a, texts_b, prior="informative")
+
+
+def test_measure_result_counts_bh_significant_words_and_empty_is_undefined():
+    result = fightin_words(["league season"] * 300 + ["family dinner"] * 100,
+                           ["league season"] * 100 + ["family dinner"] * 300, label_a="male", label_b="female")
+    measure = fightin_words_measure(result, top_k=1)
+    assert measure.value == 4.0 and measure.details["top_male"][0]["term"] in {"league", "season"}
+    empty = fightin_words_measure(fightin_words(["a"], ["b"], min_count=5))
+    assert math.isnan(empty.value) and "minimum count" in empty.reason

@@ -1,0 +1,90 @@
+"""Perspective fairness (METHODS §4.7; Zhang et al. §3, §5) with hand-computed BUR, UER, AUC and SOF."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bias_core.measures.common import Pair
+from bias_core.measures.perspective import (
+    AUC_GRID,
+    fairness_scores,
+    fairness_target,
+    perspective_fairness,
+    softmax,
+)
+from bias_core.records import Input, Summary, Unit
+
+UNITS = [Unit("The food was delicious.", "pos"), Unit("The service was terrible.", "neg"), Unit("It was.", "neu")]
+
+
+def sample(input_id, original, summary_text, units=UNITS, arm="0.5"):
+    item = Input(id=input_id, original_id=original, text=" || ".join(u.text for u in units), units=list(units),
+                 perturbation="sentiment", arm=arm)
+    return Pair(item, Summary(input_id, "test", summary_text))
+
+
+def by_name(results):
+    return {r.measure: r for r in results}
+
+
+def test_fairness_scores_by_hand():
+    source = np.array([0.5, 0.5])
+    # target (0, 1): value 0 gets nothing -> BUR 1, UER = (0.5 + 0)/2, AUC = 1 (0 < tau * 0.5 for every tau),
+    # SOF: shortfalls (0.5, 0), mean 0.25 -> (0.25 + 0.25)/2
+    assert fairness_scores(source, np.array([0.0, 1.0]), source) == (1.0, 0.25, 1.0, 0.25)
+    # target (0.45, 0.55): 0.45 < 0.8*0.5 is False -> BUR 0; BUR(tau) = 1 only for tau > 0.9 -> AUC = 1/10
+    bur, uer, auc, sof = fairness_scores(source, np.array([0.45, 0.55]), source)
+    assert (bur, auc) == (0.0, 0.1)
+    assert uer == pytest.approx(0.025) and sof == pytest.approx(0.025)
+    assert AUC_GRID[0] == 0.05 and AUC_GRID[-1] == 0.95
+
+
+def test_equal_and_custom_targets():
+    source = np.array([0.2, 0.8])
+    assert list(fairness_target(source, ["neg", "pos"], "equal")) == [0.5, 0.5]
+    assert list(fairness_target(source, ["neg", "pos"], "ratio")) == [0.2, 0.8]
+    assert list(fairness_target(source, ["neg", "pos"], {"neg": 1, "pos": 3, "neu": 5})) == [0.25, 0.75]
+
+
+def test_ngram_corpus_values_are_means_over_samples_in_percent():
+    # sample 1: summary tokens {delicious, food} both in pos units -> p_y = (neg 0, pos 1) -> BUR 1, UER .25,
+    #           AUC 1, SOF .25; sample 2: empty target -> uniform = source -> all 0. 'neu' has no content: dropped.
+    pairs = [sample("s1", "o1", "Delicious food."), sample("s2", "o2", "Nothing here.")]
+    results = by_name(perspective_fairness(pairs, n_resamples=50))
+    assert results["bur"].value == pytest.approx(50.0)
+    assert results["uer"].value == pytest.approx(12.5)
+    assert results["auc"].value == pytest.approx(0.5)
+    assert results["sof"].value == pytest.approx(0.125)
+    assert results["bur"].n == 2 and results["bur"].ci_kind == "d"
+    assert results["uer"].details["unit"] == "%"
+
+
+def test_equal_target_flags_a_summary_that_follows_a_skewed_source():
+    units = [Unit("Great food.", "pos"), Unit("Lovely staff.", "pos"), Unit("Bad parking.", "neg")]
+    summary = "Great food, lovely staff, bad parking."
+    ratio = by_name(perspective_fairness([sample("s", "o", summary, units)], n_resamples=20))
+    equal = by_name(perspective_fairness([sample("s", "o", summary, units)], target="equal", n_resamples=20))
+    assert ratio["bur"].value == 0.0
+    assert equal["bur"].value == 100.0
+
+
+def test_samples_without_values_are_undefined_with_reason():
+    pairs = [sample("s", "o", "Anything.", units=[Unit("Plain text.", None)])]
+    results = perspective_fairness(pairs, n_resamples=20)
+    assert all(math.isnan(r.value) and "units with values" in r.reason for r in results)
+
+
+def test_softmax_temperature_sharpens():
+    assert softmax(np.array([0.5, 0.4]), 0.1)[0] == pytest.approx(math.e / (math.e + 1))
+
+
+def test_embedding_matching_prefers_the_value_the_summary_talks_about():
+    units = [Unit("The pasta was delicious and the dessert amazing.", "pos"),
+             Unit("The waiter was rude and the bill was wrong.", "neg")]
+    pairs = [sample("s", "o", "Delicious pasta and an amazing dessert.", units)]
+    results = by_name(perspective_fairness(pairs, matching="embedding", n_resamples=20))
+    assert results["bur"].value == 100.0  # negative perspective under-represented
+    assert results["bur"].details["temperature"] == 0.1
