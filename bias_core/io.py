@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -166,7 +168,12 @@ def _load_zip(source: str, data: bytes, *, max_bytes: int) -> list[Document]:
             if pure.suffix.lower() != ".txt" or pure.name.startswith("._"):
                 continue
             entry_source = f"{source}:{info.filename}"
-            documents.append(_text_document(pure.stem, archive.read(info), entry_source))
+            try:
+                data = archive.read(info)
+            except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as error:
+                raise InputError(source, f"entry '{info.filename}' cannot be unpacked ({error})",
+                                 hint="re-create the archive") from None
+            documents.append(_text_document(pure.stem, data, entry_source))
     if not documents:
         raise InputError(source, "contains no .txt files", hint="put one article per .txt file in the archive")
     return documents
@@ -295,8 +302,19 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[Document | Input | Su
 
 def write_measures(path: str | os.PathLike, results: Iterable[MeasureResult]) -> None:
     """Write ``measures.json`` (INTERFACES.md) atomically."""
-    payload = {"results": [result.to_dict() for result in results]}
-    _atomic_write(Path(path), json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
+    payload = {"results": [_json_safe(result.to_dict()) for result in results]}
+    _atomic_write(Path(path), json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False) + "\n")
+
+
+def _json_safe(value: Any) -> Any:
+    """Replace non-finite floats (nan, inf) anywhere in a structure by None, which JSON can represent."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    return value
 
 
 def read_measures(path: str | os.PathLike) -> list[MeasureResult]:

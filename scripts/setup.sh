@@ -11,5 +11,6 @@ want=$(cat requirements.txt requirements-dev.txt requirements-nodeps.txt | sha25
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
   .venv/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
   echo "$want" > "$stamp"
 fi

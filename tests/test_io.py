@@ -890,3 +890,30 @@ def test_write_measures_keeps_the_existing_file_when_results_fail_midway(tmp_pat
         write_measures(path, results())
     assert path.read_bytes() == before
     assert files_in(tmp_path) == ["measures.json"]
+
+
+def test_nan_inside_measure_details_is_written_as_null(tmp_path):
+    from bias_core.io import read_measures, write_measures
+    from bias_core.records import MeasureResult
+
+    path = tmp_path / "m.json"
+    write_measures(path, [MeasureResult("bur", 0.5, 3, details={"p_y": [float("nan"), 0.5], "z": float("inf")})])
+    assert "NaN" not in path.read_text() and "Infinity" not in path.read_text()
+    assert read_measures(path)[0].details == {"p_y": [None, 0.5], "z": None}
+
+
+def test_a_corrupt_zip_entry_is_an_input_error_naming_the_entry(tmp_path):
+    import io as std_io
+    import zipfile
+
+    from bias_core.errors import InputError
+    from bias_core.io import load_documents_from_bytes
+
+    buffer = std_io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.txt", "An article about a council vote. " * 20)
+    data = bytearray(buffer.getvalue())
+    start = data.find(b"PK\x03\x04") + 30 + len("a.txt")
+    data[start + 5 : start + 25] = b"\xff" * 20  # corrupt the compressed stream
+    with pytest.raises(InputError, match="entry 'a.txt' cannot be unpacked"):
+        load_documents_from_bytes("corpus.zip", bytes(data))
