@@ -41,7 +41,7 @@ def split_inputs(inputs: Sequence[Input]) -> list[SentenceSet]:
         segments.extend(parts)
         owners.extend([index] * len(parts))
     sets = [SentenceSet([], [], []) for _ in inputs]
-    for owner, doc in zip(owners, nlp.parse(segments, disable=("ner", "lemmatizer")), strict=True):
+    for owner, doc in zip(owners, nlp.parse(segments, disable=nlp.SENTENCE_ONLY), strict=True):
         for sent in doc.sents:
             text = sent.text.strip()
             if not text:
