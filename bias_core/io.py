@@ -302,18 +302,18 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[Document | Input | Su
 
 def write_measures(path: str | os.PathLike, results: Iterable[MeasureResult]) -> None:
     """Write ``measures.json`` (INTERFACES.md) atomically."""
-    payload = {"results": [_json_safe(result.to_dict()) for result in results]}
+    payload = {"results": [json_safe(result.to_dict()) for result in results]}
     _atomic_write(Path(path), json.dumps(payload, ensure_ascii=False, indent=1, allow_nan=False) + "\n")
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     """Replace non-finite floats (nan, inf) anywhere in a structure by None, which JSON can represent."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
+        return {key: json_safe(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_json_safe(item) for item in value]
+        return [json_safe(item) for item in value]
     return value
 
 
