@@ -11,6 +11,7 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+import os
 import platform
 import tomllib
 from collections.abc import Callable
@@ -91,14 +92,17 @@ class AuditConfig:
                    name=data.get("name"))
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> AuditConfig:
+    def from_file(cls, path: str | Path) -> AuditConfig:
+        """Read a TOML config (the documented format) or a JSON one (what the app writes for its workers)."""
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
         except FileNotFoundError:
             raise ConfigError(str(path), "no such file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise ConfigError(str(path), f"is not valid TOML ({error})") from None
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as error:
+            kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
+            raise ConfigError(str(path), f"is not valid {kind} ({error})") from None
         config = cls.from_dict(data, str(path))
         corpus_path = Path(config.corpus.path)
         if not corpus_path.is_absolute() and not corpus_path.exists():
@@ -107,6 +111,15 @@ class AuditConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def to_file_dict(self) -> dict[str, Any]:
+        """The dict ``from_dict`` reads back (stage specs flattened as in the TOML format)."""
+        return {
+            "name": self.name, "seed": self.seed, "corpus": asdict(self.corpus),
+            "perturbations": [{"kind": p.name, **p.params} for p in self.perturbations],
+            "summarizers": [{"name": s.name, **s.params} for s in self.summarizers],
+            "measures": {"names": self.measures, "bootstrap": self.bootstrap},
+        }
 
 
 def _stage(item: Any, key: str) -> StageSpec:
@@ -172,7 +185,7 @@ def run_audit(
         run_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
     cache = cache or SummaryCache()
     try:
-        store.update_run(run_id, status="running", stage="perturb", message=None)
+        store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
         store.add_documents(run_id, documents)
         inputs = build_inputs(documents, config)
         store.add_inputs(run_id, inputs)

@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS runs (
     stage TEXT,
     progress_done INTEGER NOT NULL DEFAULT 0,
     progress_total INTEGER NOT NULL DEFAULT 0,
-    message TEXT
+    message TEXT,
+    worker_pid INTEGER
 );
 CREATE TABLE IF NOT EXISTS documents (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -101,10 +102,28 @@ class RunInfo:
     progress_done: int
     progress_total: int
     message: str | None
+    worker_pid: int | None = None
 
     @property
     def progress(self) -> float:
         return self.progress_done / self.progress_total if self.progress_total else 0.0
+
+    @property
+    def worker_alive(self) -> bool:
+        """Whether the process that runs this audit (on this machine) is still alive."""
+        if not self.worker_pid:
+            return False
+        try:
+            os.kill(self.worker_pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        stat = Path(f"/proc/{self.worker_pid}/stat")
+        try:  # a finished child that its parent has not reaped yet is a zombie, not a live worker
+            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return True
 
 
 def default_store_path() -> Path:
@@ -178,13 +197,13 @@ class RunStore:
 
     def update_run(self, run_id: str, *, status: str | None = None, stage: str | None = None,
                    done: int | None = None, total: int | None = None, message: str | None = None,
-                   model_revisions: dict[str, str] | None = None) -> None:
-        """Update a run's status, stage, progress counters, message or model revisions."""
+                   model_revisions: dict[str, str] | None = None, worker_pid: int | None = None) -> None:
+        """Update a run's status, stage, progress counters, message, model revisions or worker process id."""
         if status is not None and status not in STATUSES:
             raise ValueError(f"unknown run status {status!r}")
         fields: dict[str, Any] = {"updated": time.time()}
         for column, value in (("status", status), ("stage", stage), ("progress_done", done),
-                              ("progress_total", total), ("message", message)):
+                              ("progress_total", total), ("message", message), ("worker_pid", worker_pid)):
             if value is not None:
                 fields[column] = value
         with self._transaction() as connection:
@@ -209,7 +228,7 @@ class RunStore:
             config=json.loads(row["config"]), config_hash=row["config_hash"],
             environment=json.loads(row["environment"]), model_revisions=json.loads(row["model_revisions"]),
             stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
-            message=row["message"],
+            message=row["message"], worker_pid=row["worker_pid"],
         )
 
     def get_run(self, run_id: str) -> RunInfo:

@@ -16,7 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "audit", help="run a whole audit from a config file into the run store",
         description="Run perturb → summarize → measure from a TOML config (see the README) and record the run. "
                     "Running the same config again resumes an unfinished run.")
-    parser.add_argument("--config", required=True, type=Path, help="audit.toml")
+    parser.add_argument("--config", required=True, type=Path, help="audit.toml (or .json)")
     parser.add_argument("--store", type=Path, help="run store file (default: $SUMMBIAS_STORE or the user data folder)")
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--new", action="store_true", help="start a new run even if an unfinished one matches")
@@ -24,7 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = AuditConfig.from_toml(args.config)
+    config = AuditConfig.from_file(args.config)
     store = RunStore(args.store)
 
     def progress(stage: str, done: int, total: int) -> None:

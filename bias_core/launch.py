@@ -1,0 +1,49 @@
+"""Start an audit in its own process, so a long run is not tied to a browser tab (or to the app's server).
+
+The app writes the corpus and the config next to the store, creates the run (so it can show it at once) and
+starts `python -m bias_core audit` detached. The worker resumes exactly that run, because its config hash matches;
+progress is read back from the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bias_core.audit import AuditConfig, config_hash, environment
+from bias_core.io import write_jsonl
+from bias_core.records import Document
+from bias_core.store import RunStore
+
+
+def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
+                 *, cache_path: str | Path | None = None) -> str:
+    """Create (or find the unfinished) run for this audit, start a worker process on it and return the run id."""
+    folder = store.path.parent
+    corpus_text = "".join(json.dumps(d.to_dict(), sort_keys=True) for d in documents)
+    corpus_file = folder / "corpora" / f"{hashlib.sha256(corpus_text.encode()).hexdigest()[:16]}.jsonl"
+    if not corpus_file.exists():
+        write_jsonl(corpus_file, documents)
+    config.corpus.path = str(corpus_file)
+    digest = config_hash(config, documents)
+    run_id = store.resumable_run(digest) or store.create_run(config.to_dict(), digest, environment(config.seed),
+                                                             name=config.name)
+    info = store.get_run(run_id)
+    if info.status == "running" and info.worker_alive:
+        return run_id
+    config_file = folder / "configs" / f"{run_id}.json"
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(json.dumps(config.to_file_dict(), indent=1))
+    log_file = folder / "logs" / f"{run_id}.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "bias_core", "audit", "--config", str(config_file), "--store", str(store.path)]
+    if cache_path:
+        command += ["--cache", str(cache_path)]
+    with log_file.open("ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    store.update_run(run_id, status="running", stage="starting", worker_pid=process.pid, message=None)
+    return run_id

@@ -1,0 +1,30 @@
+"""An audit started from the app runs in its own process on the run the app created, and reports progress."""
+
+from __future__ import annotations
+
+import time
+
+from bias_core.audit import AuditConfig, CorpusSpec, StageSpec
+from bias_core.launch import launch_audit
+from bias_core.store import RunStore
+
+
+def test_a_launched_audit_completes_in_a_worker_process_on_the_same_run(tmp_path, demo_news):
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=[StageSpec("lead-3"),
+                                                                      StageSpec("random-3", {"seed": 4})],
+                         name="from the app")
+    run_id = launch_audit(config, demo_news[:3], store, cache_path=tmp_path / "cache.sqlite")
+    assert store.get_run(run_id).status == "running"
+    deadline = time.time() + 120
+    while time.time() < deadline and store.get_run(run_id).status == "running":
+        time.sleep(0.5)
+    info = store.get_run(run_id)
+    log = (tmp_path / "logs" / f"{run_id}.log").read_text()
+    assert info.status == "completed", log
+    assert [run.id for run in store.list_runs()] == [run_id]
+    assert info.progress_done == info.progress_total == 6
+    assert len(store.summaries(run_id)) == 6
+    while time.time() < deadline and store.get_run(run_id).worker_alive:
+        time.sleep(0.2)
+    assert not store.get_run(run_id).worker_alive
