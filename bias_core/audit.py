@@ -112,6 +112,17 @@ class AuditConfig:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> AuditConfig:
+        """Rebuild a config from ``to_dict()`` output, as kept in the run store."""
+        return cls(
+            corpus=CorpusSpec(**stored["corpus"]),
+            summarizers=[StageSpec(**spec) for spec in stored["summarizers"]],
+            perturbations=[StageSpec(**spec) for spec in stored["perturbations"]],
+            measures=list(stored.get("measures", [])), seed=stored.get("seed", 0),
+            bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"),
+        )
+
     def to_file_dict(self) -> dict[str, Any]:
         """The dict ``from_dict`` reads back (stage specs flattened as in the TOML format)."""
         return {

@@ -8,6 +8,7 @@ from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
 from bias_core.errors import BiasCoreError
 from bias_core.io import load_documents, load_documents_from_bytes
 from bias_core.records import Document
+from bias_core.store import RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer
 
 DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
@@ -26,6 +27,11 @@ def summarizer(name: str, params: tuple[tuple[str, object], ...] = ()) -> Summar
 @st.cache_resource
 def summary_cache() -> SummaryCache:
     return SummaryCache()
+
+
+@st.cache_resource
+def run_store() -> RunStore:
+    return RunStore()
 
 
 def corpus_picker() -> list[Document] | None:

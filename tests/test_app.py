@@ -55,3 +55,48 @@ def test_an_endpoint_that_is_down_shows_a_message_not_a_traceback(app):
     app.button[0].click().run()
     assert not app.exception
     assert "could not connect" in app.error[0].value
+
+
+def stored_run(name: str = "stored run", value: float = 0.2) -> str:
+    from bias_core.records import MeasureResult, Summary
+    from bias_core.store import RunStore
+
+    store = RunStore()
+    run_id = store.create_run({"summarizers": [{"name": "lead-3", "params": {}}],
+                               "perturbations": [{"name": "identity", "params": {}}]}, name, {"seed": 0}, name=name)
+    store.add_summaries(run_id, [Summary("d/identity", "lead-3", "<script>alert(1)</script> A summary.")])
+    store.replace_measures(run_id, [MeasureResult("entity_inclusion", value, 12, "gender-loc", "lead-3", 0.05,
+                                                  0.4, "d")])
+    store.update_run(run_id, status="completed", done=1, total=1)
+    return run_id
+
+
+def test_runs_page_says_what_to_do_when_the_store_is_empty(app):
+    app.switch_page("pages/runs.py").run()
+    assert "No runs yet" in app.info[0].value
+
+
+def test_runs_page_lists_runs_exports_them_and_compares_two(app):
+    first = stored_run("first", 0.2)
+    second = stored_run("second", 0.5)
+    app.switch_page("pages/runs.py").run()
+    assert not app.exception
+    listed = app.dataframe[0].value
+    assert set(listed["run"]) == {first, second}
+    app.selectbox(key="runs_selected").set_value(first).run()
+    assert app.session_state["run_id"] == first
+    comparison = app.dataframe[1].value
+    assert comparison.loc[0, "this run"] == 0.2 and comparison.loc[0, "other run"] == 0.5
+
+
+def test_deleting_a_run_needs_confirmation(app):
+    run_id = stored_run()
+    app.switch_page("pages/runs.py").run()
+    delete = app.button(key="runs_delete")
+    assert delete.disabled
+    app.checkbox(key="runs_confirm_delete").check().run()
+    app.button(key="runs_delete").click().run()
+    from bias_core.store import RunStore
+
+    assert RunStore().list_runs() == [] and "run_id" not in app.session_state
+    assert "No runs yet" in app.info[0].value

@@ -159,3 +159,9 @@ def test_an_audit_with_failed_summaries_is_marked_failed_and_retries_only_those(
     CountingSummarizer.calls = []
     assert run_audit(failing, store=store, cache=cache) == run_id
     assert sum(len(call) for call in CountingSummarizer.calls) == 1
+
+
+def test_a_stored_config_rebuilds_the_same_config():
+    original = config("lead-3", StageSpec("random-3", {"seed": 2}))
+    assert AuditConfig.from_stored(original.to_dict()) == original
+    assert AuditConfig.from_dict(original.to_file_dict()) == original
