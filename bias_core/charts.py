@@ -7,6 +7,7 @@ values are listed in the chart's note with their reason, never plotted as 0.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -15,7 +16,8 @@ from bias_core.records import MeasureResult
 
 
 def _label(result: MeasureResult) -> str:
-    return f"{result.summarizer or '—'} · {result.perturbation or '—'}"
+    # Plotly renders a subset of HTML in labels and annotations, so user-controlled names are escaped.
+    return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}")
 
 
 def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> go.Figure:
@@ -45,10 +47,10 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
         low = result.ci_low if result.ci_low is not None else result.value
         high = result.ci_high if result.ci_high is not None else result.value
         figure.add_vrect(x0=min(low, result.value), x1=max(high, result.value), fillcolor="#bbbbbb", opacity=0.35,
-                         line_width=0, annotation_text=f"identity floor ({summarizer})",
+                         line_width=0, annotation_text=html.escape(f"identity floor ({summarizer})"),
                          annotation_position="top left")
     figure.add_vline(x=0, line_dash="dot", line_color="#888888")
-    note = "; ".join(f"{_label(r)}: undefined — {r.reason}" for r in undefined)
+    note = "; ".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in undefined)
     figure.update_layout(
         title={"text": measure.replace("_", " ")}, height=max(220, 60 + 42 * len(defined)),
         margin={"l": 10, "r": 10, "t": 50, "b": 40 + (30 if note else 0)}, xaxis_title="value (95% CI)",
