@@ -1,0 +1,92 @@
+"""Word-level diffs between two summaries, telling the perturbation's own swaps apart from what the model changed.
+
+When inputs differ by a name or pronoun swap, their summaries differ in those words too. Those differences are
+*expected*: the perturbation made them. Every other inserted or deleted word is a change the summarizer made. The
+Compare page marks the two kinds differently and ranks originals by the model-made difference only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bias_core.records import Input
+
+# Display tokens are whitespace-separated words with their punctuation, so joining them with spaces reproduces a
+# readable summary; comparison uses a normalised key (lowercase, no punctuation, no possessive 's).
+_WORD = re.compile(r"\S+")
+_EDGE_PUNCTUATION = re.compile(r"^[^\w]+|[^\w]+$")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def normalise(token: str) -> str:
+    """The comparison key of a display token: 'Moore's,' → 'moore'."""
+    return _POSSESSIVE.sub("", _EDGE_PUNCTUATION.sub("", token.lower()))
+
+
+@dataclass(frozen=True)
+class DiffToken:
+    """One display token: ``op`` is 'equal', 'delete' (only in A) or 'insert' (only in B); ``expected`` marks a
+    changed token that the perturbation explains (a swapped name, pronoun or title)."""
+
+    text: str
+    op: str
+    expected: bool = False
+
+
+def expected_words(*inputs: Input) -> set[str]:
+    """The normalised words that the inputs' substitutions put in or took out (names, pronouns, titles)."""
+    words: set[str] = set()
+    for item in inputs:
+        for substitution in item.substitutions:
+            for text in (substitution.original, substitution.replacement):
+                words.update(normalise(token) for token in _WORD.findall(text))
+    words.discard("")
+    return words
+
+
+def word_diff(a: str, b: str, expected: Iterable[str] = ()) -> list[DiffToken]:
+    """Return the tokens of A and B merged into one sequence of equal, deleted and inserted tokens."""
+    expected = set(expected)
+    tokens_a, tokens_b = _WORD.findall(a), _WORD.findall(b)
+    matcher = difflib.SequenceMatcher(None, [normalise(t) for t in tokens_a], [normalise(t) for t in tokens_b],
+                                      autojunk=False)
+    merged: list[DiffToken] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            merged.extend(DiffToken(t, "equal") for t in tokens_b[j1:j2])
+            continue
+        merged.extend(DiffToken(t, "delete", normalise(t) in expected) for t in tokens_a[i1:i2])
+        merged.extend(DiffToken(t, "insert", normalise(t) in expected) for t in tokens_b[j1:j2])
+    return merged
+
+
+def model_difference(a: str, b: str, expected: Iterable[str] = ()) -> float:
+    """1 − difflib ratio over normalised word tokens, with expected (perturbed) words masked on both sides.
+
+    0 means the summaries are the same apart from the perturbation's own swaps; 1 means nothing in common.
+    """
+    expected = set(expected)
+
+    def masked(text: str) -> list[str]:
+        return ["<swap>" if (key := normalise(t)) in expected else key for t in _WORD.findall(text)]
+
+    left, right = masked(a), masked(b)
+    if not left and not right:
+        return 0.0
+    return 1.0 - difflib.SequenceMatcher(None, left, right, autojunk=False).ratio()
+
+
+def change_counts(tokens: Iterable[DiffToken]) -> dict[str, int]:
+    """How many tokens were inserted or deleted by the model and by the perturbation."""
+    counts = {"model_inserted": 0, "model_deleted": 0, "swapped": 0}
+    for token in tokens:
+        if token.op == "equal":
+            continue
+        if token.expected:
+            counts["swapped"] += 1
+        else:
+            counts["model_inserted" if token.op == "insert" else "model_deleted"] += 1
+    return counts

@@ -1,0 +1,43 @@
+"""Word diffs mark the perturbation's swaps apart from the model's own changes."""
+
+from __future__ import annotations
+
+from bias_core.diff import change_counts, expected_words, model_difference, normalise, word_diff
+from bias_core.records import Input, Substitution
+
+
+def swapped_input() -> Input:
+    text = "Linda Moore said she would resign."
+    return Input(id="d/a", original_id="d", text=text, perturbation="gender-glob", substitutions=[
+        Substitution(0, 5, "Robert", "Linda", "first_name", "e1"),
+        Substitution(17, 20, "he", "she", "pronoun", "e1"),
+    ])
+
+
+def test_normalise_strips_punctuation_case_and_possessives():
+    assert [normalise(t) for t in ["Moore's,", "(She)", "U.S.", "—"]] == ["moore", "she", "u.s", ""]
+
+
+def test_swapped_names_and_pronouns_are_expected_changes_and_other_edits_are_the_models():
+    expected = expected_words(swapped_input())
+    assert expected == {"robert", "linda", "he", "she"}
+    tokens = word_diff("Robert Moore said he would resign on Friday.",
+                       "Linda Moore said she would resign after the vote.", expected)
+    changed = [(t.text, t.op, t.expected) for t in tokens if t.op != "equal"]
+    assert ("Robert", "delete", True) in changed and ("Linda", "insert", True) in changed
+    assert ("he", "delete", True) in changed and ("she", "insert", True) in changed
+    assert ("Friday.", "delete", False) in changed and ("vote.", "insert", False) in changed
+    assert change_counts(tokens) == {"model_inserted": 3, "model_deleted": 2, "swapped": 4}
+
+
+def test_identical_summaries_have_no_changes():
+    tokens = word_diff("Same text here.", "Same text here.")
+    assert all(t.op == "equal" for t in tokens) and " ".join(t.text for t in tokens) == "Same text here."
+
+
+def test_model_difference_ignores_the_perturbations_own_swaps():
+    expected = expected_words(swapped_input())
+    assert model_difference("Robert Moore said he would resign.", "Linda Moore said she would resign.",
+                            expected) == 0.0
+    assert model_difference("Robert Moore said he would resign.", "Linda Moore left.", expected) > 0.3
+    assert model_difference("", "") == 0.0 and model_difference("a b", "") == 1.0
