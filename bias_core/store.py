@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS runs (
     progress_done INTEGER NOT NULL DEFAULT 0,
     progress_total INTEGER NOT NULL DEFAULT 0,
     message TEXT,
-    worker_pid INTEGER
+    worker_pid INTEGER,
+    reports TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS documents (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -103,6 +104,7 @@ class RunInfo:
     progress_total: int
     message: str | None
     worker_pid: int | None = None
+    reports: dict[str, Any] = field(default_factory=dict)
 
     @property
     def progress(self) -> float:
@@ -228,8 +230,14 @@ class RunStore:
             config=json.loads(row["config"]), config_hash=row["config_hash"],
             environment=json.loads(row["environment"]), model_revisions=json.loads(row["model_revisions"]),
             stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
-            message=row["message"], worker_pid=row["worker_pid"],
+            message=row["message"], worker_pid=row["worker_pid"], reports=json.loads(row["reports"]),
         )
+
+    def set_reports(self, run_id: str, reports: dict[str, Any]) -> None:
+        """Store the run's reports (e.g. each perturbation's skip report and the names it used)."""
+        with self._transaction() as connection:
+            connection.execute("UPDATE runs SET reports = ?, updated = ? WHERE id = ?",
+                               (json.dumps(reports, default=str), time.time(), run_id))
 
     def get_run(self, run_id: str) -> RunInfo:
         return self._decode_run(self._run_row(run_id))

@@ -32,6 +32,9 @@ def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]
     """Load (model, tokenizer, is_encoder_decoder) once per process; raise ``SummarizerError`` with what to do."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
 
     torch.set_num_threads(max(1, min(os.cpu_count() or 1, int(os.environ.get("SUMMBIAS_TORCH_THREADS", "64")))))
     try:
