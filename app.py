@@ -6,6 +6,7 @@ st.set_page_config(page_title="summbias", page_icon="⚖️", layout="wide")
 
 navigation = st.navigation([
     st.Page("pages/summarize.py", title="Summarize", icon="📝", default=True),
+    st.Page("pages/compare.py", title="Compare", icon="🔍"),
     st.Page("pages/runs.py", title="Runs", icon="🗂️"),
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "

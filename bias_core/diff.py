@@ -90,3 +90,52 @@ def change_counts(tokens: Iterable[DiffToken]) -> dict[str, int]:
         else:
             counts["model_inserted" if token.op == "insert" else "model_deleted"] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class OriginalDifference:
+    """How much one summarizer's summaries of an original's perturbed inputs differ from its identity summary."""
+
+    original_id: str
+    perturbation: str
+    summarizer: str
+    mean_difference: float
+    max_difference: float
+    most_different_input: str
+    n_inputs: int
+
+
+def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers: Iterable[str] | None = None,
+                   perturbation: str | None = None) -> list[OriginalDifference]:
+    """Rank (original, perturbation, summarizer) by the mean model-made difference, most different first.
+
+    Each perturbed input's summary is compared with the identity summary of its original by the same summarizer,
+    with the perturbation's swapped words masked (``model_difference``). Originals without an identity summary are
+    left out, since there is nothing to compare with.
+    """
+    by_id = {item.id: item for item in inputs}
+    wanted = set(summarizers) if summarizers is not None else None
+    identity: dict[tuple[str, str], str] = {}
+    perturbed: dict[tuple[str, str, str], list[tuple[str, float]]] = {}
+    rows = [s for s in summaries if (wanted is None or s.summarizer in wanted) and s.input_id in by_id]
+    for summary in rows:
+        item = by_id[summary.input_id]
+        if item.perturbation == "identity" and (item.original_id, summary.summarizer) not in identity:
+            identity[(item.original_id, summary.summarizer)] = summary.text
+    for summary in rows:
+        item = by_id[summary.input_id]
+        if item.perturbation == "identity" or (perturbation and item.perturbation != perturbation):
+            continue
+        reference = identity.get((item.original_id, summary.summarizer))
+        if reference is None:
+            continue
+        score = model_difference(reference, summary.text, expected_words(item))
+        perturbed.setdefault((item.original_id, item.perturbation, summary.summarizer), []).append((item.id, score))
+    ranked = []
+    for (original_id, kind, summarizer), scores in perturbed.items():
+        values = [score for _, score in scores]
+        worst = max(scores, key=lambda pair: pair[1])
+        ranked.append(OriginalDifference(original_id, kind, summarizer, sum(values) / len(values), worst[1],
+                                         worst[0], len(values)))
+    ranked.sort(key=lambda row: (-row.mean_difference, row.original_id, row.summarizer))
+    return ranked

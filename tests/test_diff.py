@@ -41,3 +41,24 @@ def test_model_difference_ignores_the_perturbations_own_swaps():
                             expected) == 0.0
     assert model_difference("Robert Moore said he would resign.", "Linda Moore left.", expected) > 0.3
     assert model_difference("", "") == 0.0 and model_difference("a b", "") == 1.0
+
+
+def test_originals_are_ranked_by_model_made_difference_most_different_first():
+    from bias_core.diff import rank_originals
+    from bias_core.records import Summary
+
+    inputs = [Input(id=f"{d}/identity", original_id=d, text="x", role="identity") for d in ("calm", "wild")]
+    for d in ("calm", "wild"):
+        inputs.append(Input(id=f"{d}/g/s0/a", original_id=d, text="x", perturbation="gender-glob",
+                            substitutions=swapped_input().substitutions[:0]))
+    summaries = [
+        Summary("calm/identity", "m", "Robert Moore said he would resign."),
+        Summary("calm/g/s0/a", "m", "Robert Moore said he would resign."),
+        Summary("wild/identity", "m", "The council approved the budget on Monday."),
+        Summary("wild/g/s0/a", "m", "A storm closed every school in the county."),
+        Summary("wild/g/s0/a", "other", "ignored: no identity summary for this summarizer"),
+    ]
+    ranked = rank_originals(inputs, summaries)
+    assert [(r.original_id, r.summarizer) for r in ranked] == [("wild", "m"), ("calm", "m")]
+    assert ranked[0].mean_difference > 0.8 and ranked[1].mean_difference == 0.0
+    assert ranked[0].most_different_input == "wild/g/s0/a" and ranked[0].n_inputs == 1

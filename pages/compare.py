@@ -1,0 +1,101 @@
+"""Compare: pick an original, see its input variants with their swaps, and the summaries side by side with a
+word-level diff that tells the perturbation's swaps apart from what the model changed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
+from bias_core.measures.alignment import align_summaries
+from pages.common import current_run, run_records
+from pages.render import LEGEND, diff_html, highlighted_input, marked_names
+
+st.title("Compare summaries")
+st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "
+           "words themselves (1 − difflib ratio over words). Pick one to read its variants and summaries.")
+
+run = current_run()
+if run is None:
+    st.stop()
+inputs, summaries = run_records(run.id, run.updated)
+if not summaries:
+    st.info("This run has no summaries yet. Wait for it to finish on the Runs page, or start one on the Audit page.")
+    st.stop()
+
+by_id = {item.id: item for item in inputs}
+summarizer_names = sorted({s.summarizer for s in summaries})
+perturbations = sorted({item.perturbation for item in inputs if item.perturbation != "identity"})
+left, right = st.columns(2)
+chosen_summarizers = left.multiselect("Summarizers", summarizer_names, default=summarizer_names,
+                                      key="compare_summarizers")
+chosen_perturbation = right.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation")
+
+ranking = rank_originals(inputs, summaries, summarizers=chosen_summarizers,
+                         perturbation=None if chosen_perturbation == "all" else chosen_perturbation)
+if ranking:
+    st.dataframe(pd.DataFrame([{
+        "original": r.original_id, "perturbation": r.perturbation, "summarizer": r.summarizer,
+        "mean difference": round(r.mean_difference, 4), "max difference": round(r.max_difference, 4),
+        "inputs": r.n_inputs,
+    } for r in ranking]), hide_index=True, width="stretch", height=220)
+originals = list(dict.fromkeys([r.original_id for r in ranking] + [item.original_id for item in inputs]))
+original = st.selectbox("Original (most different first)", originals, key="compare_original")
+
+variants = [item for item in inputs if item.original_id == original
+            and (chosen_perturbation == "all" or item.perturbation in (chosen_perturbation, "identity"))]
+
+
+def variant_label(input_id: str) -> str:
+    item = by_id[input_id]
+    parts = [item.perturbation]
+    if item.sample_id is not None and item.perturbation != "identity":
+        parts.append(f"sample {item.sample_id}")
+    if item.arm:
+        parts.append(f"arm {item.arm}")
+    if item.role and item.role != "identity":
+        parts.append(item.role)
+    return " · ".join(parts)
+
+
+variant_ids = [item.id for item in variants]
+default_b = next((r.most_different_input for r in ranking if r.original_id == original), None)
+a_col, b_col = st.columns(2)
+variant_a = a_col.selectbox("Variant A", variant_ids, format_func=variant_label, key=f"compare_a/{original}")
+variant_b = b_col.selectbox("Variant B", variant_ids, format_func=variant_label, key=f"compare_b/{original}",
+                            index=variant_ids.index(default_b) if default_b in variant_ids else min(1, len(variant_ids) - 1))
+item_a, item_b = by_id[variant_a], by_id[variant_b]
+
+with st.expander("Input texts with the perturbation's swaps highlighted (hover a swap to see the original)"):
+    a_col, b_col = st.columns(2)
+    a_col.markdown(highlighted_input(item_a), unsafe_allow_html=True)
+    b_col.markdown(highlighted_input(item_b), unsafe_allow_html=True)
+    entities = [{"variant": label, **entity.to_dict()} for label, item in (("A", item_a), ("B", item_b))
+                for entity in item.entities]
+    if entities:
+        st.dataframe(pd.DataFrame(entities), hide_index=True, width="stretch")
+
+st.markdown(LEGEND, unsafe_allow_html=True)
+summary_of = {(s.input_id, s.summarizer): s for s in summaries}
+expected = expected_words(item_a, item_b)
+for name in chosen_summarizers:
+    summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
+    st.subheader(name)
+    if summary_a is None or summary_b is None:
+        st.caption("No summary of one of these variants by this summarizer.")
+        continue
+    alignments = align_summaries([item_a, item_b], [summary_a.text, summary_b.text])
+    a_col, b_col = st.columns(2)
+    for column, summary, alignment, label in ((a_col, summary_a, alignments[0], "A"),
+                                              (b_col, summary_b, alignments[1], "B")):
+        column.markdown(f"**{label}** · {variant_label(summary.input_id)}")
+        column.markdown(marked_names(summary.text, [h.name for h in alignment.hallucinated]), unsafe_allow_html=True)
+        if alignment.hallucinated:
+            column.caption("Hallucinated: " + ", ".join(f"{h.name} ({h.gender})" for h in alignment.hallucinated))
+    tokens = word_diff(summary_a.text, summary_b.text, expected)
+    counts = change_counts(tokens)
+    difference = model_difference(summary_a.text, summary_b.text, expected)
+    st.markdown(diff_html(tokens), unsafe_allow_html=True)
+    st.caption(f"Model-made difference {difference:.3f} (similarity {1 - difference:.3f}) · "
+               f"{counts['model_inserted']} words inserted and {counts['model_deleted']} deleted by the model · "
+               f"{counts['swapped']} swapped by the perturbation")

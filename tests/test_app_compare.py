@@ -1,0 +1,80 @@
+"""Compare page logic with AppTest, on a real audit run (gender C_glob, lead-3 and textrank) in a temporary store."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.demo import DEMO_NEWS
+from bias_core.records import Document
+from bias_core.store import RunStore
+from bias_core.summarize import SummaryCache
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+SCRIPT_ARTICLE = Document(id="xss-article", text=(
+    "Robert Moore <script>window.__pwned=1</script> told the council on Monday that he would resign. "
+    "Mr. Moore said his family needed him. His deputy, Linda Chen, will lead the city until the election. "
+    "She thanked him for his service."))
+
+
+@pytest.fixture(scope="module")
+def audited_store(tmp_path_factory, demo_news) -> Path:
+    folder = tmp_path_factory.mktemp("compare")
+    store = RunStore(folder / "runs.sqlite")
+    config = AuditConfig(corpus=CorpusSpec("demo"), summarizers=[StageSpec("lead-3"), StageSpec("textrank")],
+                         perturbations=[StageSpec("identity"), StageSpec("gender-glob", {"samples": 2})],
+                         measures=["distinguishability_count"], bootstrap=50, name="compare test")
+    run_audit(config, store=store, cache=SummaryCache(folder / "c.sqlite"),
+              documents=[*demo_news[:3], SCRIPT_ARTICLE])
+    store.close()  # checkpoints the WAL into the main file, which the tests copy
+    return folder / "runs.sqlite"
+
+
+@pytest.fixture
+def compare(audited_store, tmp_path, monkeypatch):
+    import streamlit as st
+
+    path = tmp_path / "runs.sqlite"
+    shutil.copy(audited_store, path)
+    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_compare_ranks_originals_most_different_first(compare):
+    ranking = compare.dataframe[0].value
+    assert list(ranking.columns[:4]) == ["original", "perturbation", "summarizer", "mean difference"]
+    assert list(ranking["mean difference"]) == sorted(ranking["mean difference"], reverse=True)
+    assert set(ranking["summarizer"]) == {"lead-3", "textrank"}
+    assert compare.selectbox(key="compare_original").value == ranking.iloc[0]["original"]
+
+
+def test_compare_shows_swaps_and_a_word_diff_for_each_summarizer(compare):
+    compare.selectbox(key="compare_original").set_value("xss-article").run()
+    compare.selectbox(key="compare_a/xss-article").set_value("xss-article/identity").run()
+    html = " ".join(block.value for block in compare.markdown)
+    assert "swapped by the perturbation" in html  # the legend
+    assert "title=\"first_name: was &#x27;Robert&#x27;\"" in html or "title=\"pronoun: was &#x27;he&#x27;\"" in html
+    assert [h.value for h in compare.subheader] == ["lead-3", "textrank"]
+    assert any("Model-made difference" in caption.value for caption in compare.caption)
+
+
+def test_article_script_is_escaped_in_every_html_block(compare):
+    compare.selectbox(key="compare_original").set_value("xss-article").run()
+    for block in compare.markdown:
+        assert "<script>" not in block.value
+    assert any("&lt;script&gt;" in block.value for block in compare.markdown)
+
+
+def test_filtering_by_summarizer_limits_the_ranking(compare):
+    compare.multiselect(key="compare_summarizers").set_value(["textrank"]).run()
+    assert set(compare.dataframe[0].value["summarizer"]) == {"textrank"}
