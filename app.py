@@ -5,9 +5,11 @@ import streamlit as st
 st.set_page_config(page_title="summbias", page_icon="⚖️", layout="wide")
 
 navigation = st.navigation([
-    st.Page("pages/summarize.py", title="Summarize", icon="📝", default=True),
+    st.Page("pages/corpus.py", title="Corpus", icon="📚", default=True),
+    st.Page("pages/audit.py", title="Audit", icon="⚙️"),
     st.Page("pages/compare.py", title="Compare", icon="🔍"),
     st.Page("pages/runs.py", title="Runs", icon="🗂️"),
+    st.Page("pages/summarize.py", title="Summarize one document", icon="📝"),
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")

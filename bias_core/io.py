@@ -33,12 +33,17 @@ RecordT = TypeVar("RecordT", Input, Summary, Document)
 
 @dataclass(frozen=True)
 class CsvColumns:
-    """Which CSV columns hold the text, the id and, for perspective documents, the group (document) and value."""
+    """Which CSV columns hold the text, the id and, for perspective documents, the group (document) and value.
+
+    With ``detect`` (the default) a column left as ``None`` is guessed from the header (``id``, ``doc_id``, and
+    ``value``/``label``/``stars``/``rating``); with ``detect=False`` ``None`` means "no such column".
+    """
 
     text: str = "text"
     id: str | None = None
     value: str | None = None
     group: str | None = None
+    detect: bool = True
 
 
 def load_documents(
@@ -207,6 +212,15 @@ def _jsonl_document(record: dict[str, Any], source: str, line: int) -> Document:
     return document
 
 
+def csv_header(source: str, data: bytes) -> list[str]:
+    """The column names of a CSV file (its first row), so a user can map text / id / group / value columns."""
+    first_line = decode_text(source, data).splitlines()[0] if data.strip() else ""
+    try:
+        return next(csv.reader([first_line]), [])
+    except csv.Error as error:
+        raise InputError(source, f"is not a valid CSV file ({error})", row=1) from None
+
+
 def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Document]:
     text = decode_text(source, data)
     csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
@@ -221,9 +235,11 @@ def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Docume
     for name in (columns.id, columns.value, columns.group):
         if name is not None and name not in header:
             raise InputError(source, f"has no column '{name}' (columns: {', '.join(header)})")
-    group = columns.group or ("doc_id" if "doc_id" in header and columns.id != "doc_id" else None)
-    value = columns.value or next((c for c in VALUE_COLUMN_CANDIDATES if c in header), None)
-    id_column = columns.id or ("id" if "id" in header else None)
+    group, value, id_column = columns.group, columns.value, columns.id
+    if columns.detect:
+        group = group or ("doc_id" if "doc_id" in header and columns.id != "doc_id" else None)
+        value = value or next((c for c in VALUE_COLUMN_CANDIDATES if c in header), None)
+        id_column = id_column or ("id" if "id" in header else None)
     try:
         # Number each row by the file line it starts on, so quoted cells spanning several lines do not shift the count.
         rows = []

@@ -6,7 +6,7 @@ import streamlit as st
 
 from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
 from bias_core.errors import BiasCoreError
-from bias_core.io import load_documents, load_documents_from_bytes
+from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.records import Document, Input, Summary
 from bias_core.store import RunInfo, RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer
@@ -35,23 +35,60 @@ def run_store() -> RunStore:
 
 
 def corpus_picker() -> list[Document] | None:
-    """Let the analyst choose a demo corpus or upload one; keep the choice in the session across pages."""
+    """Let the analyst choose a demo corpus or upload one (with CSV column mapping); the choice is kept in the
+    session, so every page works on the same documents."""
     options = [*DEMO_CORPORA, "Upload a file"]
     choice = st.radio("Corpus", options, horizontal=True, key="corpus_choice")
     if choice != "Upload a file":
-        st.session_state["documents"] = demo_documents(choice)
+        if st.session_state.get("corpus_name") != choice:
+            st.session_state["documents"] = demo_documents(choice)
+            st.session_state["corpus_name"] = choice
         return st.session_state["documents"]
-    upload = st.file_uploader("A .txt, .zip of .txt files, .jsonl or .csv", type=["txt", "zip", "jsonl", "csv"])
+    upload = st.file_uploader("A .txt, a .zip of .txt files, .jsonl or .csv (up to 20 MB)",
+                              type=["txt", "zip", "jsonl", "csv"], key="corpus_upload")
     if upload is not None:
+        data = upload.getvalue()
+        columns = None
         try:
-            st.session_state["documents"] = load_documents_from_bytes(upload.name, upload.getvalue())
+            if upload.name.lower().endswith(".csv"):
+                columns = csv_column_picker(upload.name, data)
+            documents = load_documents_from_bytes(upload.name, data, columns=columns)
         except BiasCoreError as error:
             st.error(f"Could not load the file. {error}")
             return None
+        st.session_state["documents"] = documents
+        st.session_state["corpus_name"] = upload.name
+    elif st.session_state.get("corpus_name") in DEMO_CORPORA:
+        st.session_state.pop("documents", None)
+        st.session_state.pop("corpus_name", None)
     documents = st.session_state.get("documents")
     if not documents:
         st.info("Upload a file to start, or pick a demo corpus.")
     return documents
+
+
+def csv_column_picker(name: str, data: bytes) -> CsvColumns:
+    """Ask which CSV columns hold the text, the id and (for reviews and other units) the group and value."""
+    header = csv_header(name, data)
+    none = "(none)"
+
+    def pick(label: str, guess: str | None, key: str, optional: bool = True) -> str | None:
+        choices = ([none] if optional else []) + header
+        index = choices.index(guess) if guess in choices else 0
+        value = st.selectbox(label, choices, index=index, key=key)
+        return None if value == none else value
+
+    columns = st.columns(4)
+    with columns[0]:
+        text = pick("Text column", "text" if "text" in header else None, "csv_text", optional=False)
+    with columns[1]:
+        doc_id = pick("Id column", "id" if "id" in header else None, "csv_id")
+    with columns[2]:
+        group = pick("Group rows into documents by", "doc_id" if "doc_id" in header else None, "csv_group")
+    with columns[3]:
+        guess = next((c for c in ("value", "label", "stars", "rating") if c in header), None)
+        value = pick("Value (label, stars, speaker)", guess, "csv_value")
+    return CsvColumns(text=text or "text", id=doc_id, value=value, group=group, detect=False)
 
 
 def document_label(document: Document) -> str:

@@ -18,6 +18,7 @@ def app():
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
+    at.switch_page("pages/summarize.py").run()
     assert not at.exception, at.exception
     return at
 

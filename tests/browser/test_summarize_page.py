@@ -10,6 +10,8 @@ from tests.browser.conftest import wait_for_app
 def test_open_app_pick_a_demo_article_and_see_its_lead_3_summary(page, app_url, screenshot):
     page.goto(app_url)
     wait_for_app(page)
+    page.get_by_role("link", name="Summarize one document").click()
+    wait_for_app(page)
     expect(page.get_by_role("heading", name="Summarize a document")).to_be_visible()
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option").nth(2).click()

@@ -1,0 +1,159 @@
+"""Audit: choose perturbations, summarizers and measures, see an estimate of the work, run it in the background
+and follow its progress (read from the run store, so closing the tab does not stop it)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs
+from bias_core.errors import BiasCoreError
+from bias_core.launch import launch_audit
+from bias_core.measures import MEASURE_NAMES, MEASURES
+from bias_core.perturb.politician import TRUMP_BIDEN
+from pages.common import run_store
+
+EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
+# Rough seconds per summary on a 2-core CPU, only for the estimate shown before a run.
+SECONDS_PER_SUMMARY = {"smollm2": 4.0, "hf": 3.0, "openai": 1.0}
+
+st.title("Audit")
+st.caption("An audit perturbs every document, summarizes the original and every perturbed input with each "
+           "summarizer, and computes the bias measures. The unchanged originals (identity) are always included: "
+           "they give each measure's noise floor.")
+
+documents = st.session_state.get("documents")
+if not documents:
+    st.info("Pick a corpus first.")
+    st.page_link("pages/corpus.py", label="Go to Corpus", icon="📚")
+    st.stop()
+news = sum(not d.is_perspective for d in documents)
+st.write(f"Corpus: **{st.session_state.get('corpus_name', 'uploaded')}** — {news} articles, "
+         f"{len(documents) - news} sets of units.")
+
+st.subheader("Perturbations")
+perturbations: list[StageSpec] = [StageSpec("identity")]
+seed = st.number_input("Seed (every random choice derives from it)", 0, 2**31 - 1, 0, key="audit_seed")
+chosen = st.multiselect(
+    "Perturbations", ["gender-loc", "gender-glob", "race", "race-intersectional", "politician", "sentiment"],
+    default=["gender-glob"] if news else ["sentiment"], key="audit_perturbations",
+    help="gender-loc: half the people of an input become women, half men, in inverted pairs (inclusion and "
+         "hallucination bias). gender-glob: all people of an input get one gender (distinguishability). race: "
+         "Black- or White-associated first and last names. politician: swap one politician for another. "
+         "sentiment: sample units at controlled value ratios (perspective fairness).")
+for kind in chosen:
+    with st.expander(f"{kind} settings", expanded=False):
+        params: dict[str, object] = {}
+        if kind in ("gender-loc", "gender-glob", "race", "race-intersectional"):
+            params["samples"] = st.number_input("Name draws per original (each gives one input per arm)", 1, 50,
+                                                3, key=f"{kind}_samples")
+            params["controls"] = st.checkbox("Within-group controls (quadruples for ΔI)", key=f"{kind}_controls")
+            params["content_words"] = st.checkbox("Also swap gendered content words (chairman ↔ chairwoman …)",
+                                                  key=f"{kind}_content")
+        if kind.startswith("race"):
+            params["first_name_threshold"] = st.slider("P(race | first name) at least", 0.5, 0.99, 0.8,
+                                                       key=f"{kind}_first")
+            params["last_name_threshold"] = st.slider("P(race | last name) at least", 0.5, 0.99, 0.8,
+                                                      key=f"{kind}_last")
+        if kind == "politician":
+            pairs = st.text_area("Pairs, one per line (e1=e2; both directions are run)", TRUMP_BIDEN.label,
+                                 key="politician_pairs")
+            params["pairs"] = [line.strip() for line in pairs.splitlines() if line.strip()]
+        if kind == "sentiment":
+            source = st.selectbox("Value from", ["label", "stars", "vader", "vader-compound"], key="sent_source")
+            params["value_source"] = source
+            ratios = st.text_input("Share of the focus value per input", "0.2,0.5,0.8", key="sent_ratios")
+            try:
+                params["ratios"] = [float(r) for r in ratios.split(",") if r.strip()]
+            except ValueError:
+                st.error("Ratios must be numbers between 0 and 1, separated by commas.")
+            params["samples"] = st.number_input("Inputs per ratio", 1, 50, 3, key="sent_samples")
+        perturbations.append(StageSpec(kind, params))
+
+st.subheader("Summarizers")
+summarizer_names = st.multiselect("Summarizers", [*EXTRACTIVE, "smollm2"], default=["lead-3"],
+                                  key="audit_summarizers",
+                                  help="lead-3 and random-3 cannot amplify bias; topic and sexist are deliberately "
+                                       "biased controls; smollm2 is a small offline language model.")
+summarizers = [StageSpec(name) for name in summarizer_names]
+with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
+    hf_model = st.text_input("Hugging Face model id or local path", key="audit_hf",
+                             placeholder="facebook/bart-large-cnn (needs the model locally or network access)")
+    if hf_model.strip():
+        summarizers.append(StageSpec(f"hf:{hf_model.strip()}"))
+    endpoint_model = st.text_input("Endpoint model name", key="audit_openai_model", placeholder="llama3")
+    base_url = st.text_input("Base URL", "http://127.0.0.1:8000/v1", key="audit_openai_url")
+    key_env = st.text_input("Environment variable with the API key (the key itself is never stored)",
+                            "OPENAI_API_KEY", key="audit_openai_key_env")
+    concurrency = st.number_input("Concurrent requests", 1, 64, 4, key="audit_openai_concurrency")
+    timeout = st.number_input("Timeout per request (s)", 1, 600, 60, key="audit_openai_timeout")
+    if endpoint_model.strip():
+        summarizers.append(StageSpec(f"openai:{endpoint_model.strip()}", {
+            "base_url": base_url, "api_key_env": key_env, "concurrency": int(concurrency), "timeout": float(timeout)}))
+
+st.subheader("Measures")
+applicable = [name for name in MEASURE_NAMES if MEASURES[name].perturbations is None
+              or set(MEASURES[name].perturbations) & {p.name for p in perturbations}]
+measures = st.multiselect("Measures (empty: every measure the inputs support)", MEASURE_NAMES, default=[],
+                          key="audit_measures", help="See docs/measures.md for each measure's formula and paper.")
+if applicable:
+    st.caption("Supported by the chosen perturbations: " + ", ".join(applicable))
+bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [200, 500, 1000, 2000], 1000,
+                             key="audit_bootstrap")
+name = st.text_input("Name of this run", "demo audit", key="audit_name")
+
+config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
+                     measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None)
+
+
+@st.cache_data(show_spinner="Building the inputs to count them…", max_entries=8)
+def count_inputs(config_json: str, corpus_name: str) -> tuple[int, dict[str, str]]:
+    inputs, reports = build_inputs(st.session_state["documents"], AuditConfig.from_stored(json.loads(config_json)))
+    return len(inputs), {kind: report["summary"] for kind, report in reports.items()}
+
+
+if not summarizers:
+    st.warning("Choose at least one summarizer.")
+    st.stop()
+try:
+    n_inputs, skip_summaries = count_inputs(json.dumps(config.to_dict(), sort_keys=True),
+                                            st.session_state.get("corpus_name", ""))
+except (BiasCoreError, ValueError) as error:
+    st.error(str(error))
+    st.stop()
+seconds = sum(n_inputs * SECONDS_PER_SUMMARY.get(s.name.split(":")[0], 0.03) for s in summarizers)
+st.info(f"Estimate: {n_inputs} inputs × {len(summarizers)} summarizers = **{n_inputs * len(summarizers)} "
+        f"summaries**, roughly {max(1, round(seconds / 60))} min on this machine for the models (cached summaries "
+        "are free).")
+for kind, summary in skip_summaries.items():
+    if kind != "identity":
+        st.caption(f"{kind}: " + summary.replace("\n", " · "))
+
+if st.button("Run audit", type="primary", key="audit_run"):
+    try:
+        st.session_state["run_id"] = launch_audit(config, documents, run_store())
+        st.session_state["launched_run"] = st.session_state["run_id"]
+    except (BiasCoreError, ConfigError) as error:
+        st.error(str(error))
+
+
+@st.fragment(run_every=1.0)
+def progress(run_id: str) -> None:
+    info = run_store().get_run(run_id)
+    st.progress(info.progress, text=f"{info.name or run_id}: {info.stage or info.status} "
+                                    f"{info.progress_done}/{info.progress_total}")
+    if info.status == "completed":
+        st.success("Done. Inspect the results:")
+        columns = st.columns(3)
+        columns[0].page_link("pages/compare.py", label="Compare", icon="🔍")
+        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon="🥊")
+        columns[2].page_link("pages/metrics.py", label="Metrics", icon="📊")
+    elif info.status == "failed":
+        st.error(info.message or "The run failed.")
+    elif info.status == "running" and not info.worker_alive:
+        st.warning("The worker process stopped; resume the run on the Runs page.")
+
+
+if st.session_state.get("launched_run"):
+    progress(st.session_state["launched_run"])

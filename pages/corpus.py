@@ -1,0 +1,32 @@
+"""Corpus: the demo corpus one click away, or an upload (with CSV column mapping), previewed and validated."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages.common import corpus_picker, document_label
+
+st.title("Corpus")
+st.caption("Choose the documents to audit. News articles are perturbed by swapping people's names and pronouns; "
+           "review sets (units with a value such as a star rating) are split by value. Nothing you upload leaves "
+           "this machine.")
+
+documents = corpus_picker()
+if documents:
+    news = [d for d in documents if not d.is_perspective]
+    perspective = [d for d in documents if d.is_perspective]
+    st.success(f"{len(documents)} documents ready: {len(news)} articles and {len(perspective)} sets of units. "
+               "Go to **Audit** to choose perturbations and summarizers.")
+    st.dataframe(pd.DataFrame([{
+        "id": d.id, "title": d.meta.get("title", ""), "words": len(d.full_text.split()),
+        "units": len(d.units) if d.units else None,
+        "values": ", ".join(sorted({u.value or "—" for u in d.units})) if d.units else "",
+    } for d in documents]), hide_index=True, width="stretch")
+    document = st.selectbox("Preview", documents, format_func=document_label, key="corpus_preview")
+    if document.units:
+        st.dataframe(pd.DataFrame([{"value": u.value, "text": u.text} for u in document.units]),
+                     hide_index=True, width="stretch")
+    else:
+        with st.container(border=True, height=320):
+            st.text(document.full_text)

@@ -1,0 +1,120 @@
+"""Corpus and Audit pages with AppTest: uploads, CSV mapping, validation messages, estimates, launching a run."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def app():
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_app_opens_on_the_corpus_page_with_the_demo_articles(app):
+    assert app.title[0].value == "Corpus"
+    assert "16 documents ready: 16 articles" in app.success[0].value
+    assert len(app.dataframe[0].value) == 16
+
+
+def test_the_review_corpus_shows_units_and_their_values(app):
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    table = app.dataframe[0].value
+    assert len(table) == 3 and set(table["units"]) == {12}
+    assert list(app.dataframe[1].value.columns) == ["value", "text"]
+
+
+def test_the_chosen_corpus_is_kept_when_moving_to_the_audit_page(app):
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception
+    assert "0 articles, 3 sets of units" in app.markdown[0].value
+
+
+def test_audit_page_without_a_corpus_says_where_to_pick_one():
+    import streamlit as st
+
+    st.cache_data.clear()
+    at = AppTest.from_file(str(Path(APP).parent / "pages" / "audit.py"), default_timeout=60)
+    at.run()
+    assert "Pick a corpus first." in at.info[0].value
+
+
+def test_audit_page_estimates_the_work_from_the_real_inputs(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
+    app.number_input(key="gender-glob_samples").set_value(2).run()
+    app.multiselect(key="audit_summarizers").set_value(["lead-3", "textrank"]).run()
+    assert not app.exception
+    estimate = app.info[0].value
+    # 16 identity inputs + 15 articles with gendered people × 2 draws × 2 arms (one article has no person).
+    assert estimate.startswith("Estimate: 76 inputs × 2 summarizers = **152 summaries**")
+    assert any("no gendered entity" in caption.value for caption in app.caption)
+
+
+def test_running_an_audit_from_the_page_completes_in_the_background(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
+    app.number_input(key="gender-glob_samples").set_value(1).run()
+    app.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
+    app.select_slider(key="audit_bootstrap").set_value(200).run()
+    app.button(key="audit_run").click().run()
+    assert not app.exception
+    from bias_core.store import RunStore
+
+    store = RunStore()
+    run_id = app.session_state["run_id"]
+    deadline = time.time() + 180
+    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
+        time.sleep(1)
+    info = store.get_run(run_id)
+    assert info.status == "completed", info.message
+    assert [m.measure for m in store.measures(run_id)] == ["distinguishability_count"]
+    assert info.config["perturbations"][1]["params"]["samples"] == 1
+
+
+def test_upload_page_says_what_to_do_before_a_file_is_chosen(app):
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    assert "Upload a file to start" in app.info[0].value
+
+
+def test_an_uploaded_article_becomes_the_corpus(app):
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("council.txt", b"Mayor Robert Moore said he will resign.",
+                                                  "text/plain").run()
+    assert not app.exception
+    assert "1 documents ready: 1 articles" in app.success[0].value
+    assert app.session_state["documents"][0].id == "council"
+
+
+def test_a_binary_upload_is_refused_with_a_plain_message(app):
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+                                                  "text/plain").run()
+    assert not app.exception
+    assert app.error[0].value.startswith("Could not load the file. photo.txt: looks like a binary file")
+
+
+def test_a_csv_upload_asks_which_columns_hold_text_and_values(app):
+    data = (b"hotel,review,score\nh1,Lovely stay,5\nh1,Dirty room,1\nh2,Fine,3\n")
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("reviews.csv", data, "text/csv").run()
+    assert app.selectbox(key="csv_text").value == "hotel"  # no 'text' column: the first one is offered
+    app.selectbox(key="csv_text").set_value("review").run()
+    app.selectbox(key="csv_group").set_value("hotel").run()
+    app.selectbox(key="csv_value").set_value("score").run()
+    assert not app.error
+    documents = app.session_state["documents"]
+    assert [(d.id, [u.value for u in d.units]) for d in documents] == [("h1", ["5", "1"]), ("h2", ["3"])]
