@@ -23,7 +23,7 @@ def run_bundle(store: RunStore, run_id: str) -> dict[str, Any]:
     """The whole run as one JSON-ready dict: run info (config, seeds, versions, revisions) and all records."""
     info = store.get_run(run_id)
     return {
-        "run": {key: value for key, value in vars(info).items()},
+        "run": {key: value for key, value in vars(info).items() if key != "worker_pid"},
         "documents": [d.to_dict() for d in store.documents(run_id)],
         "inputs": [i.to_dict() for i in store.inputs(run_id)],
         "summaries": [s.to_dict() for s in store.summaries(run_id)],

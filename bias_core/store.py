@@ -256,6 +256,39 @@ class RunStore:
                 column = "id" if table == "runs" else "run_id"
                 connection.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
 
+    def import_run(self, bundle: dict[str, Any]) -> str:
+        """Insert a run exported by ``export.run_bundle`` (same id, config and records) in one transaction."""
+        run = bundle["run"]
+        documents = [Document.from_dict(d) for d in bundle["documents"]]
+        inputs = [Input.from_dict(i) for i in bundle["inputs"]]
+        summaries = [Summary.from_dict(s) for s in bundle["summaries"]]
+        measures = [MeasureResult.from_dict(m) for m in bundle["measures"]]
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO runs (id, name, created, updated, status, config, config_hash, environment, "
+                "model_revisions, stage, progress_done, progress_total, message, reports) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run["id"], run["name"], run["created"], run["updated"], run["status"], json.dumps(run["config"]),
+                 run["config_hash"], json.dumps(run["environment"]), json.dumps(run["model_revisions"]),
+                 run["stage"], run["progress_done"], run["progress_total"], run["message"],
+                 json.dumps(run.get("reports", {}))))
+            connection.executemany("INSERT INTO documents VALUES (?, ?, ?, ?)", [
+                (run["id"], d.id, i, json.dumps(d.to_dict(), ensure_ascii=False)) for i, d in enumerate(documents)])
+            connection.executemany("INSERT INTO inputs VALUES (?, ?, ?, ?, ?, ?)", [
+                (run["id"], x.id, x.original_id, x.perturbation, i, json.dumps(x.to_dict(), ensure_ascii=False))
+                for i, x in enumerate(inputs)])
+            connection.executemany("INSERT INTO summaries VALUES (?, ?, ?, ?)", [
+                (run["id"], s.input_id, s.summarizer, json.dumps(s.to_dict(), ensure_ascii=False))
+                for s in summaries])
+            connection.executemany("INSERT INTO failures VALUES (?, ?, ?, ?)", [
+                (run["id"], f["input_id"], f["summarizer"], f["error"]) for f in bundle.get("failures", [])])
+            connection.executemany("INSERT INTO measures VALUES (?, ?, ?)", [
+                (run["id"], i, json.dumps(m.to_dict(), ensure_ascii=False)) for i, m in enumerate(measures)])
+        return run["id"]
+
+    def has_run(self, run_id: str) -> bool:
+        return self._connection.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+
     # records --------------------------------------------------------------------------------------------------
 
     def add_documents(self, run_id: str, documents: Iterable[Document]) -> None:

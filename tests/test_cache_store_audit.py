@@ -165,3 +165,15 @@ def test_a_stored_config_rebuilds_the_same_config():
     original = config("lead-3", StageSpec("random-3", {"seed": 2}))
     assert AuditConfig.from_stored(original.to_dict()) == original
     assert AuditConfig.from_dict(original.to_file_dict()) == original
+
+
+def test_an_exported_run_imports_into_another_store_unchanged(tmp_path):
+    from bias_core.export import run_bundle
+
+    source = RunStore(tmp_path / "a.sqlite")
+    run_id = run_audit(config("lead-3"), store=source, cache=SummaryCache(tmp_path / "c.sqlite"))
+    source.replace_measures(run_id, [MeasureResult("entity_inclusion", float("nan"), 0, reason="no entities")])
+    bundle = run_bundle(source, run_id)
+    target = RunStore(tmp_path / "b.sqlite")
+    assert target.import_run(bundle) == run_id and target.has_run(run_id)
+    assert run_bundle(target, run_id) == bundle
