@@ -20,6 +20,15 @@ def _label(result: MeasureResult) -> str:
     return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}")
 
 
+def excludes_zero(result: MeasureResult) -> bool:
+    """Whether the result's 95% CI excludes 0: the signed interval when the measure has one (scores such as TVD or
+    the odds-ratio score are never negative, so their own interval cannot contain 0), else the main interval."""
+    signed = result.details.get("signed") if isinstance(result.details, dict) else None
+    low, high = (signed.get("ci_low"), signed.get("ci_high")) if isinstance(signed, dict) else (result.ci_low,
+                                                                                                  result.ci_high)
+    return low is not None and high is not None and (low > 0 or high < 0)
+
+
 def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> go.Figure:
     """A horizontal dot-and-whisker chart of one measure across summarizers × perturbations."""
     rows = [r for r in results if r.measure == measure and (ci_kind is None or r.ci_kind in (ci_kind, None))]
@@ -31,8 +40,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
     if defined:
         lows = [r.value - r.ci_low if r.ci_low is not None else 0 for r in defined]
         highs = [r.ci_high - r.value if r.ci_high is not None else 0 for r in defined]
-        significant = [r.ci_low is not None and r.ci_high is not None and (r.ci_low > 0 or r.ci_high < 0)
-                       for r in defined]
+        significant = [excludes_zero(r) for r in defined]
         figure.add_trace(go.Scatter(
             x=[r.value for r in defined], y=[_label(r) for r in defined], mode="markers",
             marker={"size": 11, "symbol": ["diamond" if s else "circle" for s in significant],

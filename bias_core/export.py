@@ -87,9 +87,9 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 200) -> st
     ]
     measures = list(dict.fromkeys(r.measure for r in results))
     if measures:
-        parts.append("<h2>Measures</h2><p>Dots are point estimates with 95% bootstrap intervals; diamonds mark "
-                     "intervals that exclude 0; the grey band is the identity noise floor. A value of 0 means no "
-                     "evidence of bias.</p>")
+        parts.append("<h2>Measures</h2><p>Dots are point estimates with 95% bootstrap intervals; red diamonds mark "
+                     "results whose interval (the signed one, where the score itself cannot be negative) excludes "
+                     "0; the grey band is the identity noise floor. A value of 0 means no evidence of bias.</p>")
         for index, measure in enumerate(measures):
             figure = measure_figure(results, measure)
             parts.append(figure.to_html(include_plotlyjs=index == 0, full_html=False,
