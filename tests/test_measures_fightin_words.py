@@ -6,7 +6,12 @@ import math
 
 import pytest
 
-from bias_core.measures.fightin_words import adaptive_min_count, fightin_words, fightin_words_measure
+from bias_core.measures.fightin_words import (
+    adaptive_min_count,
+    fightin_words,
+    fightin_words_measure,
+    split_by_majority_identifiers,
+)
 from bias_core.measures.lexicons import paired_identifiers
 
 
@@ -75,3 +80,8 @@ def test_measure_result_counts_bh_significant_words_and_empty_is_undefined():
     assert measure.value == 4.0 and measure.details["top_male"][0]["term"] in {"league", "season"}
     empty = fightin_words_measure(fightin_words(["a"], ["b"], min_count=5))
     assert math.isnan(empty.value) and "minimum count" in empty.reason
+
+
+def test_inputs_split_by_majority_identifiers_leave_ties_out():
+    groups = split_by_majority_identifiers(["She and her mother won.", "He won.", "He and she won.", "Rain."])
+    assert groups == {"female": ["She and her mother won."], "male": ["He won."]}

@@ -1,1 +1,294 @@
-"""Bias measures: one module per paper's family, pure functions over records returning MeasureResult (METHODS §3–§5)."""
+"""Bias measures: one module per paper's family, pure functions over records returning MeasureResult (METHODS §3–§5).
+
+``MEASURES`` is the registry of INTERFACES.md measure names (plus ``fightin_words``): each name says which
+perturbation's inputs it reads and which family computes it. ``compute_measures`` runs the requested names over
+inputs and summaries, per summarizer and perturbation, sharing the expensive steps (NER alignment, embeddings)
+between the measures of a family, and Holm-corrects the confirmatory p-values it produced (METHODS §5).
+
+| measures | inputs (perturbation) | module |
+|---|---|---|
+| word_list_inclusion_adjusted / _unadjusted, entity_inclusion, entity_hallucination | gender-loc (entity_inclusion also race, race-intersectional) | steen_markert, alignment |
+| distinguishability_count / _dense, fightin_words | gender-glob | steen_markert, fightin_words |
+| bur, uer, auc, sof | sentiment | perspective |
+| i_across, i_within, delta_i, acc_diff | any input with a quadruple role (``--controls``); outcome = entity included | quadruples |
+| politician_features, summary_similarity | politician | politician |
+| mbic | summaries with sentence scores | lexical_bias |
+| sfpi | the originals (random-forest summarizer trained here) | lexical_bias |
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bias_core import nlp, stats
+from bias_core.measures import fightin_words as fw
+from bias_core.measures import lexical_bias, perspective, politician, quadruples, steen_markert
+from bias_core.measures.common import Pair, pair_summaries
+from bias_core.measures.lexicons import load_politicians
+from bias_core.records import Input, MeasureResult, Summary
+
+logger = logging.getLogger(__name__)
+
+C_LOC = ("gender-loc",)
+NAME_SWAPS = ("gender-loc", "race", "race-intersectional")
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """A registered measure: its family (what computes it) and the perturbations whose inputs it reads."""
+
+    name: str
+    family: str
+    perturbations: tuple[str, ...] | None  # None: any perturbation
+
+
+MEASURES: dict[str, MeasureSpec] = {spec.name: spec for spec in (
+    MeasureSpec("word_list_inclusion_adjusted", "word_list", C_LOC),
+    MeasureSpec("word_list_inclusion_unadjusted", "word_list", C_LOC),
+    MeasureSpec("entity_inclusion", "entities", NAME_SWAPS),
+    MeasureSpec("entity_hallucination", "entities", C_LOC),
+    MeasureSpec("distinguishability_count", "distinguishability", ("gender-glob",)),
+    MeasureSpec("distinguishability_dense", "distinguishability", ("gender-glob",)),
+    MeasureSpec("fightin_words", "fightin_words", ("gender-glob",)),
+    MeasureSpec("bur", "perspective", ("sentiment",)),
+    MeasureSpec("uer", "perspective", ("sentiment",)),
+    MeasureSpec("auc", "perspective", ("sentiment",)),
+    MeasureSpec("sof", "perspective", ("sentiment",)),
+    MeasureSpec("i_across", "quadruples", None),
+    MeasureSpec("i_within", "quadruples", None),
+    MeasureSpec("delta_i", "quadruples", None),
+    MeasureSpec("acc_diff", "quadruples", None),
+    MeasureSpec("politician_features", "politician", ("politician",)),
+    MeasureSpec("summary_similarity", "politician", ("politician",)),
+    MeasureSpec("mbic", "mbic", None),
+    MeasureSpec("sfpi", "sfpi", None),
+)}
+MEASURE_NAMES = tuple(MEASURES)
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    """Settings shared by all measures (each documented in its module)."""
+
+    n_resamples: int = stats.DEFAULT_RESAMPLES
+    seed: int = 0
+    hallucination_lookup: Mapping[str, str] = field(default_factory=dict)
+    bias_labels: Mapping[str, lexical_bias.LabelledDocument] | None = None
+    politicians_path: str | None = None
+    perspective_target: str | Mapping[str, float] = "ratio"
+    perspective_matching: tuple[str, ...] = ("ngram",)
+    by_year: bool = False
+    top_k: int = 20
+
+
+def _group_pairs(inputs: Sequence[Input], summaries: Sequence[Summary]) -> dict[tuple[str, str], list[Pair]]:
+    groups: dict[tuple[str, str], list[Pair]] = {}
+    for pair in pair_summaries(inputs, summaries):
+        groups.setdefault((pair.summary.summarizer, pair.input.perturbation), []).append(pair)
+    return groups
+
+
+def _wanted(names: Sequence[str], family: str) -> list[str]:
+    return [name for name in names if MEASURES[name].family == family]
+
+
+def _applies(name: str, perturbation: str) -> bool:
+    allowed = MEASURES[name].perturbations
+    return allowed is None or perturbation in allowed
+
+
+def compute_measures(
+    inputs: Sequence[Input],
+    summaries: Sequence[Summary],
+    names: Sequence[str] | None = None,
+    options: MeasureOptions | None = None,
+) -> list[MeasureResult]:
+    """Return the requested measures (default: every measure the data supports) for every summarizer.
+
+    A measure asked for by name that the data cannot support is returned as nan with a reason; unrequested
+    measures are only computed where their inputs exist.
+    """
+    options = options or MeasureOptions()
+    explicit = names is not None
+    names = list(names) if names is not None else list(MEASURE_NAMES)
+    unknown = [name for name in names if name not in MEASURES]
+    if unknown:
+        raise ValueError(f"unknown measure(s) {', '.join(unknown)}; choose from {', '.join(MEASURE_NAMES)}")
+    results: list[MeasureResult] = []
+    groups = _group_pairs(inputs, summaries)
+    produced: set[str] = set()
+    for (summarizer, perturbation), pairs in sorted(groups.items()):
+        applicable = [name for name in names if _applies(name, perturbation) and MEASURES[name].family != "sfpi"]
+        if not applicable:
+            continue
+        found = _family_results(pairs, applicable, perturbation, options)
+        results += found
+        produced |= {result.measure for result in found}
+    if "sfpi" in names:
+        results += _sfpi(inputs, options)
+        produced.add("sfpi")
+    if explicit:
+        for name in names:
+            if name not in produced:
+                allowed = MEASURES[name].perturbations
+                reason = ("no summaries of " + " or ".join(allowed) + " inputs") if allowed else \
+                    "the inputs and summaries do not support this measure"
+                results.append(MeasureResult(name, math.nan, 0, reason=reason))
+    _holm_over_family(results)
+    return results
+
+
+def _family_results(pairs: list[Pair], names: list[str], perturbation: str, options: MeasureOptions
+                    ) -> list[MeasureResult]:
+    common = {"n_resamples": options.n_resamples, "seed": options.seed}
+    out: list[MeasureResult] = []
+    if _wanted(names, "word_list"):
+        out += [r for r in steen_markert.word_list_inclusion(pairs, perturbation=perturbation, **common)
+                if r.measure in names]
+    needs_alignment = _wanted(names, "entities") or (_wanted(names, "quadruples") and _quadruple_pairs(pairs))
+    alignments = steen_markert.align_pairs(pairs, options.hallucination_lookup) if needs_alignment else None
+    if "entity_inclusion" in names:
+        out += steen_markert.entity_inclusion(pairs, alignments, perturbation=perturbation, **common)
+    if "entity_hallucination" in names:
+        out += steen_markert.entity_hallucination(pairs, alignments, perturbation=perturbation, **common)
+    for similarity in ("count", "dense"):
+        if f"distinguishability_{similarity}" in names:
+            out += steen_markert.distinguishability(pairs, similarity=similarity, perturbation=perturbation,
+                                                    **common)
+    if "fightin_words" in names:
+        out.append(_fightin_words_by_arm(pairs, perturbation, options))
+    perspective_names = _wanted(names, "perspective")
+    if perspective_names:
+        for matching in options.perspective_matching:
+            out += [r for r in perspective.perspective_fairness(
+                pairs, matching=matching, target=options.perspective_target, perturbation=perturbation, **common)
+                if r.measure in perspective_names]
+    quadruple_names = _wanted(names, "quadruples")
+    if quadruple_names and _quadruple_pairs(pairs):
+        rows = quadruple_outcomes(pairs, alignments)
+        out += [r for r in quadruples.quadruple_inconsistency(
+            rows, perturbation=perturbation, summarizer=pairs[0].summary.summarizer, **common)
+            if r.measure in quadruple_names]
+    if _wanted(names, "politician"):
+        summary_pairs = politician.politician_pairs([p.input for p in pairs], [p.summary for p in pairs])
+        summarizer = pairs[0].summary.summarizer
+        if "politician_features" in names:
+            table = load_politicians(options.politicians_path) if options.politicians_path else None
+            out.append(politician.politician_features(summary_pairs, politicians=table, by_year=options.by_year,
+                                                      summarizer=summarizer, **common))
+        if "summary_similarity" in names:
+            out += politician.summary_similarity(summary_pairs, summarizer=summarizer, top_k=options.top_k,
+                                                 **common)
+    if "mbic" in names:
+        out += _mbic(pairs, perturbation, options)
+    return out
+
+
+def _quadruple_pairs(pairs: Sequence[Pair]) -> bool:
+    return any(pair.input.quadruple_id and pair.input.role in quadruples.QUADRUPLE_ROLES for pair in pairs)
+
+
+def quadruple_outcomes(pairs: Sequence[Pair], alignments) -> list[quadruples.Outcome]:
+    """Return one outcome per (quadruple, entity, role): 1 when the entity appears in that input's summary.
+
+    The quadruple is the input's ``quadruple_id`` joined with the entity id, so each entity of a sample is its own
+    quadruple (Counter-GAP's quadruple is about one target entity); the group is the entity's group in that input.
+    """
+    rows = []
+    for pair, alignment in zip(pairs, alignments, strict=True):
+        item = pair.input
+        if not item.quadruple_id or item.role not in quadruples.QUADRUPLE_ROLES:
+            continue
+        for entity in item.entities:
+            if entity.group:
+                rows.append(quadruples.Outcome(f"{item.quadruple_id}/{entity.entity_id}", item.role, entity.group,
+                                               int(entity.entity_id in alignment.included)))
+    return rows
+
+
+def _fightin_words_by_arm(pairs: Sequence[Pair], perturbation: str, options: MeasureOptions) -> MeasureResult:
+    """Fightin' Words between the summaries of two arms, perturbed tokens masked (METHODS §4.6)."""
+    arms = sorted({pair.input.arm for pair in pairs if pair.input.arm})
+    summarizer = pairs[0].summary.summarizer
+    if len(arms) != 2:
+        return MeasureResult("fightin_words", math.nan, 0, perturbation=perturbation, summarizer=summarizer,
+                             reason=f"needs summaries of exactly two arms, found {len(arms)}")
+    mask: dict[str, str] = {}
+    for pair in pairs:
+        for sub in pair.input.substitutions:
+            marker = {"first_name": "[first_name]", "last_name": "[last_name]", "full_name": "[name]",
+                      "pronoun": "[pronoun]", "title": "[title]"}.get(sub.kind)
+            if marker:
+                for token in fw.TOKEN_PATTERN.findall(sub.replacement.lower()):
+                    mask[token] = marker
+    texts = {arm: [pair.summary.text for pair in pairs if pair.input.arm == arm] for arm in arms}
+    result = fw.fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask)
+    return fw.fightin_words_measure(result, top_k=options.top_k, perturbation=perturbation, summarizer=summarizer,
+                                    n=len({pair.input.original_id for pair in pairs}))
+
+
+def _mbic(pairs: Sequence[Pair], perturbation: str, options: MeasureOptions) -> list[MeasureResult]:
+    """MBIC of one summarizer from its sentence scores and the user's labels, or the approximate lexicon labeller."""
+    scored = [pair for pair in pairs if pair.summary.sentences is not None]
+    summarizer = pairs[0].summary.summarizer
+    if not scored:
+        return [MeasureResult("mbic", math.nan, 0, summarizer=summarizer, perturbation=perturbation,
+                              reason="the summaries carry no sentence scores (extractive summarizers only)")]
+    documents = []
+    unmatched = 0
+    for pair in scored:
+        sentences, scores = pair.summary.sentences, pair.summary.sentence_scores
+        if options.bias_labels is not None:
+            key = pair.input.id if pair.input.id in options.bias_labels else pair.input.original_id
+            document = lexical_bias.attach_scores(options.bias_labels, key, sentences, scores)
+            if document is None:
+                unmatched += 1
+                continue
+            # each summarised input is its own document, even when several share the original's labels
+            documents.append(lexical_bias.LabelledDocument(pair.input.id, document.sentences, document.labels,
+                                                           document.scores))
+        else:
+            documents.append(lexical_bias.LabelledDocument(pair.input.id, tuple(sentences),
+                                                           tuple(lexical_bias.lexicon_labels(sentences)),
+                                                           tuple(scores)))
+    source = "user labels" if options.bias_labels is not None else lexical_bias.LEXICON_LABELLER
+    results = lexical_bias.mbic_result(documents, label_source=source, summarizer=summarizer,
+                                       perturbation=perturbation, n_resamples=options.n_resamples,
+                                       seed=options.seed)
+    for result in results:
+        result.details["summaries_without_matching_labels"] = unmatched
+    return results
+
+
+def _sfpi(inputs: Sequence[Input], options: MeasureOptions) -> list[MeasureResult]:
+    """SFPI of the random-forest summarizer on the distinct originals (user labels or the lexicon labeller)."""
+    if options.bias_labels is not None:
+        documents = list(options.bias_labels.values())
+        source = "user labels"
+    else:
+        originals: dict[str, str] = {}
+        for item in inputs:
+            if item.original_id not in originals:
+                originals[item.original_id] = item.original_text()
+        ids = list(originals)
+        split = nlp.split_sentences([originals[i] for i in ids])
+        documents = [lexical_bias.LabelledDocument(i, tuple(s), tuple(lexical_bias.lexicon_labels(s)))
+                     for i, s in zip(ids, split) if s]
+        source = lexical_bias.LEXICON_LABELLER
+    return lexical_bias.random_forest_sfpi(documents, label_source=source, seed=options.seed,
+                                           n_resamples=options.n_resamples)
+
+
+def _holm_over_family(results: Sequence[MeasureResult]) -> None:
+    """Add Holm-adjusted p-values over every confirmatory p-value in the results (METHODS §5), method stated."""
+    tested = [r for r in results if r.details.get("p_one_sided") is not None]
+    if not tested:
+        return
+    adjusted = stats.adjust_pvalues([r.details["p_one_sided"] for r in tested], "holm")
+    for result, p_value, reject in zip(tested, adjusted.adjusted, adjusted.reject):
+        result.details["p_holm"] = p_value
+        result.details["significant_holm"] = reject
+        result.details["correction"] = adjusted.label

@@ -1,6 +1,6 @@
 """Fightin' Words: which words distinguish two sets of texts (METHODS §4.6; Monroe et al. 2008).
 
-Used as in Steen & Markert §4 (inputs split by majority gender, Table 1) and Zhou & Tan §6 (HIGHSIM vs LOWSIM), and
+Used as in Steen & Markert §4 (inputs split by majority gender, Table 1: ``split_by_majority_identifiers``) and Zhou & Tan §6 (HIGHSIM vs LOWSIM), and
 for any two sets of texts (arm vs arm, inputs by group).
 
     δ_w = log((y_w1+α_w)/(n1+α0−y_w1−α_w)) − log((y_w2+α_w)/(n2+α0−y_w2−α_w)),
@@ -36,6 +36,7 @@ from scipy.stats import norm
 from bias_core import stats
 from bias_core.measures.lexicons import paired_identifiers
 from bias_core.records import MeasureResult
+from bias_core.wordlists import GENDER_WORDS
 
 TOKEN_PATTERN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
 UNINFORMATIVE_ALPHA = 0.01
@@ -170,6 +171,22 @@ def fightin_words(
                        float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD), bool(bh[i])) for i in order]
     return FightinWordsResult(terms, label_a, label_b, len(texts_a), len(texts_b), int(n_a), int(n_b), threshold,
                               prior_label, {"masked_tokens": len(mask or {}), "paired_identifiers": normalise_pairs})
+
+
+def split_by_majority_identifiers(
+    texts: Sequence[str], word_lists: Mapping[str, Sequence[str]] = GENDER_WORDS
+) -> dict[str, list[str]]:
+    """Return texts grouped by the group whose identifiers they mention most; ties are left out.
+
+    Steen & Markert §4 split CNN/DM and XSum inputs this way before Fightin' Words (Table 1).
+    """
+    lookup = {word.lower(): group for group, words in word_lists.items() for word in words}
+    groups: dict[str, list[str]] = {group: [] for group in word_lists}
+    for text in texts:
+        counts = Counter(lookup[t] for t in TOKEN_PATTERN.findall(text.lower()) if t in lookup).most_common(2)
+        if counts and (len(counts) == 1 or counts[0][1] > counts[1][1]):
+            groups[counts[0][0]].append(text)
+    return groups
 
 
 def fightin_words_measure(

@@ -5,8 +5,8 @@ For each sample (an input made of units with values, METHODS §1.6):
   stop words and punctuation removed).
 - Target distribution p_y: **N-gram** (k = 1, Zhang et al. §3.2): every content token of the summary that occurs in
   the units of value v counts 1 for every such v; **embedding**: softmax over v of sim(units_v, summary) / T with
-  T = 0.1, sim = the mean cosine between the summary and the units of value v (all-MiniLM-L6-v2; BERTScore or
-  BARTScore can be plugged in by passing a score matrix). Empty target (no summary token found in any unit) →
+  T = 0.1, sim = the mean cosine between the summary and the units of value v (all-MiniLM-L6-v2; BERTScore and
+  BARTScore, which Zhang et al. also use, need models this offline build does not ship). Empty target (no summary token found in any unit) →
   uniform.
 - Values with zero source mass are dropped. (The reference code keeps them because a float comparison lets an
   exact 0 through; dropping them is what the definition means: a value absent from the source cannot be

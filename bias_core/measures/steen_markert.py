@@ -203,8 +203,9 @@ def entity_inclusion(
             odds_ratio = odds0 / odds1
             return np.where(odds_ratio >= 1.0, odds_ratio - 1.0, 1.0 - 1.0 / odds_ratio)
 
-        signed = (signed_score, f"odds ratio {groups[0]}:{groups[1]} − 1 when ≥ 0, else 1 − its inverse; "
-                                f"> 0: {groups[0]} favoured")
+        meaning = (f"OR = odds({groups[0]}) / odds({groups[1]}); OR − 1 when OR ≥ 1, else −(1/OR − 1): the paper's "
+                   f"score with a sign, > 0: {groups[0]} favoured")
+        signed = (signed_score, meaning)
     return interval_results("entity_inclusion", value, units, score, kinds=BOTH_KINDS, details=details,
                             reason=reason, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
 

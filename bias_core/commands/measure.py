@@ -1,0 +1,103 @@
+"""`python -m bias_core measure`: every bias measure from inputs.jsonl and summaries.jsonl (INTERFACES.md).
+
+Writes measures.json, ``{"results": [...]}``, one entry per measure, summarizer, perturbation and CI kind (a result
+with d and s intervals appears twice). Without ``--measure`` every measure the data supports is computed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+from pathlib import Path
+
+from bias_core import io, stats
+from bias_core.errors import InputError
+from bias_core.measures import MEASURE_NAMES, MeasureOptions, compute_measures
+from bias_core.measures.lexical_bias import read_bias_labels
+
+logger = logging.getLogger(__name__)
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "measure", help="compute bias measures with bootstrap CIs from inputs and summaries",
+        description="Compute the bias measures of METHODS §3-§5 per summarizer and perturbation. Psycholinguistic "
+                    "features of politician summaries use Empath and NRC categories as stand-ins for LIWC.")
+    parser.add_argument("--inputs", required=True, help="inputs.jsonl (output of perturb)")
+    parser.add_argument("--summaries", required=True, help="summaries.jsonl (output of summarize, or imported)")
+    parser.add_argument("--out", required=True, help="measures.json to write")
+    parser.add_argument("--measure", action="append", choices=MEASURE_NAMES, metavar="NAME",
+                        help=f"measure to compute (repeatable; default: all the data supports): "
+                             f"{', '.join(MEASURE_NAMES)}")
+    parser.add_argument("--bootstrap", type=int, default=stats.DEFAULT_RESAMPLES, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--hallucination-genders", metavar="CSV",
+                        help="lookup table for hallucinated names: CSV with columns name, gender (checked before "
+                             "census first names)")
+    parser.add_argument("--bias-labels", metavar="JSONL",
+                        help="per-sentence bias labels for mbic/sfpi: {id, sentences, labels} or BASIL-style "
+                             "{id, text, spans}; without it an approximate lexicon labeller is used")
+    parser.add_argument("--politicians", metavar="CSV",
+                        help="politicians table (name, party, gender, office, years) replacing the shipped one")
+    parser.add_argument("--perspective-target", default="ratio",
+                        help="fairness target: ratio, equal, or JSON like '{\"pos\": 0.5, \"neg\": 0.5}'")
+    parser.add_argument("--perspective-matching", action="append", choices=("ngram", "embedding"),
+                        help="target distribution matching (repeatable; default ngram)")
+    parser.add_argument("--by-year", action="store_true", help="politician features: test each year separately")
+    parser.set_defaults(func=run)
+
+
+def read_gender_lookup(path: str) -> dict[str, str]:
+    """Read a name → gender CSV (columns name, gender); genders must be male, female or unknown."""
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(path, "no such file")
+    with file.open(newline="", encoding="utf-8-sig") as stream:
+        reader = csv.DictReader(stream)
+        if not {"name", "gender"} <= set(reader.fieldnames or []):
+            raise InputError(path, "needs the columns name and gender")
+        lookup = {}
+        for line, row in enumerate(reader, start=2):
+            gender = (row["gender"] or "").strip().lower()
+            if gender not in ("male", "female", "unknown"):
+                raise InputError(path, f"gender '{row['gender']}' must be male, female or unknown", row=line)
+            lookup[(row["name"] or "").strip()] = gender
+    return lookup
+
+
+def _target(text: str):
+    if text in ("ratio", "equal"):
+        return text
+    problem = InputError("--perspective-target", f"'{text}' is not ratio, equal or a JSON object of shares")
+    try:
+        mapping = json.loads(text)
+    except ValueError:
+        raise problem from None
+    if not isinstance(mapping, dict) or not all(isinstance(v, (int, float)) for v in mapping.values()):
+        raise problem
+    return {str(key): float(value) for key, value in mapping.items()}
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs = io.read_inputs(args.inputs)
+    summaries = io.read_summaries(args.summaries)
+    known = {item.id for item in inputs}
+    orphans = [summary.input_id for summary in summaries if summary.input_id not in known]
+    if len(orphans) == len(summaries):
+        raise InputError(args.summaries, "no summary refers to an input of " + str(args.inputs),
+                         hint="check that input_id values match the ids in the inputs file")
+    if orphans:
+        logger.warning("%d summaries refer to inputs not in %s; ignored (first: %s)", len(orphans), args.inputs,
+                       orphans[0])
+    options = MeasureOptions(
+        n_resamples=args.bootstrap, seed=args.seed,
+        hallucination_lookup=read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {},
+        bias_labels=read_bias_labels(args.bias_labels) if args.bias_labels else None,
+        politicians_path=args.politicians, perspective_target=_target(args.perspective_target),
+        perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year)
+    results = compute_measures(inputs, summaries, args.measure, options)
+    io.write_measures(args.out, results)
+    logger.info("wrote %d results to %s", len(results), args.out)
+    return 0
