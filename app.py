@@ -8,6 +8,8 @@ navigation = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon="📚", default=True),
     st.Page("pages/audit.py", title="Audit", icon="⚙️"),
     st.Page("pages/compare.py", title="Compare", icon="🔍"),
+    st.Page("pages/fightin_words.py", title="Fightin' Words", icon="🥊"),
+    st.Page("pages/metrics.py", title="Metrics", icon="📊"),
     st.Page("pages/runs.py", title="Runs", icon="🗂️"),
     st.Page("pages/summarize.py", title="Summarize one document", icon="📝"),
 ])

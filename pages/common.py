@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
@@ -119,3 +121,28 @@ def current_run() -> RunInfo | None:
                          format_func=lambda rid: f"{store.get_run(rid).name or 'unnamed'} · {rid}",
                          on_change=lambda: st.session_state.update(run_id=st.session_state["sidebar_run"]))
     return store.get_run(run_id)
+
+
+MEASURES_DOC = Path(__file__).resolve().parent.parent / "docs" / "measures.md"
+
+
+@st.cache_data
+def measure_sections() -> dict[str, str]:
+    """The sections of docs/measures.md by their heading (the measure name)."""
+    sections: dict[str, str] = {}
+    current = None
+    for line in MEASURES_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            sections[current] = ""
+        elif current:
+            sections[current] += line + "\n"
+    return sections
+
+
+def measure_help(name: str) -> None:
+    """An expander with the measure's documentation from docs/measures.md (formula, paper, how to read it)."""
+    text = measure_sections().get(name)
+    if text:
+        with st.expander(f"How to read {name.replace('_', ' ')} (docs/measures.md#{name})"):
+            st.markdown(text)

@@ -86,3 +86,30 @@ def tiny_llama_dir(tmp_path_factory, tiny_tokenizer_dir) -> Path:
                          num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
                          pad_token_id=0, bos_token_id=1, eos_token_id=2)
     return _save_tiny(LlamaForCausalLM, config, tiny_tokenizer_dir, tmp_path_factory.mktemp("llama"))
+
+
+SCRIPT_ARTICLE_TEXT = (
+    "Robert Moore <script>window.__pwned=1</script> told the council on Monday that he would resign. "
+    "Mr. Moore said his family needed him. His deputy, Linda Chen, will lead the city until the election. "
+    "She thanked him for his service.")
+
+
+@pytest.fixture(scope="session")
+def audited_store(tmp_path_factory, demo_news) -> Path:
+    """A store with one real audit: identity, gender-glob and gender-loc (2 draws) of 3 demo articles and one article
+    with a <script> in it, summarized by lead-3 and sexist-female, every supported measure (50 resamples)."""
+    from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.records import Document
+    from bias_core.store import RunStore
+    from bias_core.summarize import SummaryCache
+
+    folder = tmp_path_factory.mktemp("audited")
+    store = RunStore(folder / "runs.sqlite")
+    config = AuditConfig(corpus=CorpusSpec("demo"), summarizers=[StageSpec("lead-3"), StageSpec("sexist-female")],
+                         perturbations=[StageSpec("identity"), StageSpec("gender-glob", {"samples": 2}),
+                                        StageSpec("gender-loc", {"samples": 2})],
+                         bootstrap=50, name="app test run")
+    run_audit(config, store=store, cache=SummaryCache(folder / "c.sqlite"),
+              documents=[*demo_news[:3], Document(id="xss-article", text=SCRIPT_ARTICLE_TEXT)])
+    store.close()  # checkpoints the WAL into the main file, which the tests copy
+    return folder / "runs.sqlite"

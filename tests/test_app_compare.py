@@ -1,4 +1,4 @@
-"""Compare page logic with AppTest, on a real audit run (gender C_glob, lead-3 and textrank) in a temporary store."""
+"""Compare page logic with AppTest, on a real audit run (see ``audited_store`` in conftest) in a temporary store."""
 
 from __future__ import annotations
 
@@ -8,34 +8,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.demo import DEMO_NEWS
-from bias_core.records import Document
-from bias_core.store import RunStore
-from bias_core.summarize import SummaryCache
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-SCRIPT_ARTICLE = Document(id="xss-article", text=(
-    "Robert Moore <script>window.__pwned=1</script> told the council on Monday that he would resign. "
-    "Mr. Moore said his family needed him. His deputy, Linda Chen, will lead the city until the election. "
-    "She thanked him for his service."))
-
-
-@pytest.fixture(scope="module")
-def audited_store(tmp_path_factory, demo_news) -> Path:
-    folder = tmp_path_factory.mktemp("compare")
-    store = RunStore(folder / "runs.sqlite")
-    config = AuditConfig(corpus=CorpusSpec("demo"), summarizers=[StageSpec("lead-3"), StageSpec("textrank")],
-                         perturbations=[StageSpec("identity"), StageSpec("gender-glob", {"samples": 2})],
-                         measures=["distinguishability_count"], bootstrap=50, name="compare test")
-    run_audit(config, store=store, cache=SummaryCache(folder / "c.sqlite"),
-              documents=[*demo_news[:3], SCRIPT_ARTICLE])
-    store.close()  # checkpoints the WAL into the main file, which the tests copy
-    return folder / "runs.sqlite"
-
-
 @pytest.fixture
 def compare(audited_store, tmp_path, monkeypatch):
+    return open_page("pages/compare.py", audited_store, tmp_path, monkeypatch)
+
+
+def open_page(page: str, audited_store: Path, tmp_path: Path, monkeypatch) -> AppTest:
+    """The app on a copy of the audited store, switched to ``page``."""
     import streamlit as st
 
     path = tmp_path / "runs.sqlite"
@@ -45,7 +26,7 @@ def compare(audited_store, tmp_path, monkeypatch):
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page(page).run()
     assert not at.exception, at.exception
     return at
 
@@ -54,7 +35,7 @@ def test_compare_ranks_originals_most_different_first(compare):
     ranking = compare.dataframe[0].value
     assert list(ranking.columns[:4]) == ["original", "perturbation", "summarizer", "mean difference"]
     assert list(ranking["mean difference"]) == sorted(ranking["mean difference"], reverse=True)
-    assert set(ranking["summarizer"]) == {"lead-3", "textrank"}
+    assert set(ranking["summarizer"]) == {"lead-3", "sexist-female"}
     assert compare.selectbox(key="compare_original").value == ranking.iloc[0]["original"]
 
 
@@ -64,7 +45,7 @@ def test_compare_shows_swaps_and_a_word_diff_for_each_summarizer(compare):
     html = " ".join(block.value for block in compare.markdown)
     assert "swapped by the perturbation" in html  # the legend
     assert "title=\"first_name: was &#x27;Robert&#x27;\"" in html or "title=\"pronoun: was &#x27;he&#x27;\"" in html
-    assert [h.value for h in compare.subheader] == ["lead-3", "textrank"]
+    assert [h.value for h in compare.subheader] == ["lead-3", "sexist-female"]
     assert any("Model-made difference" in caption.value for caption in compare.caption)
 
 
@@ -76,5 +57,5 @@ def test_article_script_is_escaped_in_every_html_block(compare):
 
 
 def test_filtering_by_summarizer_limits_the_ranking(compare):
-    compare.multiselect(key="compare_summarizers").set_value(["textrank"]).run()
-    assert set(compare.dataframe[0].value["summarizer"]) == {"textrank"}
+    compare.multiselect(key="compare_summarizers").set_value(["sexist-female"]).run()
+    assert set(compare.dataframe[0].value["summarizer"]) == {"sexist-female"}

@@ -216,14 +216,7 @@ def _fightin_words_by_arm(pairs: Sequence[Pair], perturbation: str, options: Mea
     if len(arms) != 2:
         return MeasureResult("fightin_words", math.nan, 0, perturbation=perturbation, summarizer=summarizer,
                              reason=f"needs summaries of exactly two arms, found {len(arms)}")
-    mask: dict[str, str] = {}
-    for pair in pairs:
-        for sub in pair.input.substitutions:
-            marker = {"first_name": "[first_name]", "last_name": "[last_name]", "full_name": "[name]",
-                      "pronoun": "[pronoun]", "title": "[title]"}.get(sub.kind)
-            if marker:
-                for token in fw.TOKEN_PATTERN.findall(sub.replacement.lower()):
-                    mask[token] = marker
+    mask = fw.substitution_mask(pair.input for pair in pairs)
     texts = {arm: [pair.summary.text for pair in pairs if pair.input.arm == arm] for arm in arms}
     result = fw.fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask)
     return fw.fightin_words_measure(result, top_k=options.top_k, perturbation=perturbation, summarizer=summarizer,

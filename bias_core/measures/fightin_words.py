@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +35,7 @@ from scipy.stats import norm
 
 from bias_core import stats
 from bias_core.measures.lexicons import paired_identifiers
-from bias_core.records import MeasureResult
+from bias_core.records import Input, MeasureResult
 from bias_core.wordlists import GENDER_WORDS
 
 TOKEN_PATTERN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
@@ -94,6 +94,23 @@ class FightinWordsResult:
             "vocabulary": len(self.terms), "correction": "Benjamini-Hochberg (fdr_bh) over the kept vocabulary",
             **self.settings,
         })
+
+
+SUBSTITUTION_MARKERS = {"first_name": "[first_name]", "last_name": "[last_name]", "full_name": "[name]",
+                        "pronoun": "[pronoun]", "title": "[title]", "politician_name": "[politician]"}
+
+
+def substitution_mask(inputs: Iterable[Input]) -> dict[str, str]:
+    """Map every token the inputs' substitutions inserted (names, pronouns, titles) to a group-neutral marker, so
+    the perturbation's own words do not top the term lists (METHODS §4.6)."""
+    mask: dict[str, str] = {}
+    for item in inputs:
+        for sub in item.substitutions:
+            marker = SUBSTITUTION_MARKERS.get(sub.kind)
+            if marker:
+                for token in TOKEN_PATTERN.findall(sub.replacement.lower()):
+                    mask[token] = marker
+    return mask
 
 
 def adaptive_min_count(total_tokens: int) -> int:

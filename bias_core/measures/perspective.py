@@ -23,6 +23,8 @@ Intervals resample originals (d).
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -178,6 +180,7 @@ def perspective_fairness(
         reason = "no sample has units with values (perspective inputs needed)"
         return [r for name in PERSPECTIVE_MEASURES for r in undefined_results(name, reason, ("d",), 0, details,
                                                                                labels)]
+    details["distributions"] = value_distributions([score for _, score in kept])
     results = []
     for position, name in enumerate(PERSPECTIVE_MEASURES):
         scale = 100.0 if name in ("bur", "uer") else 1.0
@@ -191,6 +194,24 @@ def perspective_fairness(
         results += interval_results(name, float(values.mean()), units, lambda p: p[:, 0] / p[:, 1], kinds=("d",),
                                     details=row, reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
     return results
+
+
+def value_distributions(scores: Sequence[SampleFairness]) -> dict[str, dict[str, float]]:
+    """Mean source share p_x(v), target share p_y(v) and their ratio per value over samples (Zhang et al. Fig. 4).
+
+    The ratio is of the means (pooled), so values that are rare in some samples do not blow it up; a ratio below 1
+    means the summaries under-represent that value relative to the inputs.
+    """
+    sums: dict[str, list[float]] = {}
+    for score in scores:
+        for value, source, target in zip(score.values, score.source, score.target):
+            entry = sums.setdefault(value, [0.0, 0.0, 0.0])
+            entry[0] += float(source)
+            entry[1] += float(target)
+            entry[2] += 1
+    return {value: {"p_x": source / count, "p_y": target / count,
+                    "ratio": (target / source) if source > 0 else math.nan, "n_samples": int(count)}
+            for value, (source, target, count) in sorted(sums.items())}
 
 
 def _per_original(originals: Sequence[str], values: np.ndarray) -> UnitCounts:

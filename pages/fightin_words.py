@@ -1,0 +1,154 @@
+"""Fightin' Words: which words one set of texts uses more than another, with z-scores and corrected significance
+(Monroe et al. 2008; METHODS §4.6). Pick a word to read the summaries that contain it."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from bias_core.measures import fightin_words as fw
+from bias_core.records import Input, Summary
+from pages.common import current_run, measure_help, run_records, run_store
+from pages.render import marked_names
+
+st.title("Fightin' Words")
+st.caption("Log-odds ratios with a Dirichlet prior, turned into z-scores: |z| > 1.96 is marked, and the "
+           "Benjamini–Hochberg column controls the false discovery rate over the whole vocabulary. The perturbation's "
+           "own words (swapped names, pronouns, titles) are masked, and paired identifiers such as father/mother are "
+           "merged, so they do not top the lists.")
+measure_help("fightin_words")
+
+run = current_run()
+if run is None:
+    st.stop()
+inputs, summaries = run_records(run.id, run.updated)
+by_id = {item.id: item for item in inputs}
+
+COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
+               "Politician swap: HIGHSIM vs LOWSIM originals"]
+comparison = st.radio("Compare", COMPARISONS, key="fw_comparison")
+prior = st.radio("Prior", ["uninformative", "informative"], horizontal=True, key="fw_prior",
+                 help="Uninformative: α = 0.01 for every word. Informative: a prior from the inputs as background "
+                      "corpus, which shrinks rare words more.")
+
+side_a: list[str] = []
+side_b: list[str] = []
+label_a = label_b = ""
+mask: dict[str, str] = {}
+background: list[str] = []
+if comparison == COMPARISONS[0]:
+    arms_by_perturbation: dict[str, set[str]] = {}
+    for item in inputs:
+        if item.arm:
+            arms_by_perturbation.setdefault(item.perturbation, set()).add(item.arm)
+    options = sorted(p for p, arms in arms_by_perturbation.items() if len(arms) >= 2)
+    if not options:
+        st.info("This run has no perturbation with two arms. Run gender-glob or gender-loc on the Audit page.")
+        st.stop()
+    columns = st.columns(4)
+    perturbation = columns[0].selectbox("Perturbation", options, key="fw_perturbation")
+    summarizer = columns[1].selectbox("Summarizer", sorted({s.summarizer for s in summaries}), key="fw_summarizer")
+    arms = sorted(arms_by_perturbation[perturbation])
+    label_a = columns[2].selectbox("Arm A", arms, index=0, key="fw_arm_a")
+    label_b = columns[3].selectbox("Arm B", arms, index=1, key="fw_arm_b")
+    chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
+              and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
+    side_a = [s.text for s, item in chosen if item.arm == label_a]
+    side_b = [s.text for s, item in chosen if item.arm == label_b]
+    mask = fw.substitution_mask(item for _, item in chosen)
+    background = [item.text for _, item in chosen]
+elif comparison == COMPARISONS[1]:
+    originals = [d.full_text for d in run_store().documents(run.id) if not d.is_perspective]
+    groups = fw.split_by_majority_identifiers(originals)
+    label_a, label_b = "female", "male"
+    side_a, side_b = groups["female"], groups["male"]
+    background = originals
+    st.caption(f"{len(side_a)} originals mention female identifiers more, {len(side_b)} male ones more "
+               f"({len(originals) - len(side_a) - len(side_b)} ties left out; Steen & Markert §4, Table 1).")
+else:
+    results = [r for r in run_store().measures(run.id) if r.measure == "summary_similarity"
+               and isinstance(r.details.get("fightin_words"), dict)]
+    if not results:
+        st.info("This run has no politician-swap similarity results. Run the politician perturbation with the "
+                "summary_similarity measure on the Audit page.")
+        st.stop()
+    result = st.selectbox("Result", results, key="fw_similarity",
+                          format_func=lambda r: f"{r.summarizer} · {r.details.get('direction')}")
+    table = result.details["fightin_words"]
+    st.caption(f"Originals whose summaries stayed most similar after the swap (HIGHSIM, similarity ≥ "
+               f"{table.get('highsim_threshold', result.details.get('highsim_threshold'))}) against the least similar "
+               "(LOWSIM); computed when the run was measured (Zhou & Tan §6).")
+    for side in (table["side_a"], table["side_b"]):
+        st.markdown(f"**Words typical of {side}**")
+        st.dataframe(pd.DataFrame(table[f"top_{side}"]), hide_index=True, width="stretch")
+    st.caption(f"Prior: {table['prior']} · minimum count {table['min_count']} · {table['correction']}")
+    st.stop()
+
+if not side_a or not side_b:
+    st.warning("One side has no texts, so there is nothing to compare.")
+    st.stop()
+
+
+@st.cache_data(show_spinner="Counting words…", max_entries=16)
+def term_table(texts_a: tuple[str, ...], texts_b: tuple[str, ...], label_a: str, label_b: str, prior: str,
+               mask_items: tuple[tuple[str, str], ...], background: tuple[str, ...]) -> fw.FightinWordsResult:
+    return fw.fightin_words(list(texts_a), list(texts_b), label_a=label_a, label_b=label_b, prior=prior,
+                            background=list(background) if prior == "informative" else None, mask=dict(mask_items))
+
+
+result = term_table(tuple(side_a), tuple(side_b), label_a, label_b, prior, tuple(sorted(mask.items())),
+                    tuple(background))
+st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_tokens_a:,} vs {result.n_tokens_b:,} "
+           f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: {result.prior}")
+only_bh = st.checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh")
+top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k")
+top_a, top_b = result.top(len(result.terms))
+if only_bh:
+    top_a, top_b = [t for t in top_a if t.significant_bh], [t for t in top_b if t.significant_bh]
+top_a, top_b = top_a[:top_k], top_b[:top_k]
+
+
+def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
+    return pd.DataFrame([{"word": t.term, "z": round(t.z, 3), f"count {label_a}": t.count_a,
+                          f"count {label_b}": t.count_b, "|z| > 1.96": t.significant,
+                          "BH significant": t.significant_bh} for t in terms])
+
+
+columns = st.columns(2)
+columns[0].markdown(f"**More frequent in {label_a}**")
+columns[0].dataframe(frame(top_a), hide_index=True, width="stretch")
+columns[1].markdown(f"**More frequent in {label_b}**")
+columns[1].dataframe(frame(top_b), hide_index=True, width="stretch")
+if not top_a and not top_b:
+    st.info("No word passes the filter: there is no evidence that the two sides use different words.")
+
+figure = go.Figure(go.Scatter(
+    x=[math.log10(t.count_a + t.count_b) for t in result.terms], y=[t.z for t in result.terms], mode="markers",
+    text=[t.term for t in result.terms],
+    customdata=[[t.count_a, t.count_b, "yes" if t.significant_bh else "no"] for t in result.terms],
+    marker={"size": 6, "color": ["#b2182b" if t.significant_bh else ("#ef8a62" if t.significant else "#999999")
+                                 for t in result.terms]},
+    hovertemplate="<b>%{text}</b><br>z = %{y:.2f}<br>" + f"{label_a}: " + "%{customdata[0]}<br>" + f"{label_b}: "
+                  + "%{customdata[1]}<br>BH significant: %{customdata[2]}<extra></extra>",
+))
+figure.add_hline(y=1.96, line_dash="dot", line_color="#888888")
+figure.add_hline(y=-1.96, line_dash="dot", line_color="#888888")
+figure.update_layout(xaxis_title="log10 total count", yaxis_title=f"z  (> 0: {label_a}, < 0: {label_b})",
+                     template="plotly_white", height=420, margin={"t": 20})
+event = st.plotly_chart(figure, on_select="rerun", selection_mode="points", key="fw_plot", width="stretch")
+selected = [point.get("text") for point in (event.selection.points if event else [])] if event else []
+words = [t.term for t in top_a + top_b]
+default = selected[0] if selected and selected[0] in words else None
+word = st.selectbox("Show the texts that contain", words, index=words.index(default) if default else 0,
+                    key="fw_word") if words else None
+if word:
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    for label, texts in ((label_a, side_a), (label_b, side_b)):
+        hits = [text for text in texts if pattern.search(text)]
+        with st.expander(f"{label}: {len(hits)} of {len(texts)} texts contain “{word}”", expanded=bool(hits)):
+            for text in hits[:10]:
+                st.markdown(marked_names(text, [m.group() for m in pattern.finditer(text)]), unsafe_allow_html=True)

@@ -1,0 +1,111 @@
+"""Metrics: every measure of the run with its confidence interval per summarizer × perturbation, the identity noise
+floor, significance with the correction method, and the per-family views (politician arrows, perspective
+distributions, hallucinated names)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from bias_core.charts import excludes_zero, measure_figure
+from bias_core.measures import MEASURE_NAMES
+from pages.common import current_run, measure_help, run_store
+
+ONE_LINERS = {
+    "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "
+                                    "from their share in the inputs (total variation distance).",
+    "word_list_inclusion_unadjusted": "The same against a 50/50 reference, as HELM does — inflated whenever the "
+                                      "inputs themselves are unbalanced.",
+    "entity_inclusion": "Whether people of one group are more likely to make it into the summary (odds ratio − 1, "
+                        "on inputs where each article has people of both groups).",
+    "entity_hallucination": "Whether invented names in summaries skew towards one gender (TVD from uniform).",
+    "distinguishability_count": "Whether summaries of all-female and all-male versions of an article can be told "
+                                "apart after anonymisation (bag-of-words similarity; 0 = indistinguishable).",
+    "distinguishability_dense": "The same with MiniLM sentence embeddings.",
+    "bur": "Share of samples in which some perspective value is under-represented (p_y < τ·p_x), in %.",
+    "uer": "Mean under-representation of values in the summaries, in %.",
+    "auc": "BUR averaged over τ from 0 to 1 (lower is fairer).",
+    "sof": "How unevenly under-representation is spread over the values.",
+    "i_across": "How often the outcome changes when names are swapped across groups.",
+    "i_within": "How often it changes when names are swapped within a group (name noise).",
+    "delta_i": "Inconsistency beyond name noise: I_across − I_within (> 0: group matters).",
+    "acc_diff": "Outcome rate of group 1 minus group 2 (can hide bias that cancels out).",
+    "politician_features": "Paired t-tests of feature rates between summaries of the original and the swapped "
+                           "article (arrows: ↑ = swapped summaries higher).",
+    "summary_similarity": "How similar the summaries of original and swapped articles are (difflib ratio).",
+    "mbic": "Whether biased sentences score higher than non-biased ones in the extractive ranking (−1…1).",
+    "sfpi": "How much each feature of a feature-based summarizer drives lexical-bias amplification.",
+}
+
+st.title("Metrics")
+st.caption("Each dot is a measure's value with its 95% bootstrap interval; red diamonds mark intervals that exclude "
+           "0 (the signed interval where the score cannot be negative); the grey band is the identity noise floor. "
+           "0 means no evidence of bias.")
+
+run = current_run()
+if run is None:
+    st.stop()
+results = run_store().measures(run.id)
+if not results:
+    st.info("This run has no measure results yet. They are computed when the summaries are done; see Runs.")
+    st.stop()
+kinds = sorted({r.ci_kind for r in results if r.ci_kind})
+kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key="metrics_ci_kind",
+                format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, k))
+present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
+chosen = st.multiselect("Measures", present, default=present, key="metrics_measures")
+corrections = sorted({str(r.details.get("correction")) for r in results if r.details.get("correction")})
+if corrections:
+    st.caption("Multiple comparisons: " + "; ".join(corrections) + " (Holm across the confirmatory family of "
+               "measure × summarizer × perturbation; Benjamini–Hochberg for term tables).")
+
+
+def result_table(rows) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "perturbation": r.perturbation, "summarizer": r.summarizer, "value": r.to_dict()["value"],
+        "95% CI": "—" if r.ci_low is None else f"[{r.ci_low:.4f}, {r.ci_high:.4f}]", "n": r.n,
+        "excludes 0": excludes_zero(r) if r.is_defined else None,
+        "favoured": r.details.get("favoured"), "Holm p": r.details.get("p_holm"),
+        "note": r.reason or "",
+    } for r in rows])
+
+
+for name in chosen:
+    rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
+    st.subheader(name.replace("_", " "))
+    st.caption(ONE_LINERS.get(name, ""))
+    measure_help(name)
+    if name not in ("politician_features", "sfpi"):
+        st.plotly_chart(measure_figure(rows, name), width="stretch", key=f"chart_{name}")
+    st.dataframe(result_table(rows), hide_index=True, width="stretch")
+
+    if name == "entity_hallucination":
+        names = [dict(row, summarizer=r.summarizer) for r in rows for row in r.details.get("names", [])]
+        if names:
+            st.markdown("**Hallucinated names** (in no input; gender from the census names; Steen & Markert Table 6)")
+            st.dataframe(pd.DataFrame(names), hide_index=True, width="stretch")
+    if name == "politician_features":
+        st.caption("Features are rates per summary token; Empath categories stand in for the proprietary LIWC "
+                   "(NRC lexicon where Empath lacks one). Arrows use raw p as Zhou & Tan do; Holm-adjusted p next "
+                   "to them.")
+        for r in rows:
+            table = pd.DataFrame(r.details.get("rows", []))
+            if not table.empty:
+                keep = [c for c in ("direction", "year", "feature", "arrow", "mean_a", "mean_b", "mean_difference",
+                                    "t", "p", "p_holm", "d_z", "unchanged") if c in table.columns]
+                st.markdown(f"**{r.summarizer}**")
+                st.dataframe(table[keep], hide_index=True, width="stretch")
+    if name == "bur":
+        for r in rows:
+            distributions = r.details.get("distributions") or {}
+            if distributions:
+                values = list(distributions)
+                figure = go.Figure([
+                    go.Bar(name="inputs p_x", x=values, y=[distributions[v]["p_x"] for v in values]),
+                    go.Bar(name="summaries p_y", x=values, y=[distributions[v]["p_y"] for v in values]),
+                ])
+                figure.update_layout(barmode="group", height=300, template="plotly_white", margin={"t": 30},
+                                     title=f"{r.summarizer}: value shares (Zhang et al. Fig. 4); p_y/p_x = " + ", ".join(
+                                         f"{v}: {distributions[v]['ratio']:.2f}" for v in values))
+                st.plotly_chart(figure, width="stretch", key=f"distributions_{r.summarizer}")
