@@ -177,8 +177,13 @@ def build_inputs(documents: list[Document], config: AuditConfig) -> tuple[list[I
         fields = {f.name for f in dataclasses.fields(PERTURBATIONS[spec.name].config_class)}
         if "seed" in fields:
             params.setdefault("seed", config.seed)
+        # Name swaps rewrite news texts; the perspective split samples units: each gets the documents it can use.
+        wanted = [d for d in documents if spec.name == "identity" or d.is_perspective == (spec.name == "sentiment")]
+        if not wanted:
+            kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
+            raise ConfigError("config", f"perturbation '{spec.name}' needs {kind}, and the corpus has none")
         try:
-            result = get_perturbation(spec.name, **params).run(documents)
+            result = get_perturbation(spec.name, **params).run(wanted)
         except (TypeError, ValueError) as error:
             raise ConfigError("config", f"perturbation '{spec.name}': {error}") from None
         reports[spec.name] = {"run_info": result.run_info, "skips": result.report.to_dict(),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import streamlit as st
 
-from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
+from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
 from bias_core.errors import BiasCoreError
 from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.records import Document, Input, Summary
@@ -33,7 +34,10 @@ def summary_cache() -> SummaryCache:
 
 @st.cache_resource
 def run_store() -> RunStore:
-    return RunStore()
+    store = RunStore()
+    if os.environ.get("SUMMBIAS_NO_DEMO") != "1":
+        ensure_demo_run(store)  # the precomputed demo run, so a first start shows results at once
+    return store
 
 
 def corpus_picker() -> list[Document] | None:

@@ -19,6 +19,7 @@ def isolated_store_and_cache(tmp_path, monkeypatch):
     """Point the default cache and store at a temporary folder so tests never touch the user's files."""
     monkeypatch.setenv("SUMMBIAS_CACHE", str(tmp_path / "cache.sqlite"))
     monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
+    monkeypatch.setenv("SUMMBIAS_NO_DEMO", "1")
     return tmp_path
 
 

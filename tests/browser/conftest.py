@@ -76,9 +76,9 @@ def app_url(tmp_path_factory):
 def screenshot(page):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
-    def take(name: str) -> Path:
+    def take(name: str, target=None) -> Path:
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        (target or page).screenshot(path=str(path), full_page=True)
         return path
 
     return take
