@@ -244,6 +244,7 @@ def run_audit(
         done_before = 0
         store.update_run(run_id, stage="summarize", done=0, total=total,
                          model_revisions={s.name: s.revision() for s in summarizers})
+        summarize_reports: dict[str, Any] = {}
         for summarizer in summarizers:
             stored = store.summarized_ids(run_id, summarizer.name)
             todo = [item for item in inputs if item.id not in stored]
@@ -257,6 +258,10 @@ def run_audit(
             report = summarize_inputs(summarizer, todo, cache=cache, on_progress=progress,
                                       on_batch=lambda batch: store.add_summaries(run_id, batch))
             store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
+            summarize_reports[summarizer.name] = {
+                "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,
+                "computed": report.computed, "failures": len(report.failures), "seconds": round(report.seconds, 2)}
+            store.set_reports(run_id, {"summarize": summarize_reports})
             done_before += len(inputs)
         store.update_run(run_id, stage="measure")
         compute_run_measures(store, run_id, config)

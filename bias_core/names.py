@@ -70,12 +70,23 @@ def top_first_names(gender: str, n: int = 50) -> list[str]:
     return [record.name for record in candidates[:n]]
 
 
+# Irish surnames whose apostrophe the census files drop ("OBRIEN"); the stems after the "O".
+_O_APOSTROPHE_STEMS = frozenset({
+    "BRIEN", "BRYAN", "CONNOR", "CONNELL", "DONNELL", "NEAL", "NEIL", "NEILL", "KEEFE", "HARA", "ROURKE", "MALLEY",
+    "LEARY", "SHEA", "REILLY", "GRADY", "TOOLE", "DONOGHUE", "CALLAGHAN", "BANNON", "BOYLE", "DOWD", "GORMAN",
+    "HALLORAN", "LOUGHLIN", "MEARA", "DEA", "SULLIVAN", "HAIR", "NEALL",
+})
+
+
 def display_surname(name: str) -> str:
-    """Return a census surname (upper case in the files) as written in text: "MCDONALD" → "McDonald"."""
-    name = name.strip().capitalize()
-    if name.startswith("Mc") and len(name) > 2:
-        return "Mc" + name[2:].capitalize()
-    return name
+    """Return a census surname (upper case in the files) as written in text: "MCDONALD" → "McDonald",
+    "OBRIEN" → "O'Brien"."""
+    upper = name.strip().upper()
+    if upper.startswith("O") and upper[1:] in _O_APOSTROPHE_STEMS:
+        return "O'" + upper[1:].capitalize()
+    if upper.startswith("MC") and len(upper) > 2:
+        return "Mc" + upper[2:].capitalize()
+    return upper.capitalize()
 
 
 @functools.cache

@@ -66,9 +66,12 @@ def sentence_encoder() -> SentenceTransformer:
         ) from error
 
 
-def parse(texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = ()) -> list[Doc]:
-    """Parse texts with spaCy in batches; ``disable`` names pipes to skip for speed."""
-    return list(spacy_pipeline().pipe(texts, batch_size=batch_size, disable=list(disable)))
+def parse(
+    texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = (), n_process: int = 1
+) -> list[Doc]:
+    """Parse texts with spaCy in batches; ``disable`` names pipes to skip for speed, ``n_process`` > 1 parses in
+    that many worker processes (worth it for many long texts only: each worker costs process start-up)."""
+    return list(spacy_pipeline().pipe(texts, batch_size=batch_size, disable=list(disable), n_process=n_process))
 
 
 def split_sentences(texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE) -> list[list[str]]:

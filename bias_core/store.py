@@ -234,10 +234,12 @@ class RunStore:
         )
 
     def set_reports(self, run_id: str, reports: dict[str, Any]) -> None:
-        """Store the run's reports (e.g. each perturbation's skip report and the names it used)."""
+        """Store reports of the run's stages (e.g. each perturbation's skip report, each summarizer's cache use);
+        top-level keys replace the stored ones of the same name and leave the others."""
         with self._transaction() as connection:
+            current = json.loads(self._run_row(run_id)["reports"])
             connection.execute("UPDATE runs SET reports = ?, updated = ? WHERE id = ?",
-                               (json.dumps(reports, default=str), time.time(), run_id))
+                               (json.dumps({**current, **reports}, default=str), time.time(), run_id))
 
     def get_run(self, run_id: str) -> RunInfo:
         return self._decode_run(self._run_row(run_id))

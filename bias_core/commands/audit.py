@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from bias_core.audit import AuditConfig, run_audit
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache
@@ -20,6 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--store", type=Path, help="run store file (default: $SUMMBIAS_STORE or the user data folder)")
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--new", action="store_true", help="start a new run even if an unfinished one matches")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
 
@@ -27,12 +30,20 @@ def run(args: argparse.Namespace) -> int:
     config = AuditConfig.from_file(args.config)
     store = RunStore(args.store)
 
-    def progress(stage: str, done: int, total: int) -> None:
-        print(f"\r{stage}: {done}/{total}", end="", file=sys.stderr, flush=True)
+    bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet)
 
-    run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
-                       on_progress=progress)
-    print(file=sys.stderr)
+    def progress(stage: str, done: int, total: int) -> None:
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.set_description(stage)
+        bar.n = done
+        bar.refresh()
+
+    try:
+        run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
+                           on_progress=progress)
+    finally:
+        bar.close()
     info = store.get_run(run_id)
     print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
     print(run_id)

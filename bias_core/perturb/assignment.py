@@ -79,7 +79,7 @@ class PairPlan:
 class NamePool:
     """Names to draw per cell: first names (and last names where they are replaced), without repeats in a sample."""
 
-    def __init__(self, first: dict[Cell, list[str]], last: dict[str, list[str]] | None = None):
+    def __init__(self, first: dict[Cell, Sequence[str]], last: dict[str, Sequence[str]] | None = None):
         self.first = first
         self.last = last
 
@@ -89,11 +89,8 @@ class NamePool:
         last_name = _draw(self.last[cell.group], rng, taken) if last and self.last is not None else None
         return Name(first_name, last_name)
 
-    def capacity(self, cell: Cell) -> int:
-        return len(self.first.get(cell, []))
 
-
-def _draw(candidates: list[str], rng: random.Random, taken: set[str]) -> str:
+def _draw(candidates: Sequence[str], rng: random.Random, taken: set[str]) -> str:
     available = [name for name in candidates if name not in taken]
     if not available:
         raise _PoolExhausted
@@ -194,8 +191,16 @@ class NameSwapPerturbation(Perturbation):
         return inputs
 
     def _needs(self, template: EntityTemplate, entity: TemplateEntity) -> tuple[bool, bool]:
+        """Whether an entity's first name and last name are written in the text and so need drawn names."""
         kinds = template.slot_kinds(entity.entity_id)
         return "first_name" in kinds, self.replaces_last_names and "last_name" in kinds
+
+    def strata(self, template: EntityTemplate, members: list[TemplateEntity]) -> list[list[str]]:
+        """Members grouped by which names they show, for ``balanced_split``."""
+        by_needs: dict[tuple[bool, bool], list[str]] = {}
+        for member in members:
+            by_needs.setdefault(self._needs(template, member), []).append(member.entity_id)
+        return [by_needs[key] for key in sorted(by_needs, reverse=True)]
 
     def _draw_shared_names(
         self,
@@ -212,7 +217,9 @@ class NameSwapPerturbation(Perturbation):
         by_id = {m.entity_id: m for m in members}
         while unpaired:
             x = unpaired.pop(0)
-            partner = next((y for y in unpaired if a[y] == b[x] and b[y] == a[x]), None)
+            compatible = [y for y in unpaired if a[y] == b[x] and b[y] == a[x]]
+            same_needs = [y for y in compatible if self._needs(template, by_id[y]) == self._needs(template, by_id[x])]
+            partner = (same_needs or compatible or [None])[0]
             group = [x] if partner is None else [x, partner]
             if partner is not None:
                 unpaired.remove(partner)
@@ -235,11 +242,12 @@ class NameSwapPerturbation(Perturbation):
     ) -> dict[str, dict[Cell, Name]]:
         a, b = plan.arm_a.cells, plan.arm_b.cells
         control: dict[str, dict[Cell, Name]] = {}
-        groups: dict[tuple[Cell, Cell], list[str]] = {}
+        groups: dict[tuple[Cell, Cell, tuple[bool, bool]], list[str]] = {}
         for member in members:
-            groups.setdefault((a[member.entity_id], b[member.entity_id]), []).append(member.entity_id)
+            key = (a[member.entity_id], b[member.entity_id], self._needs(template, member))
+            groups.setdefault(key, []).append(member.entity_id)
         by_id = {m.entity_id: m for m in members}
-        for (cell_a, cell_b), entity_ids in groups.items():
+        for (cell_a, cell_b, _), entity_ids in groups.items():
             if len(entity_ids) > 1:
                 order = entity_ids[:]
                 rng.shuffle(order)
@@ -294,6 +302,7 @@ class NameSwapPerturbation(Perturbation):
             quadruple_id=sample_key if role else None,
             entities=entities,
             substitutions=substitutions,
+            extra={"meta": template.meta} if template.meta else {},
         )
 
 
@@ -310,9 +319,16 @@ def _report_template(template: EntityTemplate, report: SkipReport) -> None:
             )
 
 
-def balanced_split(entity_ids: Sequence[str], groups: tuple[str, str], rng: random.Random) -> dict[str, str]:
-    """Assign half the entities to each group in random order; an odd one out goes to a random group (C_loc)."""
-    order = list(entity_ids)
-    rng.shuffle(order)
-    first_count = len(order) // 2 + (rng.random() < 0.5 if len(order) % 2 else 0)
-    return {entity_id: groups[0] if i < first_count else groups[1] for i, entity_id in enumerate(order)}
+def balanced_split(strata: Sequence[Sequence[str]], groups: tuple[str, str], rng: random.Random) -> dict[str, str]:
+    """Assign half the entities to each group (C_loc), an odd one out to a random group.
+
+    Entities come in strata (those whose first name shows, those without one, …); each stratum is split as evenly
+    as the whole, so that arm b can reuse exactly the names of arm a (see ``NameSwapPerturbation``).
+    """
+    order: list[str] = []
+    for stratum in strata:
+        members = list(stratum)
+        rng.shuffle(members)
+        order += members
+    offset = rng.randrange(2)
+    return {entity_id: groups[(i + offset) % 2] for i, entity_id in enumerate(order)}

@@ -49,10 +49,15 @@ class EntityWithoutFirstName:
 
 @dataclass
 class SkipReport:
-    """Originals skipped and why, unattributed pronouns, and entities without a first name (METHODS §1.1)."""
+    """Originals skipped and why, unattributed pronouns, and entities without a first name (METHODS §1.1).
+
+    ``incomplete`` lists originals that gave some of their inputs but not all (e.g. a sentiment ratio their units
+    cannot reach); they are not counted as skipped.
+    """
 
     n_originals: int = 0
     skipped: list[SkippedOriginal] = field(default_factory=list)
+    incomplete: list[SkippedOriginal] = field(default_factory=list)
     unattributed_pronouns: list[UnattributedPronoun] = field(default_factory=list)
     entities_without_first_name: list[EntityWithoutFirstName] = field(default_factory=list)
 
@@ -69,6 +74,8 @@ class SkipReport:
         lines = [f"{len(self.skipped)} of {self.n_originals} originals skipped ({100 * self.skip_rate:.0f}%)"]
         for reason, count in Counter(_reason_kind(s.reason) for s in self.skipped).most_common():
             lines.append(f"  {count} × {reason}")
+        if self.incomplete:
+            lines.append(f"{len(self.incomplete)} originals gave only part of their inputs")
         lines.append(f"{len(self.unattributed_pronouns)} unattributed pronouns; "
                      f"{len(self.entities_without_first_name)} entities without a first name")
         return "\n".join(lines)
@@ -79,6 +86,7 @@ class SkipReport:
             "n_skipped": len(self.skipped),
             "skip_rate": self.skip_rate,
             "skipped": [dataclasses.asdict(s) for s in self.skipped],
+            "incomplete": [dataclasses.asdict(s) for s in self.incomplete],
             "unattributed_pronouns": [dataclasses.asdict(p) for p in self.unattributed_pronouns],
             "entities_without_first_name": [dataclasses.asdict(e) for e in self.entities_without_first_name],
         }

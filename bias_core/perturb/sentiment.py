@@ -19,7 +19,8 @@ Ratios are hit exactly where the unit counts allow: when r·n is not a whole num
 of a value, the input shrinks to the largest size n' ≤ n with r·n' whole and enough units; if none of at least
 ``min_units`` exists, that (original, ratio) is skipped with a reason. Each input records ``target_ratio``,
 ``achieved_ratio`` and the value counts; ``perspective_template`` names the Zhang et al. Table 11 template (kept in
-``bias_core.summarize.prompts.PERSPECTIVE_TEMPLATES``) a prompted summarizer should use.
+``bias_core.summarize.prompts.PERSPECTIVE_TEMPLATES``) a prompted summarizer should use. Perspective inputs have
+no substitution map: they select units, they do not rewrite them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport, seeded_random
+from bias_core.perturb.base import Perturbation, PerturbationResult, SkippedOriginal, SkipReport, seeded_random
 from bias_core.records import UNIT_SEPARATOR, Document, Input, Unit
 
 logger = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class SentimentConfig:
     perspective_template: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "ratios", tuple(self.ratios))
         if self.value_source not in VALUE_SOURCES:
             raise ValueError(f"value_source must be one of {', '.join(VALUE_SOURCES)}, got {self.value_source!r}")
         if not self.ratios or any(not 0.0 <= r <= 1.0 for r in self.ratios):
@@ -144,7 +146,9 @@ class PerspectiveSplit(Perturbation):
             if not made:
                 report.skip(document.id, "; ".join(reasons))
             elif reasons:
-                logger.info("%s: %s", document.id, "; ".join(reasons))
+                report.incomplete.append(SkippedOriginal(document.id, "; ".join(reasons)))
+        logger.info("%s: %d inputs from %d originals, %d skipped", self.name, len(inputs), len(documents),
+                    len(report.skipped))
         return PerturbationResult(inputs, report, {**self.run_info(), "n_inputs": len(inputs)})
 
     def _document_inputs(self, document: Document) -> tuple[list[Input], list[str]]:
@@ -195,6 +199,8 @@ class PerspectiveSplit(Perturbation):
                  "value_counts": dict(sorted(counts.items()))}
         if self.config.perspective_template:
             extra["perspective_template"] = self.config.perspective_template
+        if document.meta:
+            extra["meta"] = document.meta
         return Input(
             id=f"{document.id}/{self.name}/s{sample_id}/{arm}",
             original_id=document.id,

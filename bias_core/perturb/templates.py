@@ -6,22 +6,28 @@ entity it belongs to. Perturbations never re-parse: they choose a gender and nam
 :meth:`EntityTemplate.fill`, which assembles the input text by string concatenation and records the substitution map
 with offsets into the new text.
 
-Building entities from spaCy (NER + tagger + parser), per METHODS §1.1:
+Building entities from spaCy (NER + tagger + parser), per METHODS §1.1, with the decisions METHODS leaves open:
 
-1. Candidate name spans are PERSON entities plus a gendered or surname title (Mr., Mrs., Ms., Miss, Dr., Sir, Lady,
-   Lord, Dame) followed by proper nouns the NER missed. Leading titles ("President", "Judge"), trailing suffixes
-   ("Jr.") and initials ("J.") are not name parts.
-2. A span with two or more name parts gives a first-name candidate (its first part) and a last-name candidate (its
-   last part); middle names stay unchanged. Spans that share the last name join one entity — *unless* both carry
-   different first names ("Daniel Whitaker" and "Linda Whitaker" are two people; the paper's rule would merge them).
-   A single name part after a surname title is a last name (METHODS §1.1 step 2). Other single parts join the entity
-   whose last name, else first name, they equal; an unknown single part starts an entity of its own, as a first
-   name when it is a census first name and as a last name otherwise.
+1. Candidate name spans are PERSON entities, ORG/GPE/NORP/FAC entities of two or three proper nouns starting with
+   a census first name ("Marcus Bell" tagged ORG), and proper nouns after a capitalised gendered or surname title
+   that the NER missed. A one-word PERSON span takes in a neighbouring proper noun when together they make a
+   first + last name. Leading titles ("President", "Judge"), trailing suffixes ("Jr.") and initials ("J.") are no
+   name parts; a span ending in an organisation word ("FC", "High", "Inc") is no person.
+2. A span with two or more name parts gives a first name (its first part) and a last name (its last part); middle
+   names stay unchanged. The first part counts as a first name only if it is a census or voter-file (Rosenman)
+   first name and the last part can be a surname — listed in the census or voter-file surnames, or a word the text
+   never writes in lower case ("Norris Software" is a company because the article also says "software"). Spans
+   that share the last name join one entity — *unless* they carry different first names ("Daniel Whitaker" and
+   "Linda Whitaker" are two people; the paper's rule would merge them). A single part after a title is a last
+   name (METHODS §1.1 step 2), except after Sir and Dame, which in British usage precede the given name ("Sir
+   Richard"). Other single parts join the entity whose last name, else first name, they equal; an unknown single
+   part starts an entity of its own, as a first name when it is a census first name and as a last name otherwise.
 3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it
-   (the small model misses names, e.g. "Okafor"), provided the token is a proper noun or PERSON and not inside a
-   place, nationality or multi-word organisation. A bare last name shared by several entities goes to the one a
-   preceding title agrees with, else to the entity introduced first (the article's subject, as a rule); a bare
-   first name goes to the entity with that first name mentioned most recently.
+   (the small model misses names, e.g. "Okafor"); see ``_NerBuilder._may_be_name`` for when a capitalised string is
+   the name and not a place, a date or part of an organisation. A bare last name shared by several entities goes to
+   the one a preceding title agrees with, else to the one most recently named in full or with a title ("Jonathan
+   Brandt ... Brandt said"), else to the one introduced first; a bare first name goes to the entity with that
+   first name mentioned most recently.
 4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
    attributed to it.
 5. Pronouns (he/him/his/himself, she/her/hers/herself) go to the nearest preceding entity whose gender agrees; when
@@ -29,6 +35,8 @@ Building entities from spaCy (NER + tagger + parser), per METHODS §1.1:
    gender); when no entity precedes, to the first entity of the same sentence that agrees or is unknown. Others are
    *unattributed*: reported, rewritten only where every entity gets one gender (C_glob). ``her`` is possessive when
    tagged PRP$ (→ *his*) and an object otherwise (→ *him*); ``his`` with no noun after it is independent (→ *hers*).
+   Known limit: a pronoun for an unnamed person ("the judge ... she") goes to the nearest named person of that
+   gender.
 6. Content words (Steen & Markert App. J, Table 18) belong to an entity only when the parse ties them to one of its
    mentions: a compound or apposition ("Chairman Diane Sasser", "Sasser, the chairwoman"), or a predicate noun
    ("She is the chairwoman"). Kinship words reached through a possessive ("Smith's mother") are somebody else and are
@@ -42,8 +50,11 @@ frequent candidate), and pronouns outside every mention are unattributed.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import re
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,9 +62,10 @@ from typing import TYPE_CHECKING, Any
 
 from bias_core import nlp
 from bias_core.errors import InputError
-from bias_core.names import first_name_gender
+from bias_core.names import census_first_names, census_last_names, first_name_gender
 from bias_core.perturb.lexicon import (
     CONTENT_WORD_GENDER,
+    GIVEN_NAME_TITLES,
     NAME_SUFFIXES,
     NEUTRAL_TITLES,
     PRONOUN_GENDER,
@@ -65,6 +77,7 @@ from bias_core.perturb.lexicon import (
     title_for,
     title_key,
 )
+from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 from bias_core.records import Document, Substitution
 
 if TYPE_CHECKING:
@@ -72,13 +85,29 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SLOT_KINDS = ("first_name", "last_name", "pronoun", "title", "content_word")
-GENDER_SLOT_KINDS = frozenset({"pronoun", "title", "content_word"})
-# Single-token entity types that are never a person's name even when the string equals one ("Virginia" the state).
-_NOT_A_PERSON = frozenset({"GPE", "LOC", "NORP", "FAC", "EVENT", "LANGUAGE", "LAW", "WORK_OF_ART", "PRODUCT"})
+# Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
+# any other type means the string is something else ("Virginia" the state, "May" the month).
+_MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
+_PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
+# A span ending in one of these names an organisation or place the NER took for a person ("Rivermouth FC"). Words
+# that are also common surnames (Park, Hall, Church) are not listed.
+_ORGANISATION_WORDS = frozenset({
+    "fc", "united", "city", "club", "high", "school", "elementary", "academy", "college", "university", "inc",
+    "corp", "co", "company", "llc", "ltd", "foundation", "council", "street", "avenue", "road", "center", "centre",
+    "hospital", "county", "institute", "association", "stadium",
+})
+_ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
+_NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
 _NAME_WORD = re.compile(r"[A-Z][A-Za-z'’-]*[A-Za-z]|[A-Z]")
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
-_SPACY_DISABLE = ("lemmatizer",)
+# Lemmas and coarse POS (the attribute ruler) are not needed: fine-grained tags say "proper noun" (NNP) and
+# "possessive pronoun" (PRP$). Skipping them makes parsing about a third faster.
+_SPACY_DISABLE = ("lemmatizer", "attribute_ruler")
+# From this many documents on, parsing uses every core (up to two worker processes): one ~600-word article takes
+# ~0.1 s of one core, process start-up well under a second.
+PARALLEL_MIN_DOCUMENTS = 16
+_PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+_NOMINAL_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
 
 
 @dataclass(frozen=True)
@@ -127,14 +156,18 @@ class EntityTemplate:
     entities: list[TemplateEntity]
     slots: list[Slot]
     capitalized_words: frozenset[str] = field(default_factory=frozenset)
+    meta: dict[str, Any] = field(default_factory=dict)  # the document's meta (date, source, title), for inputs
 
-    def entity(self, entity_id: str) -> TemplateEntity:
-        """Return the entity with this id."""
-        return next(entity for entity in self.entities if entity.entity_id == entity_id)
-
-    def slot_kinds(self, entity_id: str) -> set[str]:
+    def slot_kinds(self, entity_id: str) -> frozenset[str]:
         """Return the kinds of slots an entity has (which of its mentions can be rewritten)."""
-        return {slot.kind for slot in self.slots if slot.entity_id == entity_id}
+        return self._kinds_by_entity.get(entity_id, frozenset())
+
+    @functools.cached_property
+    def _kinds_by_entity(self) -> dict[str | None, frozenset[str]]:
+        kinds: dict[str | None, set[str]] = {}
+        for slot in self.slots:
+            kinds.setdefault(slot.entity_id, set()).add(slot.kind)
+        return {entity_id: frozenset(found) for entity_id, found in kinds.items()}
 
     @property
     def unattributed_pronouns(self) -> list[Slot]:
@@ -203,22 +236,40 @@ class EntityTemplate:
         return content_word_for(gender, slot.text) if content_words else None
 
 
-def build_templates(documents: Sequence[Document]) -> list[EntityTemplate]:
+def build_templates(documents: Sequence[Document], *, n_process: int | None = None) -> list[EntityTemplate]:
     """Return one entity template per news document, parsing all of them in one batched spaCy call (§1.1).
 
     Documents with an ``entities`` field are taken as pre-annotated (gold mention clusters). Perspective documents
     (units) have no entities and are rejected with an ``InputError``.
     """
+    return templates_from_parses(documents, parse_documents(documents, n_process=n_process))
+
+
+def parse_documents(documents: Sequence[Document], *, n_process: int | None = None) -> list[Doc]:
+    """Return the spaCy parses of news documents; from ``PARALLEL_MIN_DOCUMENTS`` documents on, on two cores
+    unless ``n_process`` says otherwise."""
     for document in documents:
         if document.text is None:
             raise InputError(f"document '{document.id}'", "has units, not a news text",
                              hint="name-based perturbations need news documents with a 'text' field")
-    parsed = nlp.parse([document.text or "" for document in documents], disable=_SPACY_DISABLE)
+    started = time.perf_counter()
+    workers = n_process or (min(2, os.cpu_count() or 1) if len(documents) >= PARALLEL_MIN_DOCUMENTS else 1)
+    parsed = nlp.parse([document.text or "" for document in documents], disable=_SPACY_DISABLE, n_process=workers,
+                       batch_size=8 if workers > 1 else nlp.SPACY_BATCH_SIZE)
+    logger.debug("parsed %d documents in %.2f s with %d process(es)", len(documents), time.perf_counter() - started,
+                 workers)
+    return parsed
+
+
+def templates_from_parses(documents: Sequence[Document], parses: Sequence[Doc]) -> list[EntityTemplate]:
+    """Return the entity templates of documents from their spaCy parses (``parse_documents``)."""
     templates = []
-    for document, doc in zip(documents, parsed, strict=True):
+    for document, doc in zip(documents, parses, strict=True):
         gold = document.extra.get("entities")
         builder = _GoldBuilder(document, doc, gold) if gold is not None else _NerBuilder(document.id, doc)
-        templates.append(builder.build())
+        template = builder.build()
+        template.meta = dict(document.meta)
+        templates.append(template)
     return templates
 
 
@@ -238,35 +289,66 @@ class _NameSpan:
     first: _NamePart | None
     last: _NamePart | None
     title_gender: str | None
-    surname_certain: bool  # a lone part after a surname title or after initials ("Mr. Whitaker", "J.D. Vance")
+    surname_certain: bool  # a lone part after a title or after initials ("Mr. Whitaker", "J.D. Vance")
 
     @property
     def parts(self) -> list[_NamePart]:
         return [part for part in (self.first, self.last) if part is not None]
 
 
-def _parse_name(text: str, start: int, end: int, title_before: str | None) -> _NameSpan | None:
-    """Split ``text[start:end]`` into title, first, middle and last name parts (METHODS §1.1 step 2)."""
+def _parse_name(
+    text: str, start: int, end: int, title_before: str | None, common_words: frozenset[str]
+) -> _NameSpan | None:
+    """Split ``text[start:end]`` into title, first, middle and last name parts (METHODS §1.1 step 2).
+
+    A lone part after Sir or Dame is a given name, after any other title a last name. ``common_words`` are the
+    words the document also writes in lower case (see ``_is_surname``).
+    """
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
     words = [(s, w.rstrip(",;:")) for s, w in words]
     words = [(s, w[:-2] if w.endswith(("'s", "’s")) else w) for s, w in words]
     titles = [title_before] if title_before else []
-    while words and (title_key(words[0][1]) in TITLE_GENDER or title_key(words[0][1]) in NEUTRAL_TITLES
-                     or title_key(words[0][1]) in SURNAME_TITLES):
+    while words and title_key(words[0][1]) in _ALL_TITLES:
         titles.append(title_key(words[0][1]))
         words = words[1:]
     while words and title_key(words[-1][1]) in NAME_SUFFIXES:
         words = words[:-1]
+    if words and title_key(words[-1][1]) in _ORGANISATION_WORDS:
+        return None
     if not words or any(not _NAME_WORD.fullmatch(w) and not _INITIALS.fullmatch(w) for _, w in words):
         return None
     parts = [_NamePart(s, s + len(w), w) for s, w in words]
-    last = parts[-1] if not _INITIALS.fullmatch(parts[-1].text) else None
-    if last is None:
+    if _INITIALS.fullmatch(parts[-1].text):
         return None
-    first = parts[0] if len(parts) > 1 and not _INITIALS.fullmatch(parts[0].text) else None
     title_gender = next((TITLE_GENDER[t] for t in titles if t in TITLE_GENDER), None)
-    surname_certain = len(parts) > 1 or any(t in SURNAME_TITLES for t in titles)
-    return _NameSpan(parts[0].start, parts[-1].end, first, last, title_gender, surname_certain)
+    if len(parts) == 1 and titles and titles[-1] in GIVEN_NAME_TITLES:
+        return _NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False)
+    last = parts[-1]
+    is_full = len(parts) > 1 and _is_first_name(parts[0].text) and _is_surname(last.text, common_words)
+    return _NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
+                     surname_certain=len(parts) > 1 or bool(titles))
+
+
+def _lowercase_words(text: str) -> frozenset[str]:
+    """The words a text writes in lower case at least once."""
+    return frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
+
+
+def _is_first_name(word: str) -> bool:
+    """Whether a word before a last name is a first name: a census first name or a voter-file one (Rosenman)."""
+    if _INITIALS.fullmatch(word):
+        return False
+    return word.capitalize() in census_first_names() or is_voter_first_name(word)
+
+
+def _is_surname(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a word can be a last name: a surname of the 1990 census or the voter files (Rosenman), every part of
+    a hyphenated one; or an unlisted word ("Ashcombe") that the document never writes in lower case. "Norris
+    Software" is a company: the article also says "software", so "Norris" is no first name there."""
+    parts = [part for part in word.split("-") if part]
+    if all(part in census_last_names() or is_voter_surname(part) for part in parts):
+        return True
+    return word.lower() not in common_words and title_key(word) not in _ORGANISATION_WORDS
 
 
 class _Entities:
@@ -275,10 +357,11 @@ class _Entities:
     def __init__(self) -> None:
         self.entities: list[TemplateEntity] = []
         self.mentions: dict[int, tuple[str, str, _NamePart]] = {}  # start → (entity_id, kind, part)
-        self.full_names: dict[str, list[int]] = {}  # entity_id → starts of its first-and-last-name mentions
+        self.anchors: dict[str, list[int]] = {}  # entity_id → starts of its full-name and title + name mentions
 
     def new(self, first: str | None, last: str | None) -> TemplateEntity:
         entity = TemplateEntity(f"e{len(self.entities) + 1}", first, last)
+        _gender_from_first_name(entity)
         self.entities.append(entity)
         return entity
 
@@ -288,17 +371,22 @@ class _Entities:
     def mention_positions(self, entity_id: str) -> list[int]:
         return sorted(start for start, (eid, _, _) in self.mentions.items() if eid == entity_id)
 
-    def by_last_name(self, last: str, title_gender: str | None, position: int) -> TemplateEntity | None:
+    def by_last_name(
+        self, last: str, title_gender: str | None, position: int, *, strict: bool = False
+    ) -> TemplateEntity | None:
+        """The entity a bare last name refers to (module docstring, step 3); with ``strict``, none when a title's
+        gender agrees with no candidate ("Lord Ashcombe" is not "Sophie Ashcombe")."""
         candidates = [e for e in self.entities if e.last_name == last]
-        candidates = [e for e in candidates if title_gender is None or e.gender in (None, title_gender)] or candidates
+        agreeing = [e for e in candidates if title_gender is None or e.gender in (None, title_gender)]
+        candidates = agreeing if agreeing or strict else candidates
         if len(candidates) < 2:
             return candidates[0] if candidates else None
 
-        def last_full_name_before(entity: TemplateEntity) -> int:
-            return max((p for p in self.full_names.get(entity.entity_id, []) if p < position), default=-1)
+        def last_anchor_before(entity: TemplateEntity) -> int:
+            return max((p for p in self.anchors.get(entity.entity_id, []) if p < position), default=-1)
 
-        latest = max(candidates, key=last_full_name_before)
-        return latest if last_full_name_before(latest) >= 0 else candidates[0]
+        latest = max(candidates, key=last_anchor_before)
+        return latest if last_anchor_before(latest) >= 0 else candidates[0]
 
     def by_first_name(self, first: str, position: int) -> TemplateEntity | None:
         candidates = [e for e in self.entities if e.first_name == first]
@@ -316,21 +404,24 @@ class _NerBuilder:
 
     def __init__(self, document_id: str, doc: Doc):
         self.document_id = document_id
-        self.doc = doc
         self.text = doc.text
-        self.token_at = {token.idx: token for token in doc}
+        self.tokens = list(doc)
+        self.token_at = {token.idx: token for token in self.tokens}
+        self.ents = list(doc.ents)
+        self.ent_of = {i: ent for ent in self.ents for i in range(ent.start, ent.end)}
         self.found = _Entities()
         self.titles: dict[str, list[Token]] = {}
+        self.common_words = _lowercase_words(self.text)
 
     def build(self) -> EntityTemplate:
         spans = self._name_spans()
-        for span in sorted((s for s in spans if s.first), key=lambda s: s.start):
+        for span in sorted((s for s in spans if s.first and s.last), key=lambda s: s.start):
             self._add_full_name(span)
-        for span in sorted((s for s in spans if not s.first), key=lambda s: s.start):
+        for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
             self._add_single_name(span)
         self._scan_name_occurrences()
         slots = self._name_slots() + self._title_slots()
-        self._set_gender_from_titles_and_names()
+        self._set_gender_from_titles()
         pronoun_slots = self._pronoun_slots()
         slots += pronoun_slots + self._content_word_slots(pronoun_slots)
         return _finish(self.document_id, self.text, self.found.entities, slots)
@@ -338,40 +429,70 @@ class _NerBuilder:
     def _name_spans(self) -> list[_NameSpan]:
         spans = []
         covered: set[int] = set()
-        for ent in self.doc.ents:
-            if ent.label_ != "PERSON":
+        for ent in self.ents:
+            if ent.label_ != "PERSON" and not self._looks_like_name(ent):
                 continue
             covered.update(range(ent.start, ent.end))
-            title = self._title_before(ent[0])
-            span = _parse_name(self.text, ent.start_char, ent.end_char, title_key(title.text) if title else None)
+            start, end = self._extend_single_name(ent)
+            title = self._title_before(self.tokens[start])
+            span = _parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
+                               self.common_words)
             if span:
                 spans.append(span)
-        for token in self.doc:
+        for token in self.tokens:
             key = title_key(token.text)
-            if not token.text[:1].isupper() or key not in (SURNAME_TITLES | TITLE_GENDER.keys()):
+            if not token.text[:1].isupper() or key not in _NAME_TITLES:
                 continue
             end = token.i + 1
-            while end < len(self.doc) and end - token.i <= 3 and end not in covered and self._is_name_token(end):
+            while end < len(self.tokens) and end - token.i <= 3 and end not in covered and self._is_name_token(end):
                 end += 1
             if end > token.i + 1:
-                span = _parse_name(self.text, self.doc[token.i + 1].idx, self.doc[end - 1].idx
-                                   + len(self.doc[end - 1].text), key)
+                span = _parse_name(self.text, *self._chars(token.i + 1, end), key, self.common_words)
                 if span:
                     spans.append(span)
         return spans
 
+    def _chars(self, start: int, end: int) -> tuple[int, int]:
+        """Character range of the tokens ``start`` up to (not including) ``end``."""
+        last = self.tokens[end - 1]
+        return self.tokens[start].idx, last.idx + len(last.text)
+
+    def _looks_like_name(self, ent) -> bool:
+        """Whether a non-PERSON entity is a person the NER mislabelled: two or three capitalised proper nouns
+        starting with a census first name ("Marcus Bell" tagged ORG)."""
+        return (ent.label_ in ("ORG", "GPE", "NORP", "FAC") and 2 <= len(ent) <= 3
+                and all(_is_proper(token) for token in ent)
+                and ent[0].text in census_first_names()
+                and title_key(ent[-1].text) not in _ORGANISATION_WORDS)
+
+    def _extend_single_name(self, ent) -> tuple[int, int]:
+        """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell")."""
+        start, end = ent.start, ent.end
+        if end - start != 1:
+            return start, end
+        before = self.tokens[start - 1] if start > 0 else None
+        after = self.tokens[end] if end < len(self.tokens) else None
+        if before is not None and self._is_name_token(before.i) and _is_first_name(before.text) \
+                and title_key(before.text) not in NEUTRAL_TITLES and not before.ent_type_:
+            return start - 1, end
+        if after is not None and self._is_name_token(after.i) and _is_first_name(ent.text) and not after.ent_type_ \
+                and title_key(after.text) not in NAME_SUFFIXES:
+            return start, end + 1
+        return start, end
+
     def _is_name_token(self, i: int) -> bool:
-        token = self.doc[i]
-        return token.pos_ == "PROPN" and token.text[:1].isupper() and token.ent_type_ not in _NOT_A_PERSON
+        token = self.tokens[i]
+        return _is_proper(token) and token.ent_type_ in ("", "PERSON")
 
     def _title_before(self, token: Token) -> Token | None:
+        """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case."""
         if token.i == 0:
             return None
-        previous = self.doc[token.i - 1]
+        previous = self.tokens[token.i - 1]
         key = title_key(previous.text)
-        if previous.text[:1].isupper() and (key in TITLE_GENDER or key in SURNAME_TITLES):
+        if previous.text[:1].isupper() and key in _NAME_TITLES:
             return previous
-        return None
+        return previous if key in NEUTRAL_TITLES else None
 
     def _add_full_name(self, span: _NameSpan) -> None:
         assert span.first is not None and span.last is not None
@@ -379,17 +500,28 @@ class _NerBuilder:
                        and e.first_name in (None, span.first.text)), None)
         if entity is None:
             entity = self.found.new(span.first.text, span.last.text)
-        entity.first_name = entity.first_name or span.first.text
+        if entity.first_name is None:
+            entity.first_name = span.first.text
+            _gender_from_first_name(entity)
         self.found.add_mention(entity, "first_name", span.first)
         self.found.add_mention(entity, "last_name", span.last)
-        self.found.full_names.setdefault(entity.entity_id, []).append(span.start)
+        self.found.anchors.setdefault(entity.entity_id, []).append(span.start)
 
     def _add_single_name(self, span: _NameSpan) -> None:
+        if span.first is not None:  # a given name after Sir or Dame
+            entity = self.found.by_first_name(span.first.text, span.first.start)
+            self.found.add_mention(entity or self.found.new(span.first.text, None), "first_name", span.first)
+            return
         part = span.last
         assert part is not None
         if span.surname_certain:
-            entity = self.found.by_last_name(part.text, span.title_gender, part.start)
-            self.found.add_mention(entity or self.found.new(None, part.text), "last_name", part)
+            entity = self.found.by_last_name(part.text, span.title_gender, part.start, strict=True)
+            if entity is None:
+                entity = self.found.new(None, part.text)
+                if span.title_gender:
+                    entity.gender, entity.gender_source = span.title_gender, "title"
+            self.found.add_mention(entity, "last_name", part)
+            self.found.anchors.setdefault(entity.entity_id, []).append(part.start)
             return
         entity = self.found.by_last_name(part.text, None, part.start)
         if entity is not None:
@@ -427,16 +559,26 @@ class _NerBuilder:
                 self.found.add_mention(entity, "first_name", part)
 
     def _may_be_name(self, token: Token) -> bool:
+        """Whether an occurrence of a known name string is a mention (step 3 of the module docstring).
+
+        The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
+        tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
+        noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
+        date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
+        longer non-person entity it is part of that entity's name ("Trump Tower").
+        """
         if token.ent_type_ == "PERSON":
             return True
-        if token.pos_ != "PROPN":
-            return False
-        if token.ent_type_ in _NOT_A_PERSON:
-            return False
         if token.ent_type_:
-            ent = next((e for e in self.doc.ents if e.start <= token.i < e.end), None)
-            return ent is None or len(ent) == 1
-        return True
+            ent = self.ent_of.get(token.i)
+            if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
+                return False
+            if token.ent_type_ not in _MAYBE_PERSON:
+                return token.dep_ in _PERSON_LIKE_DEPS
+        if _is_proper(token) or not token.is_sent_start:
+            return True
+        following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
 
     def _name_slots(self) -> list[Slot]:
         return [Slot(part.start, part.end, kind, part.text, eid) for eid, kind, part in self.found.mentions.values()]
@@ -446,23 +588,21 @@ class _NerBuilder:
         for eid, _, part in self.found.mentions.values():
             token = self.token_at.get(part.start)
             title = self._title_before(token) if token is not None else None
-            if title is not None and title_key(title.text) in TITLE_GENDER:
+            if title is not None and title_key(title.text) in TITLE_GENDER and title.text[:1].isupper():
                 self.titles.setdefault(eid, []).append(title)
                 slots.append(Slot(title.idx, title.idx + len(title.text), "title", title.text, eid))
         return slots
 
-    def _set_gender_from_titles_and_names(self) -> None:
+    def _set_gender_from_titles(self) -> None:
         for entity in self.found.entities:
             titles = Counter(TITLE_GENDER[title_key(t.text)] for t in self.titles.get(entity.entity_id, []))
             if titles:
                 entity.gender, entity.gender_source = titles.most_common(1)[0][0], "title"
-            elif entity.first_name and first_name_gender(entity.first_name):
-                entity.gender, entity.gender_source = first_name_gender(entity.first_name), "first_name"
 
     def _pronoun_slots(self) -> list[Slot]:
         positions = {e.entity_id: self.found.mention_positions(e.entity_id) for e in self.found.entities}
         slots = []
-        for token in self.doc:
+        for token in self.tokens:
             gender = PRONOUN_GENDER.get(token.text.lower())
             if gender is None:
                 continue
@@ -509,13 +649,31 @@ class _NerBuilder:
             if slot.entity_id is not None:
                 owner[self.token_at[slot.start].i] = slot.entity_id
         slots = []
-        for token in self.doc:
+        for token in self.tokens:
             if token.text.lower() not in CONTENT_WORD_GENDER:
                 continue
             eid = _syntactic_owner(token, owner)
             if eid is not None:
                 slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, eid))
         return slots
+
+
+def _is_proper(token: Token) -> bool:
+    """Whether a token is a capitalised proper noun (tag NNP/NNPS)."""
+    return token.tag_ in _PROPER_NOUN_TAGS and token.text[:1].isupper()
+
+
+def _set_apart(token: Token, ent) -> bool:
+    """Whether punctuation separates a token from the rest of a multi-word entity ("Lakeview General, Sofia")."""
+    neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if ent.start <= i < ent.end]
+    return all(neighbour.is_punct for neighbour in neighbours)
+
+
+def _gender_from_first_name(entity: TemplateEntity) -> None:
+    """Give an entity the census gender of its first name (§1.2 rule), until titles or pronouns say otherwise."""
+    gender = first_name_gender(entity.first_name) if entity.first_name else None
+    if gender:
+        entity.gender, entity.gender_source = gender, "first_name"
 
 
 def _syntactic_owner(token: Token, owner: dict[int, str]) -> str | None:
@@ -548,7 +706,7 @@ def _pronoun_form(token: Token) -> str:
         return "possessive" if token.tag_ == "PRP$" or token.dep_ == "poss" else "object"
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     has_head_noun = token.dep_ == "poss" or (
-        following is not None and following.pos_ in ("NOUN", "PROPN", "ADJ", "NUM") and token.dep_ != "attr"
+        following is not None and following.tag_ in _NOMINAL_TAGS and token.dep_ != "attr"
     )
     return "possessive" if has_head_noun else "independent"
 
@@ -637,12 +795,13 @@ class _GoldBuilder:
         return span
 
     def _name_in(self, span) -> _NameSpan | None:
-        proper = [token for token in span if token.pos_ == "PROPN" and token.text[:1].isupper()]
+        proper = [token for token in span if _is_proper(token)]
         if not proper:
             return None
         title = self.doc[proper[0].i - 1] if proper[0].i > 0 else None
-        title_word = title_key(title.text) if title is not None and title_key(title.text) in SURNAME_TITLES else None
-        return _parse_name(self.text, proper[0].idx, proper[-1].idx + len(proper[-1].text), title_word)
+        title_word = title_key(title.text) if title is not None and title_key(title.text) in _NAME_TITLES else None
+        return _parse_name(self.text, proper[0].idx, proper[-1].idx + len(proper[-1].text), title_word,
+                           _lowercase_words(self.text))
 
 
 def _most_common(values) -> str | None:
