@@ -11,7 +11,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bias_core.measures import fightin_words as fw
-from bias_core.records import Input, Summary
 from pages.common import current_run, measure_help, run_records, run_store
 from pages.render import marked_names
 

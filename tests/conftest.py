@@ -23,6 +23,21 @@ def isolated_store_and_cache(tmp_path, monkeypatch):
     return tmp_path
 
 
+def open_app(page: str | None = None):
+    """A fresh AppTest of the whole app (caches cleared), run once and switched to ``page`` if given."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
 @pytest.fixture(scope="session")
 def demo_news():
     from bias_core.demo import DEMO_NEWS

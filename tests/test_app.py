@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.conftest import open_app
 
 
 @pytest.fixture
 def app():
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page("pages/summarize.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_app("pages/summarize.py")
 
 
 def test_app_opens_on_the_demo_corpus_with_a_document_selected(app):
@@ -91,7 +80,7 @@ def test_runs_page_lists_runs_exports_them_and_compares_two(app):
 
 
 def test_deleting_a_run_needs_confirmation(app):
-    run_id = stored_run()
+    stored_run()
     app.switch_page("pages/runs.py").run()
     delete = app.button(key="runs_delete")
     assert delete.disabled

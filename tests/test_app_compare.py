@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import open_app
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
 @pytest.fixture
 def compare(audited_store, tmp_path, monkeypatch):
     return open_page("pages/compare.py", audited_store, tmp_path, monkeypatch)
@@ -17,18 +18,10 @@ def compare(audited_store, tmp_path, monkeypatch):
 
 def open_page(page: str, audited_store: Path, tmp_path: Path, monkeypatch) -> AppTest:
     """The app on a copy of the audited store, switched to ``page``."""
-    import streamlit as st
-
     path = tmp_path / "runs.sqlite"
     shutil.copy(audited_store, path)
     monkeypatch.setenv("SUMMBIAS_STORE", str(path))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(page)
 
 
 def test_compare_ranks_originals_most_different_first(compare):

@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.conftest import REPO, open_app
 
 
 @pytest.fixture
 def app():
-    import streamlit as st
-
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app()
 
 
 def test_app_opens_on_the_corpus_page_with_the_demo_articles(app):
@@ -47,7 +39,7 @@ def test_audit_page_without_a_corpus_says_where_to_pick_one():
     import streamlit as st
 
     st.cache_data.clear()
-    at = AppTest.from_file(str(Path(APP).parent / "pages" / "audit.py"), default_timeout=60)
+    at = AppTest.from_file(str(REPO / "pages" / "audit.py"), default_timeout=60)
     at.run()
     assert "Pick a corpus first." in at.info[0].value
 

@@ -24,7 +24,6 @@ Intervals resample originals (d).
 from __future__ import annotations
 
 import math
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
