@@ -22,6 +22,7 @@ from typing import Any
 
 from bias_core import __version__
 from bias_core.errors import BiasCoreError, InputError
+from bias_core.executors import LocalExecutor, RayExecutor
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.store import RunStore
@@ -159,7 +160,8 @@ def config_hash(config: AuditConfig, documents: list[Document]) -> str:
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def build_inputs(documents: list[Document], config: AuditConfig) -> tuple[list[Input], dict[str, Any]]:
+def build_inputs(documents: list[Document], config: AuditConfig, executor: LocalExecutor | RayExecutor | None = None
+                 ) -> tuple[list[Input], dict[str, Any]]:
     """Run every configured perturbation over the documents; return the inputs and each one's report.
 
     The run's seed is passed to every perturbation that takes one, unless its own parameters set it.
@@ -183,7 +185,7 @@ def build_inputs(documents: list[Document], config: AuditConfig) -> tuple[list[I
             kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
             raise ConfigError("config", f"perturbation '{spec.name}' needs {kind}, and the corpus has none")
         try:
-            result = get_perturbation(spec.name, **params).run(wanted)
+            result = (executor or LocalExecutor()).perturb(get_perturbation(spec.name, **params), wanted)
         except (TypeError, ValueError) as error:
             raise ConfigError("config", f"perturbation '{spec.name}': {error}") from None
         reports[spec.name] = {"run_info": result.run_info, "skips": result.report.to_dict(),
@@ -216,8 +218,10 @@ def run_audit(
     documents: list[Document] | None = None,
     resume: bool = True,
     on_progress: ProgressCallback | None = None,
+    executor: LocalExecutor | RayExecutor | None = None,
 ) -> str:
-    """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``."""
+    """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``;
+    ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray."""
     if documents is None:
         corpus = config.corpus
         documents = load_documents(
@@ -233,10 +237,11 @@ def run_audit(
     else:
         run_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
     cache = cache or SummaryCache()
+    executor = executor or LocalExecutor()
     try:
         store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
         store.add_documents(run_id, documents)
-        inputs, reports = build_inputs(documents, config)
+        inputs, reports = build_inputs(documents, config, executor)
         store.add_inputs(run_id, inputs)
         store.set_reports(run_id, {"perturbations": reports})
         summarizers = [get_summarizer(spec.name, **spec.params) for spec in config.summarizers]
@@ -256,7 +261,8 @@ def run_audit(
                     on_progress("summarize", offset + done, total)
 
             report = summarize_inputs(summarizer, todo, cache=cache, on_progress=progress,
-                                      on_batch=lambda batch: store.add_summaries(run_id, batch))
+                                      on_batch=lambda batch: store.add_summaries(run_id, batch),
+                                      map_batches=executor.map_batches)
             store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
             summarize_reports[summarizer.name] = {
                 "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,

@@ -9,6 +9,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bias_core.audit import AuditConfig, run_audit
+from bias_core.executors import EXECUTORS, get_executor
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache
 
@@ -23,6 +24,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--new", action="store_true", help="start a new run even if an unfinished one matches")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="where perturbation and summarization run: this process, or Ray (a local Ray, or the "
+                             "cluster named by --ray-address / $RAY_ADDRESS)")
+    parser.add_argument("--ray-address", help="Ray cluster address, e.g. ray://head:10001 (default: $RAY_ADDRESS)")
+    parser.add_argument("--ray-cpus", type=int, help="CPUs for a local Ray (default: all)")
+    parser.add_argument("--ray-actors", type=int, help="summarizer actors (default: one per CPU)")
     parser.set_defaults(func=run)
 
 
@@ -39,11 +46,15 @@ def run(args: argparse.Namespace) -> int:
         bar.n = done
         bar.refresh()
 
+    options = {"address": args.ray_address, "num_cpus": args.ray_cpus, "actors": args.ray_actors} \
+        if args.executor == "ray" else {}
+    executor = get_executor(args.executor, **options)
     try:
         run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
-                           on_progress=progress)
+                           on_progress=progress, executor=executor)
     finally:
         bar.close()
+        executor.close()
     info = store.get_run(run_id)
     print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
     print(run_id)

@@ -4,17 +4,35 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryFailure
+from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome
 from bias_core.summarize.cache import SummaryCache, cache_key
 
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
+# Runs a list of batches through a summarizer and yields (batch index, outcomes) as each batch finishes, in any
+# order. The local mapper runs them one after the other; executors.RayExecutor spreads them over actors.
+BatchMapper = Callable[[Summarizer, list[list[Input]]], Iterator[tuple[int, list[SummaryOutcome]]]]
+
+
+def run_batches_locally(summarizer: Summarizer, batches: list[list[Input]]
+                        ) -> Iterator[tuple[int, list[SummaryOutcome]]]:
+    """Summarize the batches in this process, one after the other; a summarizer error fails only its batch."""
+    for index, batch in enumerate(batches):
+        yield index, summarize_batch_safely(summarizer, batch)
+
+
+def summarize_batch_safely(summarizer: Summarizer, batch: list[Input]) -> list[SummaryOutcome]:
+    """``summarizer.summarize_batch``, with a ``SummarizerError`` turned into one failure per input."""
+    try:
+        return summarizer.summarize_batch(batch)
+    except SummarizerError as error:
+        return [SummaryFailure(item.id, summarizer.name, str(error)) for item in batch]
 
 
 @dataclass
@@ -36,6 +54,7 @@ def summarize_inputs(
     batch_size: int | None = None,
     on_progress: ProgressCallback | None = None,
     on_batch: Callable[[list[Summary]], None] | None = None,
+    map_batches: BatchMapper = run_batches_locally,
 ) -> SummarizeReport:
     """Summarize ``inputs``; each computed batch is cached (and handed to ``on_batch``) before the next starts.
 
@@ -66,23 +85,19 @@ def summarize_inputs(
     if on_progress:
         on_progress(done, len(inputs))
     size = batch_size or summarizer.default_batch_size
-    for start in range(0, len(misses), size):
-        chunk = misses[start : start + size]
-        batch = [item for _, item in chunk]
-        try:
-            outcomes = summarizer.summarize_batch(batch)
-        except SummarizerError as error:
-            outcomes = [SummaryFailure(item.id, summarizer.name, str(error)) for item in batch]
+    chunks = [misses[start : start + size] for start in range(0, len(misses), size)]
+    for chunk_index, outcomes in map_batches(summarizer, [[item for _, item in chunk] for chunk in chunks]):
+        chunk = chunks[chunk_index]
         fresh = [(keys[index] if cache is not None else "", outcome)
                  for (index, _), outcome in zip(chunk, outcomes, strict=True) if isinstance(outcome, Summary)]
         if cache is not None:
             cache.put_many(fresh)
-        for item, outcome in zip(batch, outcomes, strict=True):
+        for (_, item), outcome in zip(chunk, outcomes, strict=True):
             results[item.id] = outcome
         if on_batch is not None and fresh:
             on_batch([summary for _, summary in fresh])
         report.computed += len(fresh)
-        done += len(batch)
+        done += len(chunk)
         if on_progress:
             on_progress(done, len(inputs))
     for item in inputs:
