@@ -2,16 +2,16 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="summbias", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
 
 navigation = st.navigation([
-    st.Page("pages/corpus.py", title="Corpus", icon="📚", default=True),
-    st.Page("pages/audit.py", title="Audit", icon="⚙️"),
-    st.Page("pages/compare.py", title="Compare", icon="🔍"),
-    st.Page("pages/fightin_words.py", title="Fightin' Words", icon="🥊"),
-    st.Page("pages/metrics.py", title="Metrics", icon="📊"),
-    st.Page("pages/runs.py", title="Runs", icon="🗂️"),
-    st.Page("pages/summarize.py", title="Summarize one document", icon="📝"),
+    st.Page("pages/corpus.py", title="Corpus", icon=":material/library_books:", default=True),
+    st.Page("pages/audit.py", title="Audit", icon=":material/tune:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+    st.Page("pages/fightin_words.py", title="Fightin' Words", icon=":material/sports_mma:"),
+    st.Page("pages/metrics.py", title="Metrics", icon=":material/bar_chart:"),
+    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("pages/summarize.py", title="Summarize one document", icon=":material/description:"),
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")

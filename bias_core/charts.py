@@ -22,7 +22,10 @@ def _label(result: MeasureResult) -> str:
 
 def excludes_zero(result: MeasureResult) -> bool:
     """Whether the result's 95% CI excludes 0: the signed interval when the measure has one (scores such as TVD or
-    the odds-ratio score are never negative, so their own interval cannot contain 0), else the main interval."""
+    the odds-ratio score are never negative, so their own interval cannot contain 0), else the main interval.
+    Never with fewer than two units of analysis."""
+    if result.n < 2:  # one original: every resample is the same, so the interval says nothing
+        return False
     signed = result.details.get("signed") if isinstance(result.details, dict) else None
     low, high = (signed.get("ci_low"), signed.get("ci_high")) if isinstance(signed, dict) else (result.ci_low,
                                                                                                   result.ci_high)
@@ -58,13 +61,13 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
                          line_width=0, annotation_text=html.escape(f"identity floor ({summarizer})"),
                          annotation_position="top left")
     figure.add_vline(x=0, line_dash="dot", line_color="#888888")
-    note = "; ".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in undefined)
+    note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in undefined)
     figure.update_layout(
-        title={"text": measure.replace("_", " ")}, height=max(220, 60 + 42 * len(defined)),
-        margin={"l": 10, "r": 10, "t": 50, "b": 40 + (30 if note else 0)}, xaxis_title="value (95% CI)",
+        title={"text": measure.replace("_", " ")}, height=max(220, 60 + 42 * len(defined)) + 18 * len(undefined),
+        margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(undefined)}, xaxis_title="value (95% CI)",
         template="plotly_white",
     )
     if note:
-        figure.add_annotation(text=note[:300], xref="paper", yref="paper", x=0, y=-0.25, showarrow=False,
-                              align="left", font={"size": 11, "color": "#666666"})
+        figure.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yshift=-45, yanchor="top",
+                              showarrow=False, align="left", font={"size": 11, "color": "#666666"})
     return figure

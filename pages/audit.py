@@ -26,7 +26,7 @@ st.caption("An audit perturbs every document, summarizes the original and every 
 documents = st.session_state.get("documents")
 if not documents:
     st.info("Pick a corpus first.")
-    st.page_link("pages/corpus.py", label="Go to Corpus", icon="📚")
+    st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
     st.stop()
 news = sum(not d.is_perspective for d in documents)
 st.write(f"Corpus: **{st.session_state.get('corpus_name', 'uploaded')}** — {news} articles, "
@@ -146,9 +146,9 @@ def progress(run_id: str) -> None:
     if info.status == "completed":
         st.success("Done. Inspect the results:")
         columns = st.columns(3)
-        columns[0].page_link("pages/compare.py", label="Compare", icon="🔍")
-        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon="🥊")
-        columns[2].page_link("pages/metrics.py", label="Metrics", icon="📊")
+        columns[0].page_link("pages/compare.py", label="Compare", icon=":material/compare:")
+        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
+        columns[2].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
     elif info.status == "failed":
         st.error(info.message or "The run failed.")
     elif info.status == "running" and not info.worker_alive:

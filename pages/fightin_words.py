@@ -113,8 +113,8 @@ top_a, top_b = top_a[:top_k], top_b[:top_k]
 
 def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
     return pd.DataFrame([{"word": t.term, "z": round(t.z, 3), f"count {label_a}": t.count_a,
-                          f"count {label_b}": t.count_b, "|z| > 1.96": t.significant,
-                          "BH significant": t.significant_bh} for t in terms])
+                          f"count {label_b}": t.count_b, "|z|>1.96": t.significant,
+                          "BH": t.significant_bh} for t in terms])
 
 
 columns = st.columns(2)

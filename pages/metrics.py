@@ -55,10 +55,11 @@ kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key=
                 format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, k))
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
 chosen = st.multiselect("Measures", present, default=present, key="metrics_measures")
-corrections = sorted({str(r.details.get("correction")) for r in results if r.details.get("correction")})
-if corrections:
-    st.caption("Multiple comparisons: " + "; ".join(corrections) + " (Holm across the confirmatory family of "
-               "measure × summarizer × perturbation; Benjamini–Hochberg for term tables).")
+corrections = sorted({str(r.details.get("correction")) for r in results
+                      if r.details.get("correction") and r.measure != "fightin_words"})
+st.caption("Multiple comparisons: Holm across the confirmatory family (measure × summarizer × perturbation) where a "
+           "measure has a p-value, Benjamini–Hochberg for term tables"
+           + (f"; corrections stated by these results: {'; '.join(corrections)}." if corrections else "."))
 
 
 def result_table(rows) -> pd.DataFrame:
@@ -76,8 +77,10 @@ for name in chosen:
     st.subheader(name.replace("_", " "))
     st.caption(ONE_LINERS.get(name, ""))
     measure_help(name)
-    if name not in ("politician_features", "sfpi"):
+    if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
         st.plotly_chart(measure_figure(rows, name), width="stretch", key=f"chart_{name}")
+    elif rows and not any(r.is_defined for r in rows):
+        st.warning(f"Undefined for every summarizer: {rows[0].reason}")
     st.dataframe(result_table(rows), hide_index=True, width="stretch")
 
     if name == "entity_hallucination":
