@@ -31,8 +31,14 @@ chosen_summarizers = left.multiselect("Summarizers", summarizer_names, default=s
                                       key="compare_summarizers")
 chosen_perturbation = right.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation")
 
-ranking = rank_originals(inputs, summaries, summarizers=chosen_summarizers,
-                         perturbation=None if chosen_perturbation == "all" else chosen_perturbation)
+@st.cache_data(show_spinner="Ranking originals…", max_entries=32)
+def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str):
+    inputs, summaries = run_records(run_id, updated)
+    return rank_originals(inputs, summaries, summarizers=summarizers,
+                          perturbation=None if perturbation == "all" else perturbation)
+
+
+ranking = ranking_for(run.id, run.updated, tuple(chosen_summarizers), chosen_perturbation)
 if ranking:
     st.dataframe(pd.DataFrame([{
         "original": r.original_id, "perturbation": r.perturbation, "summarizer": r.summarizer,

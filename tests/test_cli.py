@@ -83,3 +83,17 @@ def test_every_subcommand_has_help():
     assert result.returncode == 0
     for command in ("summarize", "audit"):
         assert cli(command, "--help").returncode == 0
+
+
+def test_the_readme_example_config_runs_to_completion_and_separates_biased_from_unbiased(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    result = cli("audit", "--config", "examples/demo_audit.toml", "--store", str(store), "--quiet")
+    assert result.returncode == 0, result.stderr
+    run_id = result.stdout.strip()
+    info = RunStore(store).get_run(run_id)
+    assert info.status == "completed" and info.name == "demo audit"
+    inclusion = {(m.summarizer, m.ci_kind): m for m in RunStore(store).measures(run_id)
+                 if m.measure == "entity_inclusion" and m.perturbation == "gender-loc"}
+    lead, biased = inclusion[("lead-3", "d")], inclusion[("sexist-female", "d")]
+    assert lead.details["signed"]["ci_low"] <= 0 <= lead.details["signed"]["ci_high"]
+    assert biased.details["signed"]["ci_low"] > 0 and biased.details["favoured"] == "female"
