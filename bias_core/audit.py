@@ -24,6 +24,7 @@ from bias_core import __version__
 from bias_core.errors import BiasCoreError, InputError
 from bias_core.executors import LocalExecutor, RayExecutor
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
+from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
@@ -230,6 +231,10 @@ def run_audit(
                                group=corpus.group_column),
             max_bytes=int(corpus.max_mb * 1024 * 1024),
         )
+    foreign = non_english_documents(documents)
+    if foreign:
+        logger.warning("%d documents do not look like English (e.g. %s); the English models will skip them",
+                       len(foreign), ", ".join(foreign[:3]))
     digest = config_hash(config, documents)
     run_id = store.resumable_run(digest) if resume else None
     if run_id:

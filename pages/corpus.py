@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from bias_core.language import non_english_documents
 from pages.common import corpus_picker, document_label
 
 st.title("Corpus")
@@ -18,6 +19,11 @@ if documents:
     perspective = [d for d in documents if d.is_perspective]
     st.success(f"{len(documents)} documents ready: {len(news)} articles and {len(perspective)} sets of units. "
                "Go to **Audit** to choose perturbations and summarizers.")
+    foreign = non_english_documents(documents)
+    if foreign:
+        st.warning(f"{len(foreign)} document(s) do not look like English: {', '.join(foreign[:10])}"
+                   f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
+                   "English-only, so perturbations will find no people in them and skip them.")
     st.dataframe(pd.DataFrame([{
         "id": d.id, "title": d.meta.get("title", ""), "words": len(d.full_text.split()),
         "units": len(d.units) if d.units else None,
@@ -25,7 +31,12 @@ if documents:
     } for d in documents]), hide_index=True, width="stretch")
     document = st.selectbox("Preview", documents, format_func=document_label, key="corpus_preview")
     if document.units:
-        st.dataframe(pd.DataFrame([{"value": u.value, "text": u.text} for u in document.units]),
+        foreign = non_english_documents(documents)
+    if foreign:
+        st.warning(f"{len(foreign)} document(s) do not look like English: {', '.join(foreign[:10])}"
+                   f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
+                   "English-only, so perturbations will find no people in them and skip them.")
+    st.dataframe(pd.DataFrame([{"value": u.value, "text": u.text} for u in document.units]),
                      hide_index=True, width="stretch")
     else:
         with st.container(border=True, height=320):

@@ -110,3 +110,12 @@ def test_a_csv_upload_asks_which_columns_hold_text_and_values(app):
     assert not app.error
     documents = app.session_state["documents"]
     assert [(d.id, [u.value for u in d.units]) for d in documents] == [("h1", ["5", "1"]), ("h2", ["3"])]
+
+
+def test_a_non_english_upload_loads_with_a_warning(app):
+    from tests.test_language import GERMAN
+
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("artikel.txt", GERMAN.encode(), "text/plain").run()
+    assert not app.exception
+    assert "1 document(s) do not look like English: artikel" in app.warning[0].value

@@ -1,0 +1,21 @@
+"""Non-English documents are recognised so users can be told that the English models will find nothing in them."""
+
+from bias_core.language import looks_english, non_english_documents
+from bias_core.records import Document
+
+GERMAN = ("Die Bürgermeisterin Anna Schmidt hat am Montag angekündigt, dass sie nicht erneut kandidieren wird. "
+          "Ihr Stellvertreter Thomas Müller soll die Stadt bis zur Wahl führen. Sie dankte ihm für seine Arbeit.")
+CHINESE = "市长周一宣布她不会再次参选。她的副手将领导这座城市直到选举。她感谢他的工作。" * 3
+ENGLISH = ("Mayor Robert Moore announced on Monday that he will not seek a third term. His deputy, Linda Chen, "
+           "is expected to announce her own campaign next week, and she thanked him for his support.")
+
+
+def test_english_news_is_recognised_and_other_languages_are_not(demo_news):
+    assert looks_english(ENGLISH) and all(looks_english(d.full_text) for d in demo_news)
+    assert not looks_english(GERMAN)
+    assert not looks_english(CHINESE * 5)
+
+
+def test_non_english_documents_are_listed_by_id():
+    documents = [Document(id="en", text=ENGLISH), Document(id="de", text=GERMAN), Document(id="short", text="Hola")]
+    assert non_english_documents(documents) == ["de"]
