@@ -31,12 +31,7 @@ if documents:
     } for d in documents]), hide_index=True, width="stretch")
     document = st.selectbox("Preview", documents, format_func=document_label, key="corpus_preview")
     if document.units:
-        foreign = non_english_documents(documents)
-    if foreign:
-        st.warning(f"{len(foreign)} document(s) do not look like English: {', '.join(foreign[:10])}"
-                   f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
-                   "English-only, so perturbations will find no people in them and skip them.")
-    st.dataframe(pd.DataFrame([{"value": u.value, "text": u.text} for u in document.units]),
+        st.dataframe(pd.DataFrame([{"value": u.value, "text": u.text} for u in document.units]),
                      hide_index=True, width="stretch")
     else:
         with st.container(border=True, height=320):
