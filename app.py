@@ -2,7 +2,10 @@
 
 import streamlit as st
 
+from pages.common import load_secrets
+
 st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
+load_secrets()
 
 navigation = st.navigation([
     st.Page("pages/corpus.py", title="Corpus", icon=":material/library_books:", default=True),

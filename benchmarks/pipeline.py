@@ -117,10 +117,10 @@ def audit_once(originals: int, samples: int, executor: str) -> dict:
         seconds = time.perf_counter() - started
         run.close()
         info = store.get_run(run_id)
-        stages = {name: report["seconds"] for name, report in info.reports.get("summarize", {}).items()}
+        stages = info.reports.get("seconds", {})
         return {"seconds": seconds, "status": info.status, "inputs": len(store.inputs(run_id)),
                 "summaries": len(store.summaries(run_id)), "measures": len(store.measures(run_id)),
-                "summarize_seconds": stages,
+                "stage_seconds": stages,
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -135,9 +135,10 @@ def audits(args) -> None:
     full = audit_in_subprocess(args.originals, samples, "local")
     print(f"audit {args.originals} originals x 20 inputs, lead-3, local: {full['seconds']:.1f} s, "
           f"{full['inputs']} inputs, {full['summaries']} summaries, {full['measures']} results, "
-          f"peak RSS {full['peak_rss_mb']:.0f} MB ({full['status']})")
+          f"peak RSS {full['peak_rss_mb']:.0f} MB ({full['status']}); stages {full['stage_seconds']}")
     half = audit_in_subprocess(args.originals // 2, samples, "local")
-    print(f"audit {args.originals // 2} originals: {half['seconds']:.1f} s -> doubling the corpus takes "
+    print(f"audit {args.originals // 2} originals: {half['seconds']:.1f} s (stages {half['stage_seconds']}) -> "
+          f"doubling the corpus takes "
           f"{full['seconds'] / half['seconds']:.2f}x the time (linear = 2.00x)")
     if not args.skip_ray:
         ray_run = audit_in_subprocess(args.originals // 2, samples, "ray")

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import platform
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -241,14 +242,17 @@ def run_audit(
         logger.info("resuming run %s", run_id)
     else:
         run_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
-    cache = cache or SummaryCache()
+    cache = cache if cache is not None else SummaryCache()  # an empty cache is falsy (len 0)
     executor = executor or LocalExecutor()
     try:
         store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
+        clock = time.perf_counter()
         store.add_documents(run_id, documents)
         inputs, reports = build_inputs(documents, config, executor)
         store.add_inputs(run_id, inputs)
         store.set_reports(run_id, {"perturbations": reports})
+        timings = {"perturb": round(time.perf_counter() - clock, 2)}
+        clock = time.perf_counter()
         summarizers = [get_summarizer(spec.name, **spec.params) for spec in config.summarizers]
         total = len(inputs) * len(summarizers)
         done_before = 0
@@ -274,8 +278,12 @@ def run_audit(
                 "computed": report.computed, "failures": len(report.failures), "seconds": round(report.seconds, 2)}
             store.set_reports(run_id, {"summarize": summarize_reports})
             done_before += len(inputs)
+        timings["summarize"] = round(time.perf_counter() - clock, 2)
+        clock = time.perf_counter()
         store.update_run(run_id, stage="measure")
         compute_run_measures(store, run_id, config)
+        timings["measure"] = round(time.perf_counter() - clock, 2)
+        store.set_reports(run_id, {"seconds": timings})
         failures = store.failures(run_id)
         message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,

@@ -118,6 +118,7 @@ class _SummarizerActor:
     """Holds one summarizer (and so its loaded model) for the actor's lifetime."""
 
     def __init__(self, summarizer: Summarizer):
+        os.environ["SUMMBIAS_SPACY_PROCESSES"] = "1"  # the actor holds one CPU; Ray spreads the work instead
         self.summarizer = summarizer
 
     def run(self, index: int, batch: list[Input]) -> tuple[int, list[SummaryOutcome]]:

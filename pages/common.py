@@ -17,6 +17,13 @@ from bias_core.summarize import Summarizer, SummaryCache, get_summarizer
 DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
 
 
+def load_secrets() -> None:
+    """Read .streamlit/secrets.toml if there is one. Streamlit turns its root-level entries into environment
+    variables, which is where summarizers (and audit workers, which inherit the environment) look for API keys; the
+    keys themselves are never stored, exported or logged."""
+    st.secrets.load_if_toml_exists()
+
+
 @st.cache_data(show_spinner=False)
 def demo_documents(name: str) -> list[Document]:
     return load_documents(DEMO_CORPORA[name])

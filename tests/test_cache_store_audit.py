@@ -177,3 +177,12 @@ def test_an_exported_run_imports_into_another_store_unchanged(tmp_path):
     target = RunStore(tmp_path / "b.sqlite")
     assert target.import_run(bundle) == run_id and target.has_run(run_id)
     assert run_bundle(target, run_id) == bundle
+
+
+def test_an_audit_uses_the_empty_cache_it_is_given_not_the_default_one(tmp_path, monkeypatch):
+    default = tmp_path / "default-cache.sqlite"
+    monkeypatch.setenv("SUMMBIAS_CACHE", str(default))
+    SummaryCache().put_many([])
+    given = SummaryCache(tmp_path / "given.sqlite")
+    run_audit(config("counting"), store=RunStore(tmp_path / "runs.sqlite"), cache=given)
+    assert len(given) == 16 and len(SummaryCache(default)) == 0

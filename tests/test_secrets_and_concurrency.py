@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
 import threading
 from http.server import ThreadingHTTPServer
@@ -79,3 +80,18 @@ def test_four_processes_writing_one_store_at_once_lose_nothing(tmp_path):
     assert sorted(len(store.summaries(run.id)) for run in runs) == [60, 60, 60, 60]
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_streamlit_secrets_become_environment_variables_for_summarizers(tmp_path, monkeypatch):
+    from tests.conftest import REPO, open_app
+
+    secrets = REPO / ".streamlit" / "secrets.toml"
+    assert not secrets.exists(), "a real secrets file is in the repo folder; this test would overwrite it"
+    monkeypatch.delenv("SUMMBIAS_SECRET_TEST_KEY", raising=False)
+    secrets.write_text(f'SUMMBIAS_SECRET_TEST_KEY = "{SECRET}"\n')
+    try:
+        open_app()
+        assert os.environ.get("SUMMBIAS_SECRET_TEST_KEY") == SECRET
+    finally:
+        secrets.unlink()
+        os.environ.pop("SUMMBIAS_SECRET_TEST_KEY", None)

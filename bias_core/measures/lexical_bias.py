@@ -223,18 +223,22 @@ def attach_scores(documents: Mapping[str, LabelledDocument], doc_id: str, senten
 # ----------------------------------------------------------------------- feature-based summarizer and SFPI
 
 
-def sentence_features(documents: Sequence[Sequence[str]]) -> list[np.ndarray]:
-    """Return, per document, a (sentences × 3) array: 0-based position, proper-noun count, length in tokens."""
-    flat = [sentence for document in documents for sentence in document]
-    docs = nlp.parse(flat, disable=("parser", "ner", "lemmatizer"))
-    rows = np.array([[sum(t.pos_ == "PROPN" for t in doc), sum(not (t.is_space or t.is_punct) for t in doc)]
-                     for doc in docs], dtype=float).reshape(-1, 2)
-    out, cursor = [], 0
-    for document in documents:
-        n = len(document)
-        out.append(np.column_stack([np.arange(n, dtype=float), rows[cursor:cursor + n]]))
-        cursor += n
-    return out
+def sentence_features(documents: Sequence[Sequence[str]],
+                      known: dict[str, tuple[float, float]] | None = None) -> list[np.ndarray]:
+    """Return, per document, a (sentences × 3) array: 0-based position, proper-noun count, length in tokens.
+
+    ``known`` memoises the per-sentence counts, which do not depend on position: passing the same dict to later calls
+    (training, scoring, the five sentence-order shuffles) parses every distinct sentence once.
+    """
+    known = {} if known is None else known
+    missing = list(dict.fromkeys(sentence for document in documents for sentence in document
+                                 if sentence not in known))
+    for sentence, doc in zip(missing, nlp.parse(missing, disable=("parser", "ner", "lemmatizer")), strict=True):
+        known[sentence] = (float(sum(t.pos_ == "PROPN" for t in doc)),
+                           float(sum(not (t.is_space or t.is_punct) for t in doc)))
+    return [np.column_stack([np.arange(len(document), dtype=float),
+                             np.array([known[sentence] for sentence in document], dtype=float).reshape(-1, 2)])
+            for document in documents]
 
 
 def pseudo_oracle_labels(documents: Sequence[Sequence[str]], k: int = 3, top_words: int = 10) -> list[np.ndarray]:
@@ -331,8 +335,10 @@ def random_forest_sfpi(
     forest's MBIC and the sentence-order shuffle test in details (METHODS §4.10)."""
     labels = {"summarizer": FeatureSummarizer.name, "perturbation": None}
     training = training_documents or [list(d.sentences) for d in documents]
-    summarizer = FeatureSummarizer(seed=seed).fit(sentence_features(training), pseudo_oracle_labels(training))
-    features = sentence_features([list(d.sentences) for d in documents])
+    known: dict[str, tuple[float, float]] = {}
+    summarizer = FeatureSummarizer(seed=seed).fit(sentence_features(training, known),
+                                                  pseudo_oracle_labels(training))
+    features = sentence_features([list(d.sentences) for d in documents], known)
     scored = [LabelledDocument(d.id, d.sentences, d.labels, tuple(s))
               for d, s in zip(documents, summarizer.score(features))]
     [forest_mbic] = mbic_result(scored, label_source=label_source, summarizer=FeatureSummarizer.name,
@@ -345,7 +351,7 @@ def random_forest_sfpi(
         return [MeasureResult("sfpi", math.nan, 0, reason=forest_mbic.reason, details={**details, "feature": f},
                               **labels) for f in FEATURES]
     mean_shuffled, per_trial = sentence_order_shuffle_test(
-        documents, lambda docs: summarizer.score(sentence_features(docs)), seed=seed)
+        documents, lambda docs: summarizer.score(sentence_features(docs, known)), seed=seed)
     details["sentence_order_shuffle"] = {"mbic_mean": mean_shuffled, "per_trial": per_trial,
                                          "trials": POSITION_TRIALS}
     importance = sfpi(summarizer, scored, features, shuffles=shuffles, seed=seed)

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 import time
 from collections import Counter
@@ -103,9 +102,6 @@ _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
 # Lemmas and coarse POS (the attribute ruler) are not needed: fine-grained tags say "proper noun" (NNP) and
 # "possessive pronoun" (PRP$). Skipping them makes parsing about a third faster.
 _SPACY_DISABLE = ("lemmatizer", "attribute_ruler")
-# From this many documents on, parsing uses every core (up to two worker processes): one ~600-word article takes
-# ~0.1 s of one core, process start-up well under a second.
-PARALLEL_MIN_DOCUMENTS = 16
 _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 _NOMINAL_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
 
@@ -246,14 +242,14 @@ def build_templates(documents: Sequence[Document], *, n_process: int | None = No
 
 
 def parse_documents(documents: Sequence[Document], *, n_process: int | None = None) -> list[Doc]:
-    """Return the spaCy parses of news documents; from ``PARALLEL_MIN_DOCUMENTS`` documents on, on two cores
-    unless ``n_process`` says otherwise."""
+    """Return the spaCy parses of news documents, in ``nlp.worker_count`` processes unless ``n_process`` says
+    otherwise."""
     for document in documents:
         if document.text is None:
             raise InputError(f"document '{document.id}'", "has units, not a news text",
                              hint="name-based perturbations need news documents with a 'text' field")
     started = time.perf_counter()
-    workers = n_process or (min(2, os.cpu_count() or 1) if len(documents) >= PARALLEL_MIN_DOCUMENTS else 1)
+    workers = n_process or nlp.worker_count(len(documents))
     parsed = nlp.parse([document.text or "" for document in documents], disable=_SPACY_DISABLE, n_process=workers,
                        batch_size=8 if workers > 1 else nlp.SPACY_BATCH_SIZE)
     logger.debug("parsed %d documents in %.2f s with %d process(es)", len(documents), time.perf_counter() - started,

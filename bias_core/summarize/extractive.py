@@ -41,7 +41,10 @@ def split_inputs(inputs: Sequence[Input]) -> list[SentenceSet]:
         segments.extend(parts)
         owners.extend([index] * len(parts))
     sets = [SentenceSet([], [], []) for _ in inputs]
-    for owner, doc in zip(owners, nlp.parse(segments, disable=nlp.SENTENCE_ONLY), strict=True):
+    workers = nlp.worker_count(len(segments))
+    parsed = nlp.parse(segments, disable=nlp.SENTENCE_ONLY, n_process=workers,
+                       batch_size=8 if workers > 1 else nlp.SPACY_BATCH_SIZE)
+    for owner, doc in zip(owners, parsed, strict=True):
         for sent in doc.sents:
             text = sent.text.strip()
             if not text:
@@ -56,6 +59,7 @@ class ExtractiveSummarizer(Summarizer):
     """Scores sentences and keeps the ``k`` best, in document order; ties go to the earlier sentence."""
 
     extractive = True
+    default_batch_size = 256  # large batches let the sentence split run in parallel (nlp.worker_count)
 
     def __init__(self, k: int = 3):
         if int(k) < 1:
