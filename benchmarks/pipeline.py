@@ -91,10 +91,11 @@ def summarization(args) -> None:
         smollm2.summarize_batch([item])
     naive = time.perf_counter() - started
     started = time.perf_counter()
-    for start in range(0, len(sample), 4):
-        smollm2.summarize_batch(sample[start : start + 4])
+    for start in range(0, len(sample), args.smollm2_batch):
+        smollm2.summarize_batch(sample[start : start + args.smollm2_batch])
     batched = time.perf_counter() - started
-    print(f"smollm2   naive {len(sample) / naive:7.3f} docs/s | batched(4) {len(sample) / batched:7.3f} docs/s | "
+    print(f"smollm2   naive {len(sample) / naive:7.3f} docs/s | batched({args.smollm2_batch}) "
+          f"{len(sample) / batched:7.3f} docs/s | "
           f"ratio {naive / batched:.2f}x  ({len(sample)} docs, max_new_tokens={args.max_new_tokens})")
 
 
@@ -151,7 +152,8 @@ def main() -> None:
     parser.add_argument("--originals", type=int, default=100)
     parser.add_argument("--summarize-docs", type=int, default=64)
     parser.add_argument("--smollm2-docs", type=int, default=8)
-    parser.add_argument("--max-new-tokens", type=int, default=48)
+    parser.add_argument("--max-new-tokens", type=int, default=128, help="smollm2's default")
+    parser.add_argument("--smollm2-batch", type=int, default=8)
     parser.add_argument("--skip-smollm2", action="store_true")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--audit-once", nargs=3, metavar=("ORIGINALS", "SAMPLES", "EXECUTOR"), help=argparse.SUPPRESS)

@@ -111,9 +111,10 @@ def _convert(source: Path, target: Path) -> None:
 class SmolLM2Summarizer(HuggingFaceSummarizer):
     """SmolLM2-135M-Instruct via transformers, prompted with Steen & Markert Table 15 (or Zhang et al. Table 11)."""
 
-    def __init__(self, *, cache_root: str | None = None, max_new_tokens: int = 128, **params: Any):
+    def __init__(self, *, cache_root: str | None = None, max_new_tokens: int = 128, batch_size: int = 8,
+                 **params: Any):
         folder, sha = converted_model_dir(Path(cache_root) if cache_root else None)
-        super().__init__(str(folder), name="smollm2", max_new_tokens=max_new_tokens, **params)
+        super().__init__(str(folder), name="smollm2", max_new_tokens=max_new_tokens, batch_size=batch_size, **params)
         self._revision = f"gguf-sha256:{sha[:16]}"
 
     def parameters(self) -> dict[str, Any]:
