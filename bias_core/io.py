@@ -97,8 +97,9 @@ def _check_size(source: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise InputError(
             source,
-            f"is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit",
-            hint="split the corpus into smaller files or raise the limit (--max-mb)",
+            f"is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit",
+            hint="split the corpus into smaller files, or raise the limit (max_mb in an audit config, --max-mb on "
+                 "the command line)",
         )
     if size == 0:
         raise InputError(source, "is empty", hint="choose a file that contains text")
@@ -163,7 +164,7 @@ def _load_zip(source: str, data: bytes, *, max_bytes: int) -> list[Document]:
                                  hint="unpack it and upload the inner archive on its own")
             total += info.file_size
             if total > max_bytes:
-                raise InputError(source, f"unpacks to more than the {max_bytes / 1e6:.1f} MB limit",
+                raise InputError(source, f"unpacks to more than the {max_bytes / 2**20:g} MB limit",
                                  hint="split the archive into smaller ones")
             if info.compress_size and info.file_size / info.compress_size > MAX_ZIP_RATIO:
                 raise InputError(source, f"entry '{name}' is compressed {info.file_size // info.compress_size}:1, "

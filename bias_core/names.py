@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,9 +59,17 @@ def census_first_names() -> dict[str, CensusName]:
 
 
 def first_name_gender(name: str) -> str | None:
-    """Return 'male' or 'female' for an unambiguous census first name, else ``None``."""
-    record = census_first_names().get(name.strip().capitalize())
+    """Return 'male' or 'female' for an unambiguous census first name, else ``None``.
+
+    The census lists are plain ASCII, so accents are folded before the look-up ("José" → "Jose", "Zoë" → "Zoe").
+    """
+    key = name.strip().capitalize()
+    record = census_first_names().get(key) or census_first_names().get(_fold_accents(key))
     return record.gender if record else None
+
+
+def _fold_accents(name: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
 
 
 def top_first_names(gender: str, n: int = 50) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bias_core.commands.params import parse_params
 from bias_core.errors import InputError
-from bias_core.io import load_documents, read_inputs, write_jsonl
+from bias_core.io import DEFAULT_MAX_BYTES, load_documents, read_inputs, write_jsonl
 from bias_core.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 
@@ -28,21 +28,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--batch-size", type=int, help="inputs per model call")
+    parser.add_argument("--max-mb", type=float, default=DEFAULT_MAX_BYTES / 2**20,
+                        help="refuse document files larger than this (default: %(default)g MB)")
     parser.set_defaults(func=run)
 
 
-def read_any_inputs(path: Path) -> list[Input]:
+def read_any_inputs(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Input]:
     """inputs.jsonl records if the file holds them, otherwise documents turned into identity inputs."""
     if path.suffix.lower() == ".jsonl" and path.is_file():
         first = next((line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
                       if line.strip()), "")
         if '"original_id"' in first:
             return read_inputs(path)
-    return [Input.from_document(document) for document in load_documents(path)]
+    return [Input.from_document(document) for document in load_documents(path, max_bytes=max_bytes)]
 
 
 def run(args: argparse.Namespace) -> int:
-    inputs = read_any_inputs(args.inputs)
+    inputs = read_any_inputs(args.inputs, int(args.max_mb * 2**20))
     summarizer = get_summarizer(args.summarizer, **parse_params(args.param))
     cache = None if args.no_cache else SummaryCache(args.cache)
 

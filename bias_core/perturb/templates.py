@@ -97,7 +97,8 @@ _ORGANISATION_WORDS = frozenset({
 })
 _ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
 _NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
-_NAME_WORD = re.compile(r"[A-Z][A-Za-z'’-]*[A-Za-z]|[A-Z]")
+# A name word: a capitalised run of letters (any script, accents included) with inner apostrophes or hyphens.
+_NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
 _INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
 # Lemmas and coarse POS (the attribute ruler) are not needed: fine-grained tags say "proper noun" (NNP) and
 # "possessive pronoun" (PRP$). Skipping them makes parsing about a third faster.
@@ -311,7 +312,8 @@ def _parse_name(
         words = words[:-1]
     if words and title_key(words[-1][1]) in _ORGANISATION_WORDS:
         return None
-    if not words or any(not _NAME_WORD.fullmatch(w) and not _INITIALS.fullmatch(w) for _, w in words):
+    if not words or any(not (_NAME_WORD.fullmatch(w) and w[0].isupper()) and not _INITIALS.fullmatch(w)
+                        for _, w in words):
         return None
     parts = [_NamePart(s, s + len(w), w) for s, w in words]
     if _INITIALS.fullmatch(parts[-1].text):
@@ -814,5 +816,5 @@ def _finish(document_id: str, text: str, entities: list[TemplateEntity], slots: 
         ordered.append(slot)
     used = {slot.entity_id for slot in ordered}
     kept = [entity for entity in entities if entity.entity_id in used]
-    capitalized = frozenset(re.findall(r"\b[A-Z][a-zA-Z'-]+\b", text))
+    capitalized = frozenset(w for w in re.findall(r"\b[^\W\d_][\w'-]+\b", text) if w[0].isupper())
     return EntityTemplate(document_id, text, kept, ordered, capitalized)

@@ -72,6 +72,12 @@ class Summarizer(ABC):
         }
 
 
+def clean_output(text: str) -> str:
+    """Model output as storable text: lone surrogates (which cannot be written as UTF-8) become U+FFFD and NUL
+    characters are dropped; everything else, markup included, is kept (pages and exports escape it)."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace("\x00", "")
+
+
 def text_seed(seed: int, text: str) -> int:
     """A 64-bit seed derived from a run seed and an input text.
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryOutcome, register
+from bias_core.summarize.base import Summarizer, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
 
 logger = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ class HuggingFaceSummarizer(Summarizer):
         generation = {**model.generation_config.to_diff_dict(), **settings}
         generation.pop("transformers_version", None)
         return [
-            Summary(item.id, self.name, text.strip(), meta={
+            Summary(item.id, self.name, clean_output(text).strip(), meta={
                 **base_meta, "generation": generation, "prompt_id": prompt_id,
                 "input_truncated": was_truncated, "seconds": round(elapsed, 4),
             })

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome, register
+from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
 
 logger = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ class OpenAICompatibleSummarizer(Summarizer):
             return self._failure(item, f"gave an invalid answer ({type(error).__name__})")
         if not isinstance(content, str):
             return self._failure(item, "returned no text")
-        return Summary(item.id, self.name, content.strip(), meta={
+        return Summary(item.id, self.name, clean_output(content).strip(), meta={
             **self.meta(), "prompt_id": prompt_id, "seconds": round(time.perf_counter() - started, 4),
             "system_fingerprint": getattr(response, "system_fingerprint", None),
         })
