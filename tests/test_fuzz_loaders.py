@@ -6,9 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import zipfile
-
 import warnings
+import zipfile
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
