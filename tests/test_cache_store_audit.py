@@ -186,3 +186,25 @@ def test_an_audit_uses_the_empty_cache_it_is_given_not_the_default_one(tmp_path,
     given = SummaryCache(tmp_path / "given.sqlite")
     run_audit(config("counting"), store=RunStore(tmp_path / "runs.sqlite"), cache=given)
     assert len(given) == 16 and len(SummaryCache(default)) == 0
+
+
+def test_a_failing_store_write_stops_the_audit_with_a_message_and_loses_no_summary(tmp_path):
+    import sqlite3
+
+    class FailingStore(RunStore):
+        def add_summaries(self, run_id, summaries):
+            with self._transaction() as connection:
+                raise sqlite3.OperationalError("disk I/O error")
+
+    cache = SummaryCache(tmp_path / "c.sqlite")
+    broken = FailingStore(tmp_path / "runs.sqlite")
+    with pytest.raises(StoreError, match="writing to the run store .* failed: disk I/O error"):
+        run_audit(config("counting"), store=broken, cache=cache)
+    (run,) = broken.list_runs()
+    assert run.status == "failed" and "disk I/O error" in run.message
+    assert len(cache) == 4  # the batch finished before the failed write is cached
+    CountingSummarizer.calls = []
+    healthy = RunStore(tmp_path / "runs.sqlite")
+    assert run_audit(config("counting"), store=healthy, cache=cache) == run.id
+    assert sum(len(call) for call in CountingSummarizer.calls) == 12  # only the other 12 are computed
+    assert healthy.get_run(run.id).status == "completed" and len(healthy.summaries(run.id)) == 16
