@@ -57,8 +57,8 @@ def corpus_picker() -> list[Document] | None:
             st.session_state["documents"] = demo_documents(choice)
             st.session_state["corpus_name"] = choice
         return st.session_state["documents"]
-    upload = st.file_uploader("A .txt, a .zip of .txt files, .jsonl or .csv (up to 20 MB)",
-                              type=["txt", "zip", "jsonl", "csv"], key="corpus_upload")
+    # No ``type=`` filter: bias_core checks the type and says what to upload instead, in the same words as the CLI.
+    upload = st.file_uploader("A .txt, a .zip of .txt files, .jsonl or .csv (up to 20 MB)", key="corpus_upload")
     if upload is not None:
         data = upload.getvalue()
         columns = None
