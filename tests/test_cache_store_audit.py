@@ -193,7 +193,7 @@ def test_a_failing_store_write_stops_the_audit_with_a_message_and_loses_no_summa
 
     class FailingStore(RunStore):
         def add_summaries(self, run_id, summaries):
-            with self._transaction() as connection:
+            with self._transaction():
                 raise sqlite3.OperationalError("disk I/O error")
 
     cache = SummaryCache(tmp_path / "c.sqlite")

@@ -87,3 +87,21 @@ def screenshot(page):
 def wait_for_app(page, timeout: float = 60_000) -> None:
     """Wait until the script has finished running (Streamlit marks the app element)."""
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=timeout)
+
+
+def open_page(page, name: str) -> None:
+    """Click a page in the sidebar navigation and wait for it to render (a URL would start a new session)."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
+    wait_for_app(page)
+
+
+def upload_article(page, app_url: str, path: Path) -> None:
+    """Open the app and upload one article on the Corpus page."""
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    wait_for_app(page)
+    page.get_by_text("Upload a file", exact=True).click()
+    wait_for_app(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import open_page, upload_article, wait_for_app
 
 ARTICLE = """Mayor Robert Moore announced on Monday that he will not seek a third term.
 
@@ -18,23 +18,12 @@ The council will vote on the budget <script>window.__pwned = true</script> on Th
 protect library funding. Moore said the decision was his alone."""
 
 
-def open_page(page, name: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
-    wait_for_app(page)
-
-
 def test_upload_audit_compare_fightin_words_metrics_and_report(page, app_url, tmp_path, screenshot):
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     article = tmp_path / "council-vote.txt"
     article.write_text(ARTICLE)
-    page.goto(app_url)
-    wait_for_app(page)
-
-    page.get_by_text("Upload a file", exact=True).click()
-    wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(article))
-    expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)
+    upload_article(page, app_url, article)
     screenshot("journey-1-corpus")
 
     open_page(page, "Audit")

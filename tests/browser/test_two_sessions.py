@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import open_page, upload_article, wait_for_app
 
 ARTICLES = {
     "first": "Mayor Robert Moore said on Monday that he will resign. His deputy, Linda Chen, thanked him.",
@@ -13,14 +13,8 @@ ARTICLES = {
 
 
 def start_audit(page, app_url: str, name: str, path) -> None:
-    page.goto(app_url)
-    wait_for_app(page)
-    page.get_by_text("Upload a file", exact=True).click()
-    wait_for_app(page)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
-    expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Audit", exact=True).click()
-    wait_for_app(page)
+    upload_article(page, app_url, path)
+    open_page(page, "Audit")
     run_name = page.get_by_label("Name of this run")
     run_name.fill(f"{name} analyst")
     run_name.press("Enter")
@@ -38,8 +32,7 @@ def test_two_sessions_run_different_audits_at_once_and_keep_their_state(browser,
     for name, page in pages.items():
         expect(page.get_by_text("Done. Inspect the results:")).to_be_visible(timeout=240_000)
         expect(page.get_by_text(f"{name} analyst:")).to_be_visible()
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare", exact=True).click()
-        wait_for_app(page)
+        open_page(page, "Compare")
         expect(page.get_by_role("heading", name="lead-3")).to_be_visible(timeout=60_000)
         main = page.locator("[data-testid=stMain]")
         expect(main).to_contain_text(ARTICLES[name].split(",")[0].split(" said")[0], timeout=30_000)
