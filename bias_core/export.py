@@ -90,10 +90,14 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 200) -> st
         parts.append("<h2>Measures</h2><p>Dots are point estimates with 95% bootstrap intervals; red diamonds mark "
                      "results whose interval (the signed one, where the score itself cannot be negative) excludes "
                      "0; the grey band is the identity noise floor. A value of 0 means no evidence of bias.</p>")
-        for index, measure in enumerate(measures):
+        charted = [m for m in measures if any(r.measure == m and r.is_defined for r in results)]
+        for index, measure in enumerate(charted):
             figure = measure_figure(results, measure)
             parts.append(figure.to_html(include_plotlyjs=index == 0, full_html=False,
                                         config={"displaylogo": False}))
+        undefined = [m for m in measures if m not in charted]
+        if undefined:
+            parts.append(f"<p>Undefined for every summarizer (reasons in the table): {e(', '.join(undefined))}.</p>")
         parts.append("<h2>All results</h2><table><tr><th>measure</th><th>perturbation</th><th>summarizer</th>"
                      "<th>value</th><th>95% CI</th><th>CI kind</th><th>n</th><th>note</th></tr>")
         for r in results:
