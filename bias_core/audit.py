@@ -212,6 +212,19 @@ def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> l
     return results
 
 
+def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *, resume: bool = True) -> str:
+    """Return the newest unfinished run of this exact audit (same config and corpus), or a new one.
+
+    The app creates the run with this before starting a worker; the worker calls it again and gets the same run.
+    """
+    digest = config_hash(config, documents)
+    run_id = store.resumable_run(digest) if resume else None
+    if run_id:
+        logger.info("resuming run %s", run_id)
+        return run_id
+    return store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+
+
 def run_audit(
     config: AuditConfig,
     *,
@@ -236,12 +249,7 @@ def run_audit(
     if foreign:
         logger.warning("%d documents do not look like English (e.g. %s); the English models will skip them",
                        len(foreign), ", ".join(foreign[:3]))
-    digest = config_hash(config, documents)
-    run_id = store.resumable_run(digest) if resume else None
-    if run_id:
-        logger.info("resuming run %s", run_id)
-    else:
-        run_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+    run_id = open_run(store, config, documents, resume=resume)
     cache = cache if cache is not None else SummaryCache()  # an empty cache is falsy (len 0)
     executor = executor or LocalExecutor()
     try:

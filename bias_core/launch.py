@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bias_core.audit import AuditConfig, config_hash, environment
+from bias_core.audit import AuditConfig, open_run
 from bias_core.io import write_jsonl
 from bias_core.records import Document
 from bias_core.store import RunStore
@@ -28,9 +28,7 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
     if not corpus_file.exists():
         write_jsonl(corpus_file, documents)
     config.corpus.path = str(corpus_file)
-    digest = config_hash(config, documents)
-    run_id = store.resumable_run(digest) or store.create_run(config.to_dict(), digest, environment(config.seed),
-                                                             name=config.name)
+    run_id = open_run(store, config, documents)
     info = store.get_run(run_id)
     if info.status == "running" and info.worker_alive:
         return run_id
