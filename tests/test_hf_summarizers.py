@@ -7,6 +7,7 @@ import pytest
 from bias_core.errors import SummarizerError
 from bias_core.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.summarize.truncation import ends_sentence
 
 SHORT = ("Robert Moore, the mayor of Springfield, said on Monday that he will not run again. "
          "His deputy, Linda Chen, is expected to run. She has served for six years.")
@@ -61,12 +62,20 @@ def test_a_corrupt_local_model_folder_gives_a_clear_error(tmp_path):
 def test_smollm2_summarizes_offline_deterministically_and_loads_fast_after_conversion():
     import time
 
-    summarizer = get_summarizer("smollm2", max_new_tokens=24)
+    summarizer = get_summarizer("smollm2", max_new_tokens=64)
     started = time.perf_counter()
     first = summarizer.summarize(inputs(SHORT))[0]
     assert first.text.strip(), "SmolLM2 produced an empty summary"
     assert first.meta["revision"].startswith("gguf-sha256:")
     assert first.meta["generation"]["do_sample"] is False and first.meta["prompt_id"].startswith("table15/")
-    again = get_summarizer("smollm2", max_new_tokens=24).summarize(inputs(SHORT))[0]
+    assert ends_sentence(first.text), "a generation must end with a complete sentence"
+    again = get_summarizer("smollm2", max_new_tokens=64).summarize(inputs(SHORT))[0]
     assert again.text == first.text
     assert time.perf_counter() - started < 120
+
+
+@pytest.mark.slow
+def test_smollm2_cut_off_by_the_token_limit_keeps_no_unfinished_sentence():
+    cut = get_summarizer("smollm2", max_new_tokens=6).summarize(inputs(SHORT))[0]
+    assert cut.meta["truncated"] is True and cut.meta["dropped_tail"]
+    assert cut.text == "" or ends_sentence(cut.text)

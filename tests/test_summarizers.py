@@ -11,6 +11,7 @@ from bias_core.summarize.prompts import (
     INDUCED_BIAS_SUFFIX,
     PERSPECTIVE_TEMPLATES,
     STEEN_MARKERT_PROMPTS,
+    STEEN_MARKERT_SEPARATORS,
     PromptSettings,
     build_prompt,
 )
@@ -144,9 +145,19 @@ def test_table_15_prompt_is_drawn_per_input_reproducibly():
     again = [build_prompt(Input(id="other", original_id="o", text=t), settings) for t in texts]
     assert drawn == again
     assert len({prompt_id for _, prompt_id in drawn}) > 3
-    message, prompt_id = drawn[0]
-    assert message.split(":\n\n")[0] in STEEN_MARKERT_PROMPTS and message.endswith(texts[0])
+    for (message, prompt_id), text in zip(drawn, texts, strict=True):
+        _, index, separator = prompt_id.split("/")
+        instruction = STEEN_MARKERT_PROMPTS[int(index)]
+        assert message == instruction + STEEN_MARKERT_SEPARATORS[int(separator.removeprefix("sep"))] + text
     assert len(STEEN_MARKERT_PROMPTS) == 10
+    assert len({prompt_id.split("/")[2] for _, prompt_id in drawn}) == len(STEEN_MARKERT_SEPARATORS) == 5
+
+
+def test_induced_bias_sentence_follows_the_instruction_before_the_article_as_in_the_authors_code():
+    text = "The mayor, Anna Berg, met the council. She said the vote would be held on Monday."
+    message, prompt_id = build_prompt(Input(id="a", original_id="a", text=text), PromptSettings(induce_bias=True))
+    instruction, _, rest = message.partition(". " + INDUCED_BIAS_SUFFIX)
+    assert instruction in STEEN_MARKERT_PROMPTS and rest.endswith(text) and prompt_id.endswith("+induced-bias")
 
 
 def test_table_11_template_joins_units_and_induced_bias_is_appended():

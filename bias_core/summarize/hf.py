@@ -21,10 +21,13 @@ from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
 from bias_core.summarize.base import Summarizer, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
+from bias_core.summarize.truncation import complete_sentences
 
 logger = logging.getLogger(__name__)
 
 _LOAD_LOCK = threading.Lock()
+# Tokens allowed beyond ``max_input_tokens`` for the instruction and the chat template around the article.
+PROMPT_TOKEN_MARGIN = 96
 
 
 @functools.lru_cache(maxsize=4)
@@ -137,13 +140,19 @@ class HuggingFaceSummarizer(Summarizer):
         model, tokenizer, encoder_decoder = self._load()
         started = time.perf_counter()
         prompt_ids: list[str | None] = []
+        input_cut: list[bool] = []
         if encoder_decoder:
             texts = [item.text for item in inputs]
             prompt_ids = [None] * len(inputs)
+            input_cut = [len(tokenizer(item.text).input_ids) > self.max_input_tokens for item in inputs]
         else:
             texts = []
             for item in inputs:
-                message, prompt_id = build_prompt(item, self.prompt)
+                # As Steen & Markert's code does, the article (not the whole prompt) is cut to the input budget, so a
+                # long article never pushes the instruction or the chat template's answer cue out of the prompt.
+                article, was_cut = self._fit_article(tokenizer, item)
+                input_cut.append(was_cut)
+                message, prompt_id = build_prompt(item, self.prompt, text=article)
                 prompt_ids.append(prompt_id)
                 if tokenizer.chat_template:
                     texts.append(tokenizer.apply_chat_template(
@@ -152,7 +161,7 @@ class HuggingFaceSummarizer(Summarizer):
                 else:
                     texts.append(message + "\n\nSummary:")
         encoded = tokenizer(texts, return_tensors="pt", padding=True, truncation=True,
-                            max_length=self.max_input_tokens, add_special_tokens=encoder_decoder)
+                            max_length=self.max_input_tokens + PROMPT_TOKEN_MARGIN, add_special_tokens=encoder_decoder)
         settings = self.generation_settings(model, encoder_decoder)
         try:
             with torch.inference_mode():
@@ -161,19 +170,52 @@ class HuggingFaceSummarizer(Summarizer):
             raise SummarizerError(f"{self.name}: generation failed ({str(error).splitlines()[0]})") from None
         if not encoder_decoder:
             output = output[:, encoded["input_ids"].shape[1]:]
-        texts_out = tokenizer.batch_decode(output, skip_special_tokens=True)
+        texts_out = [clean_output(text).strip() for text in tokenizer.batch_decode(output, skip_special_tokens=True)]
+        hit_limit = self._hit_token_limit(output, settings, _stop_ids(model, tokenizer))
+        cut_positions = [index for index, hit in enumerate(hit_limit) if hit]
+        dropped = [""] * len(texts_out)
+        for index, completed in zip(cut_positions, complete_sentences([texts_out[i] for i in cut_positions]),
+                                    strict=True):
+            texts_out[index], dropped[index] = completed.text, completed.dropped
         elapsed = (time.perf_counter() - started) / max(1, len(inputs))
-        truncated = [int(mask.sum()) >= self.max_input_tokens for mask in encoded["attention_mask"]]
         base_meta = self.meta()
         generation = {**model.generation_config.to_diff_dict(), **settings}
         generation.pop("transformers_version", None)
         return [
-            Summary(item.id, self.name, clean_output(text).strip(), meta={
+            Summary(item.id, self.name, text, meta={
                 **base_meta, "generation": generation, "prompt_id": prompt_id,
-                "input_truncated": was_truncated, "seconds": round(elapsed, 4),
+                "input_truncated": was_cut, "truncated": hit, **({"dropped_tail": tail} if hit else {}),
+                "seconds": round(elapsed, 4),
             })
-            for item, text, prompt_id, was_truncated in zip(inputs, texts_out, prompt_ids, truncated, strict=True)
+            for item, text, prompt_id, was_cut, hit, tail
+            in zip(inputs, texts_out, prompt_ids, input_cut, hit_limit, dropped, strict=True)
         ]
+
+    def _fit_article(self, tokenizer: Any, item: Input) -> tuple[str | None, bool]:
+        """The article cut to ``max_input_tokens`` tokens (None for unit inputs, whose prompt is built from units)."""
+        if item.units:
+            return None, False
+        ids = tokenizer(item.text, add_special_tokens=False).input_ids
+        if len(ids) <= self.max_input_tokens:
+            return item.text, False
+        return tokenizer.decode(ids[: self.max_input_tokens], skip_special_tokens=True), True
+
+    @staticmethod
+    def _hit_token_limit(output: Any, settings: dict[str, Any], stop_ids: set[int]) -> list[bool]:
+        """Which generations stopped because they reached ``max_new_tokens`` rather than an end-of-sequence token."""
+        limit = settings.get("max_new_tokens")
+        if not limit:
+            return [False] * len(output)
+        return [len(row) >= limit and not stop_ids.intersection(int(token) for token in row) for row in output]
+
+
+def _stop_ids(model: Any, tokenizer: Any) -> set[int]:
+    """Token ids that end a generation: the model's end-of-sequence id(s) and the tokenizer's."""
+    configured = model.generation_config.eos_token_id
+    ids = set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
+    if tokenizer.eos_token_id is not None:
+        ids.add(tokenizer.eos_token_id)
+    return ids
 
 
 def _build_hf(match, params: dict[str, Any]) -> HuggingFaceSummarizer:
