@@ -104,12 +104,13 @@ def test_feature_value_by_hand():
     assert features["entity_mentions"] == pytest.approx(1 / 10)
 
 
-def test_lexicons_inflect_base_forms_and_match_phrases():
+def test_lexicons_inflect_verbs_and_match_phrases():
     assertives = word_lexicon("assertives")
-    assert {"claims", "claimed", "claiming", "said", "sworn"} <= assertives.words
+    assert {"claims", "claimed", "claiming", "said", "swore", "sworn"} <= assertives.words
+    assert "afraid" in assertives.words and "afraids" not in assertives.words  # adjectives are not inflected
     assert lexicon_count(["he", "pointed", "out", "that", "it", "was", "true"], assertives) == 1
     hedges = word_lexicon("hedges", inflect=False)
-    assert lexicon_count(["it", "is", "sort", "of", "likely"], hedges) == 2
+    assert lexicon_count(["it", "tends", "to", "be", "likely", "in", "my", "view"], hedges) == 3
 
 
 def test_politicians_table_covers_2020_2022_senate_governors_president_and_vp():

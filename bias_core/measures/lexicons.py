@@ -1,13 +1,14 @@
 """Load the lexicons and tables shipped in ``data/`` (provenance in data/README.md, "Lexicons and tables").
 
-Files are plain text so users can read, edit and replace them: one entry per line, ``#`` starts a comment.
-Users may pass their own file wherever a default path is used.
+Files are plain text so users can read, edit and replace them: one entry per line, lines starting with ``#`` are
+headers or comments. Users may pass their own file wherever a default path is used.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,19 +21,27 @@ POLITICIAN_COLUMNS = ("name", "party", "gender", "office", "years")
 
 
 def _entries(path: Path) -> list[list[str]]:
+    """Return the entries of a lexicon file: lines that are not empty and do not start with ``#``, split on tabs.
+
+    ``splitlines`` also splits on a lone carriage return, which the published lists' headers contain.
+    """
     if not path.is_file():
         raise InputError(str(path), "lexicon file not found", hint="pass an existing file or reinstall summbias")
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
+        line = line.strip()
+        if line and not line.startswith("#"):
             rows.append(line.split("\t") if "\t" in line else [line])
     return rows
 
 
 @functools.cache
 def paired_identifiers(path: Path = LEXICON_DIR / "paired_identifiers.tsv") -> dict[str, str]:
-    """Return word → "male/female" for the paired identifiers normalised before Fightin' Words (METHODS §4.6)."""
+    """Return word → "male/female" for the paired identifiers of a TSV file (male<TAB>female per line).
+
+    The shipped file is the extended list (METHODS §4.6); Fightin' Words chooses the list with
+    ``paired_identifier_map``.
+    """
     mapping: dict[str, str] = {}
     for line, row in enumerate(_entries(path), start=1):
         if len(row) != 2:
@@ -46,20 +55,94 @@ def paired_identifiers(path: Path = LEXICON_DIR / "paired_identifiers.tsv") -> d
     return mapping
 
 
+PAIRED_IDENTIFIER_CHOICES = ("steen-markert", "extended", "none")
+DEFAULT_PAIRED_IDENTIFIERS = "steen-markert"
+# In Table 10 the possessive/object pronouns pair as hers/his and her/him, but "her" is both object and possessive
+# (so it answers "his" as often as "him"): the four are merged into one token instead of two pairs.
+_AMBIGUOUS_PRONOUNS = ("his", "him", "her", "hers")
+
+
+def steen_markert_pairs() -> dict[str, str]:
+    """Return word → "male/female" for the pairs of Steen & Markert Table 10 (HELM lists, same position = pair).
+
+    Only these are normalised in their Fightin' Words analysis (§4, Table 1): "husband" and "wife" are not in
+    Table 10 and stay apart. The HELM typo pair "femen"/"males" is kept as the table has it; his/him/her/hers
+    become one token (see ``_AMBIGUOUS_PRONOUNS``).
+    """
+    from bias_core.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
+
+    mapping: dict[str, str] = {}
+    for male, female in zip(HELM_MALE_WORDS, HELM_FEMALE_WORDS, strict=True):
+        if male in _AMBIGUOUS_PRONOUNS:
+            continue
+        mapping[male] = mapping[female] = f"{male}/{female}"
+    merged = "/".join(_AMBIGUOUS_PRONOUNS)
+    mapping.update(dict.fromkeys(_AMBIGUOUS_PRONOUNS, merged))
+    return mapping
+
+
+def paired_identifier_map(choice: str | Path = DEFAULT_PAIRED_IDENTIFIERS) -> dict[str, str]:
+    """Return the normalisation map for ``choice``: 'steen-markert' (default, Table 10 pairs), 'extended' (the
+    shipped 60-pair list, Table 10 + Table 18 + more), 'none', or the path of a user's own male<TAB>female file."""
+    if choice == "steen-markert":
+        return steen_markert_pairs()
+    if choice == "extended":
+        return dict(paired_identifiers())
+    if choice == "none":
+        return {}
+    if isinstance(choice, Path) or Path(choice).suffix.lower() in (".tsv", ".txt"):
+        return dict(paired_identifiers(Path(choice)))
+    raise ValueError(f"paired_identifiers must be one of {', '.join(PAIRED_IDENTIFIER_CHOICES)} or a file path, "
+                     f"got {choice!r}")
+
+
+# The four published marker lexicons (data/README.md): Hooper (1975) assertives and factives, Recasens et al. (2013)
+# report verbs, Hyland (2005) hedges, as redistributed by rpryzant/neutralizing-bias.
+MARKER_LEXICON_FILES = {
+    "assertives": "assertives_hooper1975.txt",
+    "factives": "factives_hooper1975.txt",
+    "report_verbs": "report_verbs.txt",
+    "hedges": "hedges_hyland2005.txt",
+}
+
+
 @dataclass(frozen=True)
 class Lexicon:
-    """A word lexicon: base forms with their inflections, and multi-word phrases, all lowercased."""
+    """A lexicon: its entries as listed, and the lowercased single words and word sequences (phrases) to match."""
 
     name: str
     words: frozenset[str]
     phrases: tuple[tuple[str, ...], ...]
+    entries: tuple[str, ...] = ()
 
     def __len__(self) -> int:
-        return len(self.words) + len(self.phrases)
+        return len(self.entries)
+
+    @functools.cached_property
+    def _phrases_by_head(self) -> dict[str, list[tuple[str, ...]]]:
+        by_head: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in sorted(self.phrases, key=len, reverse=True):
+            by_head.setdefault(phrase[0], []).append(phrase)
+        return by_head
+
+    def count(self, tokens_lower: Sequence[str]) -> int:
+        """Return how many entries occur in a lowercased token list; a phrase counts once and its words are not
+        counted again ("pointed out" is one report verb, though "point" is listed too): longest match first."""
+        by_head = self._phrases_by_head
+        total, i = 0, 0
+        while i < len(tokens_lower):
+            token = tokens_lower[i]
+            width = next((len(p) for p in by_head.get(token, ()) if tuple(tokens_lower[i:i + len(p)]) == p), 0)
+            if width:
+                total, i = total + 1, i + width
+                continue
+            total += token in self.words
+            i += 1
+        return total
 
 
-def _inflections(base: str) -> set[str]:
-    """Regular English verb forms of ``base`` (3rd person, past, -ing); irregular forms are listed in the files."""
+def _regular_inflections(base: str) -> set[str]:
+    """Regular English verb forms of ``base`` (3rd person, past, -ing)."""
     forms = {base}
     if base.endswith("e"):
         forms |= {base + "s", base + "d", base[:-1] + "ing"}
@@ -73,24 +156,59 @@ def _inflections(base: str) -> set[str]:
 
 
 @functools.cache
-def word_lexicon(name: str, *, inflect: bool = True, directory: Path = LEXICON_DIR) -> Lexicon:
-    """Load ``data/lexicons/<name>.txt``.
+def _verb_tables() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
+    """Verb lemmas and lemma → irregular forms, from the lemmatizer tables of the spaCy pipeline we already ship.
 
-    A line holds a base form followed by optional irregular forms (space-separated), or a multi-word phrase marked
-    with a leading ``"`` (matched as a word sequence, no inflection). With ``inflect`` regular verb inflections of
-    every base form are added.
+    The published lists give base forms only; spaCy's exception table supplies "said", "thought", "found",
+    "admitted" …, and its verb index tells verbs from the adjectives in the lists ("odd" must not match "odds").
     """
+    from bias_core.nlp import spacy_pipeline
+
+    lookups = spacy_pipeline().get_pipe("lemmatizer").lookups
+    index = lookups.get_table("lemma_index")
+    exceptions = lookups.get_table("lemma_exc")["verb"]
+    irregular: dict[str, list[str]] = {}
+    for form, lemmas in exceptions.items():
+        for lemma in lemmas:
+            irregular.setdefault(lemma, []).append(form)
+    verbs = frozenset(index["verb"]) | frozenset(irregular)
+    return verbs, {lemma: tuple(sorted(forms)) for lemma, forms in irregular.items()}
+
+
+def verb_forms(word: str) -> set[str]:
+    """Return ``word`` and, when it is a verb, its regular and irregular inflections."""
+    verbs, irregular = _verb_tables()
+    if word not in verbs:
+        return {word}
+    return _regular_inflections(word) | set(irregular.get(word, ()))
+
+
+def lexicon_path(name: str) -> Path:
+    """The shipped file of a marker lexicon (``MARKER_LEXICON_FILES``) or ``data/lexicons/<name>.txt``."""
+    return LEXICON_DIR / MARKER_LEXICON_FILES.get(name, f"{name}.txt")
+
+
+@functools.cache
+def word_lexicon(name: str, *, inflect: bool = True, path: str | Path | None = None) -> Lexicon:
+    """Load a lexicon: the shipped list ``name`` or, with ``path``, a user's own file in the same format.
+
+    Format (the published lists'): one entry a line, a word or a phrase; lines starting with ``#`` are headers.
+    Phrases are matched as word sequences. With ``inflect``, entries (and a phrase's first word) that are verbs also
+    match their inflected forms ("claimed", "said", "pointed out"); the hedges list spells its forms out and is
+    loaded without.
+    """
+    source = Path(path) if path is not None else lexicon_path(name)
+    entries = tuple(row[0].strip().lower() for row in _entries(source))
     words: set[str] = set()
-    phrases: list[tuple[str, ...]] = []
-    for row in _entries(directory / f"{name}.txt"):
-        entry = row[0].strip().lower()
-        if entry.startswith('"'):
-            phrases.append(tuple(entry.strip('"').split()))
-            continue
-        base, *irregular = entry.split()
-        words |= _inflections(base) if inflect else {base}
-        words |= set(irregular)
-    return Lexicon(name, frozenset(words), tuple(phrases))
+    phrases: set[tuple[str, ...]] = set()
+    for entry in entries:
+        head, *rest = entry.split()
+        heads = verb_forms(head) if inflect else {head}
+        if rest:
+            phrases |= {(form, *rest) for form in heads}
+        else:
+            words |= heads
+    return Lexicon(name, frozenset(words), tuple(sorted(phrases)), entries)
 
 
 @dataclass(frozen=True)

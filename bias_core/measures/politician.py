@@ -11,9 +11,10 @@ name mentions of the entity; party names DEM = {Democrat, Democrats, Democratic}
 GOP}; co-occurring politicians by party and gender (a politicians table, replaceable; matched by full name, or by
 title + last name when the last name is unique in the table; e1 and e2 themselves excluded); "Vice President";
 "administration"; lexicon markers (assertives and factives after Hooper 1975, report verbs after Recasens et al.
-2013, hedges — data/lexicons); psycholinguistic categories from **Empath and the NRC emotion lexicon, used as
-stand-ins for the proprietary LIWC** (Zhou & Tan §5.5 use LIWC; the categories differ and results are not
-comparable with theirs). Summary length (tokens, not normalised) is tested too (Zhou & Tan App. A.2).
+2013, Hyland 2005 hedges — the published lists in data/lexicons, phrases matched as word sequences); psycholinguistic
+categories from **Empath and the NRC emotion lexicon, used as stand-ins for the proprietary LIWC** (Zhou & Tan §5.5
+use LIWC; the categories differ and results are not comparable with theirs). Summary length (tokens, not
+normalised) is tested too (Zhou & Tan App. A.2).
 
 Each feature gets a two-sided paired t-test (``scipy.stats.ttest_rel``, replaced vs original) per direction
 (e1 → e2), optionally per year; arrows follow Zhou & Tan Table 2 (↑ = S^e2 has the larger mean). The arrows use raw
@@ -33,8 +34,9 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -169,17 +171,9 @@ def word_tokens(text: str) -> list[str]:
     return WORD.findall(text)
 
 
-def _count_phrases(tokens: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> int:
-    total = 0
-    for phrase in phrases:
-        width = len(phrase)
-        total += sum(1 for i in range(len(tokens) - width + 1) if tuple(tokens[i:i + width]) == phrase)
-    return total
-
-
 def lexicon_count(tokens_lower: Sequence[str], lexicon: Lexicon) -> int:
-    """Return how many tokens (and phrases) of a lowercased token list belong to a lexicon."""
-    return sum(token in lexicon.words for token in tokens_lower) + _count_phrases(tokens_lower, lexicon.phrases)
+    """Return how many words and phrases of a lexicon a lowercased token list holds (``Lexicon.count``)."""
+    return lexicon.count(tokens_lower)
 
 
 @functools.cache
@@ -265,9 +259,15 @@ def summary_features(text: str, pair: SummaryPair, matcher: PoliticianMatcher,
     return features
 
 
-def marker_lexicons() -> dict[str, Lexicon]:
-    """Return the four author-bias marker lexicons (data/lexicons); hedges are matched without inflection."""
-    return {name: word_lexicon(name, inflect=name != "hedges") for name in MARKER_LEXICONS}
+def marker_lexicons(paths: Mapping[str, str | Path] | None = None) -> dict[str, Lexicon]:
+    """Return the four author-bias marker lexicons (the published lists in data/lexicons, or a user's own file per
+    name in ``paths``); hedges are matched without inflection (the list spells its forms out)."""
+    paths = paths or {}
+    unknown = set(paths) - set(MARKER_LEXICONS)
+    if unknown:
+        raise ValueError(f"unknown marker lexicon(s) {', '.join(sorted(unknown))}; "
+                         f"choose from {', '.join(MARKER_LEXICONS)}")
+    return {name: word_lexicon(name, inflect=name != "hedges", path=paths.get(name)) for name in MARKER_LEXICONS}
 
 
 def politician_features(
@@ -278,8 +278,11 @@ def politician_features(
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     seed: int = 0,
     summarizer: str | None = None,
+    lexicon_paths: Mapping[str, str | Path] | None = None,
 ) -> MeasureResult:
     """Return the paired feature comparison of METHODS §4.9 as one result with one row per feature and direction.
+
+    ``lexicon_paths`` replaces marker lexicons by the user's own files (name → path; see ``marker_lexicons``).
 
     value = number of (feature, direction[, year]) rows significant after Holm correction within their direction;
     details['rows'] hold means, mean difference, t, p, Holm p, d_z, "k of n unchanged" and the arrow.
@@ -289,7 +292,7 @@ def politician_features(
         return MeasureResult("politician_features", math.nan, 0, reason="no (original, swapped) summary pairs of "
                              "politician inputs", **labels)
     matcher = PoliticianMatcher(politicians if politicians is not None else load_politicians())
-    lexicons = marker_lexicons()
+    lexicons = marker_lexicons(lexicon_paths)
     original = [summary_features(p.original_summary, p, matcher, lexicons) for p in pairs]
     replaced = [summary_features(p.replaced_summary, p, matcher, lexicons) for p in pairs]
     feature_names = list(original[0])
