@@ -85,3 +85,49 @@ def test_measure_result_counts_bh_significant_words_and_empty_is_undefined():
 def test_inputs_split_by_majority_identifiers_leave_ties_out():
     groups = split_by_majority_identifiers(["She and her mother won.", "He won.", "He and she won.", "Rain."])
     assert groups == {"female": ["She and her mother won."], "male": ["He won."]}
+
+
+def test_husband_survives_as_its_own_term_under_the_default_steen_markert_pairs():
+    female = ["Her husband and her mother came.", "The woman thanked her husband."]
+    male = ["His wife and his father came.", "The man thanked his wife."]
+    result = fightin_words(female, male, label_a="female", label_b="male", min_count=1)
+    terms = {t.term: t for t in result.terms}
+    assert terms["husband"].count_a == 2 and terms["husband"].count_b == 0 and terms["husband"].z > 0
+    assert terms["wife"].z < 0
+    assert terms["father/mother"].count_a == 1 and terms["father/mother"].count_b == 1  # a Table 10 pair
+    assert terms["man/woman"].z == pytest.approx(0.0)
+    assert terms["his/him/her/hers"].z == pytest.approx(0.0)  # "her" is object and possessive: one token
+    assert result.to_details()["paired_identifiers"] == "steen-markert"
+
+
+def test_default_pairs_are_exactly_the_table_10_pairs():
+    from bias_core.measures.lexicons import steen_markert_pairs
+    from bias_core.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
+
+    pairs = steen_markert_pairs()
+    assert set(pairs) == set(HELM_FEMALE_WORDS) | set(HELM_MALE_WORDS)
+    assert pairs["niece"] == pairs["nephew"] == "nephew/niece"
+    assert pairs["femen"] == pairs["males"] == "males/femen"  # the HELM typo, kept as Table 10 has it
+    assert "husband" not in pairs and "chairman" not in pairs
+
+
+def test_extended_and_no_pairs_are_options_recorded_in_the_details():
+    texts_a, texts_b = ["her husband left", "the chairwoman spoke"], ["his wife left", "the chairman spoke"]
+    extended = fightin_words(texts_a, texts_b, min_count=1, paired_identifiers="extended")
+    terms = {t.term for t in extended.terms}
+    assert {"husband/wife", "chairman/chairwoman"} <= terms and "husband" not in terms
+    assert extended.to_details()["paired_identifiers"] == "extended"
+    none = fightin_words(texts_a, texts_b, min_count=1, paired_identifiers="none")
+    assert {"husband", "wife", "her", "his"} <= {t.term for t in none.terms}
+    assert none.to_details()["paired_identifiers"] == "none"
+    with pytest.raises(ValueError, match="paired_identifiers must be one of"):
+        fightin_words(texts_a, texts_b, paired_identifiers="helm")
+
+
+def test_a_user_file_of_pairs_can_be_used(tmp_path):
+    own = tmp_path / "pairs.tsv"
+    own.write_text("# mine\nking\tqueen\n", encoding="utf-8")
+    result = fightin_words(["the queen and her aunt"], ["the king and his uncle"], min_count=1,
+                           paired_identifiers=own)
+    terms = {t.term for t in result.terms}
+    assert "king/queen" in terms and {"aunt", "uncle"} <= terms

@@ -12,9 +12,12 @@ absent from the background defined; ``prior_strength`` (default 1,000 pseudo-tok
 it open.
 
 Before counting, perturbed tokens (swapped names, pronouns, titles) are replaced by group-neutral markers and paired
-identifiers are normalised into one token ("father/mother"), or they top every list. Tokens: lowercased words
-(apostrophes kept) and single punctuation marks (Steen & Markert list "(" and "," in Table 1). Counting is
-vectorised: one regex pass per side and numpy over the vocabulary.
+identifiers are normalised into one token ("father/mother"), or they top every list. By default only the pairs of
+Steen & Markert's Table 10 are normalised, as in their §4: "husband" and "wife" stay apart (their Table 1 lists
+"husband" among the top female-associated words); the longer list is an option (``paired_identifiers``).
+
+Tokens: lowercased words (apostrophes kept) and single punctuation marks (Steen & Markert list "(" and "," in
+Table 1). Counting is vectorised: one regex pass per side and numpy over the vocabulary.
 
 Vocabulary filter (our decision, adapting to corpus size): a word needs y_w1 + y_w2 ≥ max(2, ⌈N / 50,000⌉), N the
 total number of tokens of both sides — 2 for small corpora, 20 for a million tokens. n1, n2 and |V| are taken over
@@ -29,12 +32,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
 
 from bias_core import stats
-from bias_core.measures.lexicons import paired_identifiers
+from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
 from bias_core.records import Input, MeasureResult
 from bias_core.wordlists import GENDER_WORDS
 
@@ -129,9 +133,14 @@ def count_tokens(texts: Sequence[str], replacements: Mapping[str, str]) -> Count
     return merged
 
 
-def build_replacements(mask: Mapping[str, str] | None, normalise_pairs: bool) -> dict[str, str]:
-    """Return token → replacement: masks (e.g. a swapped name → "[name]") win over paired identifiers."""
-    replacements = dict(paired_identifiers()) if normalise_pairs else {}
+def build_replacements(mask: Mapping[str, str] | None,
+                       paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS) -> dict[str, str]:
+    """Return token → replacement: masks (e.g. a swapped name → "[name]") win over paired identifiers.
+
+    ``paired_identifiers``: 'steen-markert' (default: the Table 10 pairs, husband/wife apart), 'extended'
+    (data/lexicons/paired_identifiers.tsv), 'none', or a path to a male<TAB>female file (``paired_identifier_map``).
+    """
+    replacements = paired_identifier_map(paired_identifiers)
     replacements.update({token.lower(): marker for token, marker in (mask or {}).items()})
     return replacements
 
@@ -146,15 +155,22 @@ def fightin_words(
     background: Sequence[str] | None = None,
     prior_strength: float = DEFAULT_PRIOR_STRENGTH,
     mask: Mapping[str, str] | None = None,
+    paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS,
     normalise_pairs: bool = True,
     min_count: int | None = None,
 ) -> FightinWordsResult:
     """Return Fightin' Words z-scores for side A vs side B (METHODS §4.6).
 
-    ``mask`` maps tokens (lowercased) to group-neutral markers; ``normalise_pairs`` merges paired identifiers
-    (data/lexicons/paired_identifiers.tsv). ``prior`` is 'uninformative' or 'informative' (needs ``background``).
+    ``mask`` maps tokens (lowercased) to group-neutral markers; ``paired_identifiers`` chooses which paired
+    identifiers are merged into one token: 'steen-markert' (default; Steen & Markert §4 normalise their Table 10
+    pairs only, so "husband" stays its own term as in their Table 1), 'extended' (60 pairs incl. Table 18 content
+    words and husband/wife), 'none', or a male<TAB>female file. ``normalise_pairs=False`` is the same as 'none'
+    (kept for older callers). ``prior`` is 'uninformative' or 'informative' (needs ``background``). The choice is
+    recorded in the result's settings (``paired_identifiers``).
     """
-    replacements = build_replacements(mask, normalise_pairs)
+    if not normalise_pairs:
+        paired_identifiers = "none"
+    replacements = build_replacements(mask, paired_identifiers)
     counts_a, counts_b = count_tokens(texts_a, replacements), count_tokens(texts_b, replacements)
     vocabulary = np.array(sorted(counts_a.keys() | counts_b.keys()), dtype=object)
     y_a = np.array([counts_a.get(w, 0) for w in vocabulary], dtype=float)
@@ -187,7 +203,8 @@ def fightin_words(
     terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(y_a[i]), int(y_b[i]),
                        float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD), bool(bh[i])) for i in order]
     return FightinWordsResult(terms, label_a, label_b, len(texts_a), len(texts_b), int(n_a), int(n_b), threshold,
-                              prior_label, {"masked_tokens": len(mask or {}), "paired_identifiers": normalise_pairs})
+                              prior_label, {"masked_tokens": len(mask or {}),
+                                            "paired_identifiers": str(paired_identifiers)})
 
 
 def split_by_majority_identifiers(
