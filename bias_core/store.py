@@ -21,6 +21,12 @@ from typing import Any
 
 from bias_core.errors import BiasCoreError
 from bias_core.records import Document, Input, MeasureResult, Summary
+from bias_core.sqlite_files import SchemaSpec, describe_error, open_database
+
+# The store's schema version (PRAGMA user_version). Raise it with every change to SCHEMA; a store written by a
+# higher version is refused rather than written into. Stores written before versions existed (user_version 0, same
+# tables) are version 1.
+SCHEMA_VERSION = 1
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -86,6 +92,12 @@ class StoreError(BiasCoreError):
     """The run store cannot be opened or written (disk full, read-only, corrupt file) or a run is unknown."""
 
 
+STORE_SCHEMA = SchemaSpec(
+    kind="run store", schema=SCHEMA, version=SCHEMA_VERSION, option="--store",
+    damaged_hint="move it aside (e.g. `mv {path} {path}.corrupt`) or choose another --store",
+    error=StoreError)
+
+
 @dataclass
 class RunInfo:
     """One row of the runs table, decoded."""
@@ -109,6 +121,12 @@ class RunInfo:
     @property
     def progress(self) -> float:
         return self.progress_done / self.progress_total if self.progress_total else 0.0
+
+    @property
+    def shown_status(self) -> str:
+        """The status to show: 'stopped' for a run stored as running whose worker process has died (killed, or its
+        machine restarted), else the stored status."""
+        return "stopped" if self.status == "running" and not self.worker_alive else self.status
 
     @property
     def worker_alive(self) -> bool:
@@ -136,40 +154,55 @@ def default_store_path() -> Path:
 
 
 class RunStore:
-    """Read and write runs; safe to share between threads and between processes."""
+    """Read and write runs; safe to share between threads and between processes.
 
-    def __init__(self, path: str | os.PathLike | None = None):
+    ``read_only`` opens an existing store without creating or stamping anything (``runs`` and ``export`` use it).
+    Opening checks the file first (``bias_core.sqlite_files``): a newer schema, a damaged file, a folder or a file
+    with other tables raises one ``StoreError`` line and leaves the file untouched.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = Path(path) if path else default_store_path()
+        self._connection = open_database(self.path, STORE_SCHEMA, timeout=120, read_only=read_only)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._connection = sqlite3.connect(self.path, timeout=120, check_same_thread=False,
-                                               isolation_level=None)
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
             self._connection.execute("PRAGMA foreign_keys=ON")
-            self._connection.execute("PRAGMA busy_timeout=120000")
-            with self._transaction() as connection:
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
-        except (sqlite3.DatabaseError, OSError) as error:
-            raise StoreError(f"cannot open the run store {self.path}: {error}") from None
+        except sqlite3.Error as error:
+            self._connection.close()
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "opening")) from None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         try:
             self._connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
-            raise StoreError(f"cannot write to the run store {self.path}: {error}") from None
+        except sqlite3.Error as error:
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "starting a write to")) from None
         try:
             yield self._connection
             self._connection.execute("COMMIT")
-        except sqlite3.DatabaseError as error:
-            self._connection.execute("ROLLBACK")
-            raise StoreError(f"writing to the run store {self.path} failed: {error}") from None
+        except sqlite3.Error as error:
+            self._rollback()
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "writing to")) from None
         except BaseException:
-            self._connection.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _rollback(self) -> None:
+        if self._connection.in_transaction:
+            try:
+                self._connection.execute("ROLLBACK")
+            except sqlite3.Error:  # SQLite has already rolled back (e.g. after a full disk); nothing is left to undo
+                pass
+
+    def _read(self, query: str, params: tuple[Any, ...] = (), *, rows: bool = False) -> list[Any]:
+        """Run one SELECT and return all its rows (``sqlite3.Row`` if ``rows``); damage found here, in a file too
+        big to check on open, becomes one StoreError line."""
+        try:
+            cursor = self._connection.execute(query, params)
+            if rows:
+                cursor.row_factory = sqlite3.Row
+            return cursor.fetchall()
+        except sqlite3.Error as error:
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "reading")) from None
 
     def close(self) -> None:
         self._connection.close()
@@ -191,11 +224,10 @@ class RunStore:
 
     def resumable_run(self, config_hash: str) -> str | None:
         """Return the newest unfinished run with this config hash, if any."""
-        row = self._connection.execute(
+        rows = self._read(
             "SELECT id FROM runs WHERE config_hash = ? AND status != 'completed' ORDER BY created DESC LIMIT 1",
-            (config_hash,),
-        ).fetchone()
-        return row[0] if row else None
+            (config_hash,))
+        return rows[0][0] if rows else None
 
     def update_run(self, run_id: str, *, status: str | None = None, stage: str | None = None,
                    done: int | None = None, total: int | None = None, message: str | None = None,
@@ -216,12 +248,11 @@ class RunStore:
             connection.execute(f"UPDATE runs SET {assignments} WHERE id = ?", (*fields.values(), run_id))
 
     def _run_row(self, run_id: str) -> sqlite3.Row:
-        cursor = self._connection.execute("SELECT * FROM runs WHERE id = ?", (run_id,))
-        cursor.row_factory = sqlite3.Row
-        row = cursor.fetchone()
-        if row is None:
-            raise StoreError(f"no run with id '{run_id}' in {self.path}")
-        return row
+        found = self._read("SELECT * FROM runs WHERE id = ?", (run_id,), rows=True)
+        if not found:
+            raise StoreError(f"no run with id '{run_id}' in {self.path} — list the runs with "
+                             f"`python -m bias_core runs --store {self.path}`")
+        return found[0]
 
     @staticmethod
     def _decode_run(row: sqlite3.Row) -> RunInfo:
@@ -246,9 +277,7 @@ class RunStore:
 
     def list_runs(self) -> list[RunInfo]:
         """All runs, newest first."""
-        cursor = self._connection.execute("SELECT * FROM runs ORDER BY created DESC")
-        cursor.row_factory = sqlite3.Row
-        return [self._decode_run(row) for row in cursor.fetchall()]
+        return [self._decode_run(row) for row in self._read("SELECT * FROM runs ORDER BY created DESC", rows=True)]
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run and everything recorded under it."""
@@ -289,7 +318,7 @@ class RunStore:
         return run["id"]
 
     def has_run(self, run_id: str) -> bool:
-        return self._connection.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+        return bool(self._read("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
 
     # records --------------------------------------------------------------------------------------------------
 
@@ -299,7 +328,7 @@ class RunStore:
             connection.executemany("INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?)", rows)
 
     def add_inputs(self, run_id: str, inputs: Iterable[Input]) -> None:
-        offset = self._connection.execute("SELECT COUNT(*) FROM inputs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        offset = self._read("SELECT COUNT(*) FROM inputs WHERE run_id = ?", (run_id,))[0][0]
         rows = [(run_id, item.id, item.original_id, item.perturbation, offset + i,
                  json.dumps(item.to_dict(), ensure_ascii=False)) for i, item in enumerate(inputs)]
         with self._transaction() as connection:
@@ -325,8 +354,7 @@ class RunStore:
             connection.executemany("INSERT INTO measures VALUES (?, ?, ?)", rows)
 
     def documents(self, run_id: str) -> list[Document]:
-        rows = self._connection.execute(
-            "SELECT record FROM documents WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+        rows = self._read("SELECT record FROM documents WHERE run_id = ? ORDER BY position", (run_id,))
         return [Document.from_dict(json.loads(row[0])) for row in rows]
 
     def inputs(self, run_id: str, *, perturbation: str | None = None) -> list[Input]:
@@ -335,7 +363,7 @@ class RunStore:
         if perturbation is not None:
             query += " AND perturbation = ?"
             params += (perturbation,)
-        rows = self._connection.execute(query + " ORDER BY position", params).fetchall()
+        rows = self._read(query + " ORDER BY position", params)
         return [Input.from_dict(json.loads(row[0])) for row in rows]
 
     def summaries(self, run_id: str, *, summarizer: str | None = None) -> list[Summary]:
@@ -344,20 +372,18 @@ class RunStore:
         if summarizer is not None:
             query += " AND summarizer = ?"
             params += (summarizer,)
-        rows = self._connection.execute(query + " ORDER BY summarizer, input_id", params).fetchall()
+        rows = self._read(query + " ORDER BY summarizer, input_id", params)
         return [Summary.from_dict(json.loads(row[0])) for row in rows]
 
     def summarized_ids(self, run_id: str, summarizer: str) -> set[str]:
-        rows = self._connection.execute(
-            "SELECT input_id FROM summaries WHERE run_id = ? AND summarizer = ?", (run_id, summarizer)).fetchall()
+        rows = self._read("SELECT input_id FROM summaries WHERE run_id = ? AND summarizer = ?", (run_id, summarizer))
         return {row[0] for row in rows}
 
     def failures(self, run_id: str) -> list[tuple[str, str, str]]:
-        return [tuple(row) for row in self._connection.execute(
+        return [tuple(row) for row in self._read(
             "SELECT input_id, summarizer, error FROM failures WHERE run_id = ? ORDER BY summarizer, input_id",
-            (run_id,)).fetchall()]
+            (run_id,))]
 
     def measures(self, run_id: str) -> list[MeasureResult]:
-        rows = self._connection.execute(
-            "SELECT record FROM measures WHERE run_id = ? ORDER BY position", (run_id,)).fetchall()
+        rows = self._read("SELECT record FROM measures WHERE run_id = ? ORDER BY position", (run_id,))
         return [MeasureResult.from_dict(json.loads(row[0])) for row in rows]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -16,8 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bias_core import __version__
-from bias_core.records import Input, Summary
+from bias_core.errors import BiasCoreError
+from bias_core.records import Input, RecordError, Summary
+from bias_core.sqlite_files import SchemaSpec, describe_error, open_database
 from bias_core.summarize.base import Summarizer
+
+logger = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS summaries (
@@ -27,6 +32,21 @@ CREATE TABLE IF NOT EXISTS summaries (
     created REAL NOT NULL
 )
 """
+
+# The cache's schema version (PRAGMA user_version); raise it with every change to _SCHEMA. Caches written before
+# versions existed (user_version 0, same table) are version 1.
+SCHEMA_VERSION = 1
+
+RESET_COMMAND = "python -m bias_core cache --reset --cache {path}"
+
+
+class CacheError(BiasCoreError):
+    """The summary cache cannot be opened, read or written (damaged, newer schema, read-only, a folder)."""
+
+
+CACHE_SCHEMA = SchemaSpec(
+    kind="summary cache", schema=_SCHEMA, version=SCHEMA_VERSION, option="--cache",
+    damaged_hint=f"move it aside and start a fresh cache with `{RESET_COMMAND}`", error=CacheError)
 
 
 def default_cache_path() -> Path:
@@ -50,16 +70,19 @@ def cache_key(summarizer: Summarizer, item: Input) -> str:
 
 
 class SummaryCache:
-    """A process- and thread-safe key → summary store; a hit is one indexed SELECT."""
+    """A process- and thread-safe key → summary store; a hit is one indexed SELECT.
 
-    def __init__(self, path: str | os.PathLike | None = None):
+    Opening checks the file (``bias_core.sqlite_files``); a damaged cache raises one ``CacheError`` line naming
+    ``python -m bias_core cache --reset``, which moves it aside so the next run rebuilds it.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._connection.execute(_SCHEMA)
+        self._connection = open_database(self.path, CACHE_SCHEMA, timeout=60, read_only=read_only)
+
+    def _error(self, error: sqlite3.Error, doing: str) -> CacheError:
+        return CacheError(describe_error(CACHE_SCHEMA, self.path, error, doing))
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Summary]:
         """Return the cached summaries among ``keys`` (input ids as stored; callers re-point them)."""
@@ -69,10 +92,18 @@ class SummaryCache:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 placeholders = ",".join("?" * len(chunk))
-                rows = self._connection.execute(
-                    f"SELECT key, summary FROM summaries WHERE key IN ({placeholders})", chunk
-                ).fetchall()
-                found.update({key: Summary.from_dict(json.loads(blob)) for key, blob in rows})
+                try:
+                    rows = self._connection.execute(
+                        f"SELECT key, summary FROM summaries WHERE key IN ({placeholders})", chunk
+                    ).fetchall()
+                except sqlite3.Error as error:
+                    raise self._error(error, "reading") from None
+                for key, blob in rows:
+                    try:
+                        found[key] = Summary.from_dict(json.loads(blob))
+                    except (ValueError, TypeError, RecordError) as error:
+                        # A cache entry is only ever a shortcut: an unreadable one is recomputed and overwritten.
+                        logger.warning("ignoring an unreadable entry of the summary cache %s (%s)", self.path, error)
         return found
 
     def put_many(self, items: Iterable[tuple[str, Summary]]) -> None:
@@ -82,20 +113,59 @@ class SummaryCache:
         if not rows:
             return
         with self._lock:
-            self._connection.execute("BEGIN IMMEDIATE")
             try:
+                self._connection.execute("BEGIN IMMEDIATE")
                 self._connection.executemany(
                     "INSERT OR REPLACE INTO summaries (key, summarizer, summary, created) VALUES (?, ?, ?, ?)", rows
                 )
                 self._connection.execute("COMMIT")
+            except sqlite3.Error as error:
+                self._rollback()
+                raise self._error(error, "writing to") from None
             except BaseException:
-                self._connection.execute("ROLLBACK")
+                self._rollback()
                 raise
+
+    def _rollback(self) -> None:
+        if self._connection.in_transaction:
+            try:
+                self._connection.execute("ROLLBACK")
+            except sqlite3.Error:  # SQLite has already rolled back (e.g. after a full disk); nothing is left to undo
+                pass
 
     def __len__(self) -> int:
         with self._lock:
-            return self._connection.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+            try:
+                return self._connection.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+            except sqlite3.Error as error:
+                raise self._error(error, "reading") from None
 
     def close(self) -> None:
         with self._lock:
             self._connection.close()
+
+
+def move_cache_aside(path: str | os.PathLike | None = None) -> Path | None:
+    """Rename the cache file and its ``-wal``/``-shm`` to ``<name>.corrupt-<timestamp>`` (keeping the suffixes, so
+    SQLite can still open the moved copy) and return the new name; None if there was no file. The next open starts
+    an empty cache, which audits then refill."""
+    path = Path(path) if path else default_cache_path()
+    if path.is_dir():
+        raise CacheError(f"the summary cache {path} is a folder, not a file — choose a file with --cache")
+    if not path.exists():
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+    try:  # side files first: a fresh cache must never meet the old write-ahead log
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.rename(side, target.with_name(target.name + suffix))
+        os.rename(path, target)
+    except OSError as error:
+        raise CacheError(f"cannot move the summary cache {path} aside: {error}") from None
+    return target
