@@ -6,6 +6,7 @@ and no partial list of documents is ever returned.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -27,6 +28,17 @@ SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".csv", ".zip")
 VALUE_COLUMN_CANDIDATES = ("value", "label", "stars", "rating")
 # A zip whose entries inflate more than this many times their compressed size is treated as a zip bomb.
 MAX_ZIP_RATIO = 200
+# Byte-order marks, longest first: the UTF-32 LE mark begins with the UTF-16 LE one.
+BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 text"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32 text"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8 text"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16 text"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 text"),
+)
+# A JSON line nested deeper than this is refused: no record of INTERFACES.md nests more than a few levels, and deeper
+# structures would exhaust Python's recursion limit in json and in every function that walks records.
+MAX_JSON_DEPTH = 100
 
 RecordT = TypeVar("RecordT", Input, Summary, Document)
 
@@ -106,18 +118,68 @@ def _check_size(source: str, size: int, max_bytes: int) -> None:
 
 
 def decode_text(source: str, data: bytes) -> str:
-    """Decode UTF-8 (a byte-order mark is dropped), rejecting binary data and other encodings with a clear message."""
+    """Return the text of UTF-8 data, or of UTF-8, UTF-16 or UTF-32 data with a byte-order mark (which is dropped).
+
+    UTF-16 without a byte-order mark (a NUL byte at every other position) is decoded too when it decodes cleanly.
+    Other data with NUL bytes or many control characters is refused as binary; other encodings are refused with a
+    message to re-save the file as UTF-8.
+    """
     if not data.strip():
         raise InputError(source, "is empty", hint="choose a file that contains text")
+    # FF FE 00 00 is the UTF-32 LE mark or the UTF-16 LE mark before a NUL character: try both, in that order.
+    candidates = [(mark, codec, label) for mark, codec, label in BYTE_ORDER_MARKS if data.startswith(mark)]
+    for position, (mark, codec, label) in enumerate(candidates):
+        try:
+            return _decode_checked(source, data[len(mark):], codec, label)
+        except InputError:
+            if position == len(candidates) - 1:
+                raise
     sample = data[:8192]
-    if b"\x00" in sample or _control_share(sample) > 0.1:
+    if b"\x00" in sample:
+        codec = _bomless_utf16(sample)
+        if codec is None:
+            raise InputError(source, "looks like a binary file (an image, PDF or archive?), not text",
+                             hint="upload plain UTF-8 text, .jsonl, .csv or a .zip of .txt files")
+        return _decode_checked(source, data, codec, "UTF-16 text without a byte-order mark")
+    if _control_share(sample) > 0.1:
         raise InputError(source, "looks like a binary file (an image, PDF or archive?), not text",
                          hint="upload plain UTF-8 text, .jsonl, .csv or a .zip of .txt files")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(source, f"is not UTF-8 text (invalid byte at offset {error.start})",
                          hint="re-save the file as UTF-8") from None
+
+
+def _decode_checked(source: str, data: bytes, codec: str, label: str) -> str:
+    """Decode ``data`` with ``codec``; refuse undecodable or binary-looking results with a message naming ``label``."""
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as error:
+        raise InputError(source, f"looks like {label} but does not decode (invalid data at byte {error.start})",
+                         hint="re-save the file as UTF-8") from None
+    if "\x00" in text[:8192] or _control_share(text[:8192].encode("utf-8", "surrogatepass")) > 0.1:
+        raise InputError(source, f"looks like {label} but holds binary data (NUL or control characters)",
+                         hint="re-save the file as UTF-8 text")
+    if not text.strip():
+        raise InputError(source, "is empty", hint="choose a file that contains text")
+    return text
+
+
+def _bomless_utf16(sample: bytes) -> str | None:
+    """The UTF-16 codec of text without a byte-order mark, judged by NUL bytes: mostly Latin-script UTF-16 has a NUL
+    as the high byte of nearly every character (odd positions for little-endian, even for big-endian) and nowhere
+    else; None for anything else."""
+    sample = sample[: len(sample) // 2 * 2]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    even_nuls, odd_nuls = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nuls >= 0.7 and even_nuls == 0:
+        return "utf-16-le"
+    if even_nuls >= 0.7 and odd_nuls == 0:
+        return "utf-16-be"
+    return None
 
 
 def _control_share(sample: bytes) -> float:
@@ -194,13 +256,35 @@ def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[s
             continue
         try:
             record = json.loads(line)
+            too_deep = _json_depth(record) > MAX_JSON_DEPTH
         except json.JSONDecodeError as error:
             raise InputError(source, f"is not valid JSON ({error.msg} at column {error.colno})", row=number,
                              hint="each line must be one JSON object") from None
+        except RecursionError:  # json's own limit (about 1,000 levels) came first
+            too_deep = True
+        if too_deep:
+            raise InputError(source, f"nests JSON more than {MAX_JSON_DEPTH} levels deep", row=number,
+                             hint="each line must be one flat JSON object (INTERFACES.md)")
         if not isinstance(record, dict):
             raise InputError(source, f"holds a JSON {type(record).__name__}, not an object", row=number,
                              hint="each line must be one JSON object")
         yield number, record
+
+
+def _json_depth(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` nests (0 for a scalar), counted without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
 
 
 def _jsonl_document(record: dict[str, Any], source: str, line: int) -> Document:
@@ -344,6 +428,8 @@ def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
         return [MeasureResult.from_dict(item) for item in payload["results"]]
     except (json.JSONDecodeError, KeyError, TypeError, RecordError) as error:
         raise InputError(str(path), f"is not a valid measures file ({error})") from None
+    except RecursionError:
+        raise InputError(str(path), "is not a valid measures file (JSON nested too deep)") from None
 
 
 def _atomic_write(path: Path, content: str) -> None:

@@ -619,6 +619,93 @@ def test_decode_text_rejects_empty_binary_and_non_utf8_data(data, message):
     assert caught.value.source == "where.txt"
 
 
+ARTICLE = "Robert Moore met Linda Clark in Kraków. He said she was right — «très» bien.\r\nSecond line.\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        ARTICLE.encode("utf-16"),  # Python writes the byte-order mark of the machine (little-endian here)
+        b"\xff\xfe" + ARTICLE.encode("utf-16-le"),
+        b"\xfe\xff" + ARTICLE.encode("utf-16-be"),
+        b"\xff\xfe\x00\x00" + ARTICLE.encode("utf-32-le"),
+        b"\x00\x00\xfe\xff" + ARTICLE.encode("utf-32-be"),
+        BOM + ARTICLE.encode("utf-8"),
+    ],
+    ids=["utf-16", "utf-16-le-bom", "utf-16-be-bom", "utf-32-le-bom", "utf-32-be-bom", "utf-8-bom"],
+)
+def test_decode_text_reads_utf16_utf32_and_utf8_with_a_byte_order_mark(data):
+    assert decode_text("s.txt", data) == ARTICLE
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_decode_text_reads_utf16_without_a_byte_order_mark(codec):
+    assert decode_text("s.txt", ARTICLE.encode(codec)) == ARTICLE
+
+
+def test_utf16_without_a_byte_order_mark_that_does_not_decode_says_it_looks_like_utf16():
+    with pytest.raises(InputError, match="looks like UTF-16 text without a byte-order mark but does not decode") as caught:
+        decode_text("s.txt", ARTICLE.encode("utf-16-le")[:-1] + b"\x00\xd8")  # a lone high surrogate at the end
+    assert caught.value.hint == "re-save the file as UTF-8"
+
+
+def test_utf16_with_a_bom_that_holds_binary_data_is_refused_as_such():
+    with pytest.raises(InputError, match="looks like UTF-16 text but holds binary data"):
+        decode_text("s.txt", "\x00\x01\x02\x03 abc".encode("utf-16"))
+
+
+@pytest.mark.parametrize("data", [b"abc\x00def" * 20, PNG_HEADER + bytes(range(256)), b"\x00\x00\x00\x00" * 30])
+def test_other_data_with_nul_bytes_keeps_the_binary_message(data):
+    with pytest.raises(InputError, match="looks like a binary file"):
+        decode_text("s.txt", data)
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".jsonl", ".csv"])
+def test_every_loader_reads_utf16_files(tmp_path, suffix):
+    text = "Robert Moore met Linda Clark. He said she was right."
+    content = {".txt": text, ".jsonl": jsonl({"id": "d", "text": text}), ".csv": f"id,text\nd,{text}\n"}[suffix]
+    path = write(tmp_path / f"d{suffix}", content.encode("utf-16"))
+    (document,) = load_documents(path)
+    assert document.text == text
+
+
+def test_folders_zip_entries_and_uploads_read_utf16_files(tmp_path):
+    text = "Robert Moore met Linda Clark."
+    write(tmp_path / "folder" / "a.txt", text.encode("utf-16"))
+    write(tmp_path / "folder" / "b.txt", text.encode("utf-16-be"))
+    assert [d.text for d in load_documents(tmp_path / "folder")] == [text, text]
+    archive = make_zip({"a.txt": text.encode("utf-32"), "b.txt": BOM + text.encode()})
+    assert [d.text for d in load_documents_from_bytes("c.zip", archive)] == [text, text]
+    assert load_documents_from_bytes("upload.txt", text.encode("utf-16"))[0].text == text
+
+
+def test_jsonl_line_nested_200000_deep_is_refused_naming_the_line(tmp_path):
+    deep = '{"id": "b", "text": "x", "meta": {"k": ' + "[" * 200_000 + "]" * 200_000 + "}}"
+    path = write(tmp_path / "docs.jsonl", jsonl({"id": "a", "text": "fine"}) + deep + "\n")
+    with pytest.raises(InputError, match="nests JSON more than 100 levels deep") as caught:
+        load_documents(path)
+    assert (caught.value.source, caught.value.row) == (str(path), 2)
+    inputs = write(tmp_path / "inputs.jsonl", "\n\n" + deep + "\n")
+    with pytest.raises(InputError, match="nests JSON") as caught:
+        read_inputs(inputs)
+    assert caught.value.row == 3
+
+
+def test_jsonl_nesting_below_the_limit_loads_and_above_it_is_refused(tmp_path):
+    def nested(depth: int) -> str:  # the line object itself is level 1, "meta" level 2
+        return '{"id": "a", "text": "x", "meta": {"k": ' + "[" * (depth - 2) + "]" * (depth - 2) + "}}\n"
+
+    assert load_documents_from_bytes("ok.jsonl", nested(100).encode())[0].id == "a"
+    with pytest.raises(InputError, match="nests JSON"):
+        load_documents_from_bytes("deep.jsonl", nested(101).encode())
+
+
+def test_measures_file_nested_200000_deep_is_refused(tmp_path):
+    path = write(tmp_path / "measures.json", "[" * 200_000 + "]" * 200_000)
+    with pytest.raises(InputError, match="nested too deep"):
+        read_measures(path)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # inputs.jsonl and summaries.jsonl
 # ---------------------------------------------------------------------------------------------------------------
