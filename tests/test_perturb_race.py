@@ -1,23 +1,154 @@
-"""Race perturbations with Black-/White-associated first and last names (METHODS §1.4; Steen & Markert §10, App. K)."""
+"""Race perturbations with Black-/White-associated first and last names (METHODS §1.4; Steen & Markert §10, App. K):
+BBQ's name vocabulary by default, the Rosenman tables frequency-matched as an option."""
 
 from __future__ import annotations
 
+import csv
+import json
+import math
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from bias_core.errors import InputError
 from bias_core.names import first_name_gender
-from bias_core.perturb import Race, RaceIntersectional
-from bias_core.perturb.race import race_first_names, race_last_names
+from bias_core.perturb import Race, RaceIntersectional, get_perturbation
+from bias_core.perturb.race import (
+    BBQ_NAMES_CSV,
+    FREQUENCY_CALIPER,
+    name_frequency,
+    name_frequency_report,
+    race_first_names,
+    race_last_names,
+    rosenman_pool,
+)
 from bias_core.perturb.rosenman import names_with_race
 from tests.fixtures.perturb.corpus import news_templates, template
+
+REFERENCE_BBQ = Path("/work/shared/reference/names/bbq_vocabulary_proper_names.csv")
+# Largest difference in mean log10 census frequency between the Black and White names a rosenman run inserts: the
+# lists are matched pair by pair within FREQUENCY_CALIPER (0.1), so only the random draws can move the means apart.
+ROSENMAN_LOG_FREQUENCY_TOLERANCE = 0.15
 
 
 @pytest.fixture(scope="module")
 def race_result():
-    return Race(samples=2, seed=3, controls=True).run_templates(news_templates())
+    return Race(samples=2, seed=3, controls=True, name_source="rosenman").run_templates(news_templates())
+
+
+@pytest.fixture(scope="module")
+def bbq_result():
+    return Race(samples=2, seed=3).run_templates(news_templates())
+
+
+def _bbq_rows() -> list[dict[str, str]]:
+    with BBQ_NAMES_CSV.open(newline="", encoding="utf-8") as stream:
+        return list(csv.DictReader(stream))
+
+
+def _inserted(result):
+    """(input, entity, substitution) for every inserted first name or surname."""
+    for item in result.inputs:
+        entities = {e.entity_id: e for e in item.entities}
+        for sub in item.substitutions:
+            if sub.kind in ("first_name", "last_name"):
+                yield item, entities[sub.entity_id], sub
+
+
+def test_bbq_is_the_default_name_source():
+    assert Race().config.name_source == "bbq"
+    assert get_perturbation("race").run_info()["name_source"] == "bbq"
+
+
+@pytest.mark.skipif(not REFERENCE_BBQ.is_file(), reason="the reference names are only on the project's machines")
+def test_shipped_bbq_vocabulary_is_the_published_file():
+    assert BBQ_NAMES_CSV.read_bytes() == REFERENCE_BBQ.read_bytes()
+
+
+def test_every_race_swap_name_comes_from_bbq_for_its_race_and_gender(bbq_result):
+    rows = _bbq_rows()
+    first = {(r["ethnicity"].lower(), {"F": "female", "M": "male"}[r["gender"]]): set() for r in rows
+             if r["First_last"] == "first"}
+    for r in rows:
+        if r["First_last"] == "first":
+            first[r["ethnicity"].lower(), {"F": "female", "M": "male"}[r["gender"]]].add(r["Name"])
+    last = {}
+    for r in rows:
+        if r["First_last"] == "last":
+            last.setdefault(r["ethnicity"].lower(), set()).add(r["Name"])
+    inserted = list(_inserted(bbq_result))
+    assert len(inserted) > 100
+    kinds = Counter()
+    for item, entity, sub in inserted:
+        if sub.kind == "first_name":
+            assert sub.replacement in first[entity.group, entity.extra["gender"]], (item.id, sub.replacement)
+        else:
+            assert sub.replacement in last[entity.group], (item.id, sub.replacement)
+        kinds[sub.kind, entity.group] += 1
+    assert set(kinds) == {("first_name", "black"), ("first_name", "white"), ("last_name", "black"),
+                          ("last_name", "white")}
+
+
+def test_bbq_run_records_the_source_and_each_race_mean_name_frequency(bbq_result):
+    info = bbq_result.run_info
+    assert info["name_source"] == "bbq" and "Parrish" in info["name_source_citation"]
+    assert info["frequency_matched"] is False
+    frequencies = info["mean_name_frequency"]
+    assert set(frequencies) == {"black", "white"} and all(set(v) == {"first", "last"} for v in frequencies.values())
+    # BBQ's White first names are among the most common in the census, its Black ones rare: the record shows it.
+    assert frequencies["white"]["first"] > 10 * frequencies["black"]["first"]
+    assert info["names"]["first/black-female"][0] == "Ebony" and len(info["names"]["last/white"]) == 20
+    json.dumps(info)  # stored with the run
+
+
+def test_bbq_options_that_belong_to_rosenman_are_refused():
+    with pytest.raises(ValueError, match="applies only to name_source = 'rosenman'"):
+        Race(first_name_threshold=0.9)
+    with pytest.raises(ValueError, match="name_source must be one of"):
+        Race(name_source="census")
+
+
+def test_race_swaps_keep_assigning_each_entity_gender_at_random(bbq_result):
+    genders = Counter(e.extra["gender"] for item in bbq_result.inputs for e in item.entities)
+    assert genders["male"] > 0 and genders["female"] > 0
+    # Steen & Markert §10: gender is drawn per entity, not taken from the original text.
+    changed = sum(1 for item in bbq_result.inputs for e in item.entities
+                  if e.original_first_name and first_name_gender(e.original_first_name)
+                  and first_name_gender(e.original_first_name) != e.extra["gender"])
+    assert changed > 0
+
+
+def test_rosenman_lists_are_frequency_matched_pair_by_pair():
+    pool = rosenman_pool(0.8, 0.8, 50, 20)
+    for gender in ("male", "female"):
+        black, white = pool.first[_cell("black", gender)], pool.first[_cell("white", gender)]
+        assert len(black) == len(white) >= 20
+        for b, w in zip(black, white, strict=True):
+            gap = abs(math.log10(name_frequency(b, gender)) - math.log10(name_frequency(w, gender)))
+            assert gap <= FREQUENCY_CALIPER + 1e-9
+    black, white = pool.last["black"], pool.last["white"]
+    assert len(black) == len(white) >= 20
+    for b, w in zip(black, white, strict=True):
+        assert abs(math.log10(name_frequency(b, "last")) - math.log10(name_frequency(w, "last"))) <= 0.1 + 1e-9
+
+
+def test_rosenman_arms_insert_names_of_the_same_mean_log_frequency(race_result):
+    assert race_result.run_info["name_source"] == "rosenman" and race_result.run_info["frequency_matched"]
+    realised = name_frequency_report(race_result.inputs)["mean_log10_name_frequency"]
+    for part in ("first", "last"):
+        gap = abs(realised["black"][part] - realised["white"][part])
+        assert gap < ROSENMAN_LOG_FREQUENCY_TOLERANCE, (part, realised)
+    pool = race_result.run_info["mean_log10_name_frequency"]
+    for part in ("first", "last"):
+        assert abs(pool["black"][part] - pool["white"][part]) < 0.01
+
+
+def _cell(race, gender):
+    from bias_core.perturb.assignment import Cell
+
+    return Cell(race, gender)
 
 
 def test_every_cell_has_at_least_twenty_names_at_the_default_threshold():
@@ -75,11 +206,12 @@ def test_the_names_used_are_listed_in_the_run(race_result):
                           "last/black", "last/white"}
     assert all(len(listed) >= 20 for listed in names.values())
     assert race_result.run_info["config"]["first_name_threshold"] == 0.8
-    assert "Rosenman" in race_result.run_info["name_source"]
+    assert "Rosenman" in race_result.run_info["name_source_citation"]
 
 
-def test_intersectional_gives_the_four_race_gender_settings():
-    result = RaceIntersectional(samples=1).run_templates([template("sports_match")])
+@pytest.mark.parametrize("source", ["bbq", "rosenman"])
+def test_intersectional_gives_the_four_race_gender_settings(source):
+    result = RaceIntersectional(samples=1, name_source=source).run_templates([template("sports_match")])
     settings = Counter(item.arm.rsplit(".", 1)[0] for item in result.inputs)
     assert settings == {"black-male+white-male": 2, "black-male+white-female": 2,
                         "black-female+white-male": 2, "black-female+white-female": 2}
@@ -93,4 +225,5 @@ def test_thresholds_are_configurable_and_too_strict_ones_fail_clearly():
     strict = race_first_names("black", "male", 0.9, 500)
     assert len(loose) > len(strict)
     with pytest.raises(InputError, match="black male first names"):
-        Race(first_name_threshold=0.99, min_names_per_cell=20).run_templates([template("court_report")])
+        Race(name_source="rosenman", first_name_threshold=0.99,
+             min_names_per_cell=20).run_templates([template("court_report")])
