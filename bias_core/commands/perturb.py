@@ -34,6 +34,7 @@ OPTION_FIELDS = {
     "content_words": "content_words",
     "replace_last_names": "replace_last_names",
     "top_n_names": "top_n_names",
+    "name_source": "name_source",
     "first_name_threshold": "first_name_threshold",
     "last_name_threshold": "last_name_threshold",
     "repeats": "repeats",
@@ -68,8 +69,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--replace-last-names", action="store_true", default=None,
                         help="also replace last names with census surnames (gender; Steen & Markert App. C)")
     parser.add_argument("--top-n-names", type=int, help="draw first names from the top N per gender (default 50)")
-    parser.add_argument("--first-name-threshold", type=float, help="race: minimum P(race | first name) (0.8)")
-    parser.add_argument("--last-name-threshold", type=float, help="race: minimum P(race | surname) (0.8)")
+    parser.add_argument("--name-source", choices=("bbq", "rosenman"),
+                        help="race: where names come from: bbq (default; BBQ's name vocabulary, as Steen & Markert) "
+                             "or rosenman (P(race | name) tables, frequency-matched)")
+    parser.add_argument("--first-name-threshold", type=float, help="race, rosenman: minimum P(race | first name) (0.8)")
+    parser.add_argument("--last-name-threshold", type=float, help="race, rosenman: minimum P(race | surname) (0.8)")
     parser.add_argument("--repeats", type=int, help="identity: copies per original (default 1)")
     parser.set_defaults(func=run)
 
