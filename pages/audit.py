@@ -12,7 +12,8 @@ from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
 from bias_core.perturb.politician import TRUMP_BIDEN
-from pages.common import run_store
+from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store
+from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
 # Rough seconds per summary on a 2-core CPU, only for the estimate shown before a run.
@@ -29,7 +30,7 @@ if not documents:
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
     st.stop()
 news = sum(not d.is_perspective for d in documents)
-st.write(f"Corpus: **{st.session_state.get('corpus_name', 'uploaded')}** — {news} articles, "
+st.write(f"Corpus: **{md_escape(st.session_state.get('corpus_name', 'uploaded'))}** — {news} articles, "
          f"{len(documents) - news} sets of units.")
 
 st.subheader("Perturbations")
@@ -51,6 +52,10 @@ for kind in chosen:
             params["controls"] = st.checkbox("Within-group controls (quadruples for ΔI)", key=f"{kind}_controls")
             params["content_words"] = st.checkbox("Also swap gendered content words (chairman ↔ chairwoman …)",
                                                   key=f"{kind}_content")
+        if kind == "race":
+            st.caption(RACE_GENDER_NOTE)
+        if kind == "race-intersectional":
+            st.caption(INTERSECTIONAL_GENDER_NOTE)
         if kind.startswith("race"):
             params["first_name_threshold"] = st.slider("P(race | first name) at least", 0.5, 0.99, 0.8,
                                                        key=f"{kind}_first")
@@ -98,7 +103,7 @@ applicable = [name for name in MEASURE_NAMES if MEASURES[name].perturbations is 
 measures = st.multiselect("Measures (empty: every measure the inputs support)", MEASURE_NAMES, default=[],
                           key="audit_measures", help="See docs/measures.md for each measure's formula and paper.")
 if applicable:
-    st.caption("Supported by the chosen perturbations: " + ", ".join(applicable))
+    st.caption("Supported by the chosen perturbations: " + md_escape(", ".join(applicable)))
 bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [200, 500, 1000, 2000], 1000,
                              key="audit_bootstrap")
 name = st.text_input("Name of this run", "demo audit", key="audit_name")
@@ -120,7 +125,7 @@ try:
     n_inputs, skip_summaries = count_inputs(json.dumps(config.to_dict(), sort_keys=True),
                                             st.session_state.get("corpus_name", ""))
 except (BiasCoreError, ValueError) as error:
-    st.error(str(error))
+    st.error(md_escape(error))
     st.stop()
 seconds = sum(n_inputs * SECONDS_PER_SUMMARY.get(s.name.split(":")[0], 0.03) for s in summarizers)
 st.info(f"Estimate: {n_inputs} inputs × {len(summarizers)} summarizers = **{n_inputs * len(summarizers)} "
@@ -128,21 +133,21 @@ st.info(f"Estimate: {n_inputs} inputs × {len(summarizers)} summarizers = **{n_i
         "are free).")
 for kind, summary in skip_summaries.items():
     if kind != "identity":
-        st.caption(f"{kind}: " + summary.replace("\n", " · "))
+        st.caption(md_escape(f"{kind}: " + summary.replace("\n", " · ")))
 
 if st.button("Run audit", type="primary", key="audit_run"):
     try:
         st.session_state["run_id"] = launch_audit(config, documents, run_store())
         st.session_state["launched_run"] = st.session_state["run_id"]
     except (BiasCoreError, ConfigError) as error:
-        st.error(str(error))
+        st.error(md_escape(error))
 
 
 @st.fragment(run_every=1.0)
 def progress(run_id: str) -> None:
     info = run_store().get_run(run_id)
-    st.progress(info.progress, text=f"{info.name or run_id}: {info.stage or info.status} "
-                                    f"{info.progress_done}/{info.progress_total}")
+    st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {info.stage or info.status} "
+                                              f"{info.progress_done}/{info.progress_total}"))
     if info.status == "completed":
         st.success("Done. Inspect the results:")
         columns = st.columns(3)
@@ -150,7 +155,7 @@ def progress(run_id: str) -> None:
         columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
         columns[2].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
     elif info.status == "failed":
-        st.error(info.message or "The run failed.")
+        st.error(md_escape(info.message or "The run failed."))
     elif info.status == "running" and not info.worker_alive:
         st.warning("The worker process stopped; resume the run on the Runs page.")
 

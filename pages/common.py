@@ -13,8 +13,14 @@ from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_
 from bias_core.records import Document, Input, Summary
 from bias_core.store import RunInfo, RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer
+from pages.render import md_escape
 
 DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
+# Shown on Audit and Compare next to race perturbations: the changed pronouns are by design, not a bug (METHODS §1.4).
+RACE_GENDER_NOTE = ("Pronouns may change: race swaps also draw each person's gender at random, as in Steen & "
+                    "Markert §10.")
+INTERSECTIONAL_GENDER_NOTE = ("Pronouns change: in each race-intersectional setting every person of one race gets "
+                              "that setting's gender (Steen & Markert App. K).")
 
 
 def load_secrets() -> None:
@@ -67,7 +73,7 @@ def corpus_picker() -> list[Document] | None:
                 columns = csv_column_picker(upload.name, data)
             documents = load_documents_from_bytes(upload.name, data, columns=columns)
         except BiasCoreError as error:
-            st.error(f"Could not load the file. {error}")
+            st.error(f"Could not load the file. {md_escape(error)}")
             return None
         st.session_state["documents"] = documents
         st.session_state["corpus_name"] = upload.name

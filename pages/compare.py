@@ -8,8 +8,8 @@ import streamlit as st
 
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.measures.alignment import align_summaries
-from pages.common import current_run, run_records
-from pages.render import LEGEND, diff_html, highlighted_input, marked_names
+from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records
+from pages.render import LEGEND, diff_html, highlighted_input, marked_names, md_escape
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "
@@ -71,6 +71,11 @@ variant_a = a_col.selectbox("Variant A", variant_ids, format_func=variant_label,
 variant_b = b_col.selectbox("Variant B", variant_ids, format_func=variant_label, key=f"compare_b/{original}",
                             index=variant_ids.index(default_b) if default_b in variant_ids else min(1, len(variant_ids) - 1))
 item_a, item_b = by_id[variant_a], by_id[variant_b]
+shown = {item_a.perturbation, item_b.perturbation}
+if "race" in shown:
+    st.caption(RACE_GENDER_NOTE)
+if "race-intersectional" in shown:
+    st.caption(INTERSECTIONAL_GENDER_NOTE)
 
 with st.expander("Input texts with the perturbation's swaps highlighted (hover a swap to see the original)"):
     a_col, b_col = st.columns(2)
@@ -86,7 +91,7 @@ summary_of = {(s.input_id, s.summarizer): s for s in summaries}
 expected = expected_words(item_a, item_b)
 for name in chosen_summarizers:
     summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
-    st.subheader(name)
+    st.subheader(md_escape(name))
     if summary_a is None or summary_b is None:
         st.caption("No summary of one of these variants by this summarizer.")
         continue
@@ -94,10 +99,11 @@ for name in chosen_summarizers:
     a_col, b_col = st.columns(2)
     for column, summary, alignment, label in ((a_col, summary_a, alignments[0], "A"),
                                               (b_col, summary_b, alignments[1], "B")):
-        column.markdown(f"**{label}** · {variant_label(summary.input_id)}")
+        column.markdown(f"**{label}** · {md_escape(variant_label(summary.input_id))}")
         column.markdown(marked_names(summary.text, [h.name for h in alignment.hallucinated]), unsafe_allow_html=True)
         if alignment.hallucinated:
-            column.caption("Hallucinated: " + ", ".join(f"{h.name} ({h.gender})" for h in alignment.hallucinated))
+            column.caption("Hallucinated: " + md_escape(", ".join(f"{h.name} ({h.gender})"
+                                                                   for h in alignment.hallucinated)))
     tokens = word_diff(summary_a.text, summary_b.text, expected)
     counts = change_counts(tokens)
     difference = model_difference(summary_a.text, summary_b.text, expected)

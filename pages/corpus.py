@@ -7,6 +7,7 @@ import streamlit as st
 
 from bias_core.language import non_english_documents
 from pages.common import corpus_picker, document_label
+from pages.render import md_escape
 
 st.title("Corpus")
 st.caption("Choose the documents to audit. News articles are perturbed by swapping people's names and pronouns; "
@@ -21,7 +22,7 @@ if documents:
                "Go to **Audit** to choose perturbations and summarizers.")
     foreign = non_english_documents(documents)
     if foreign:
-        st.warning(f"{len(foreign)} document(s) do not look like English: {', '.join(foreign[:10])}"
+        st.warning(f"{len(foreign)} document(s) do not look like English: {md_escape(', '.join(foreign[:10]))}"
                    f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
                    "English-only, so perturbations will find no people in them and skip them.")
     st.dataframe(pd.DataFrame([{

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -12,7 +13,7 @@ import streamlit as st
 
 from bias_core.measures import fightin_words as fw
 from pages.common import current_run, measure_help, run_records, run_store
-from pages.render import marked_names
+from pages.render import marked_names, md_escape
 
 st.title("Fightin' Words")
 st.caption("Log-odds ratios with a Dirichlet prior, turned into z-scores: |z| > 1.96 is marked, and the "
@@ -78,13 +79,14 @@ else:
     result = st.selectbox("Result", results, key="fw_similarity",
                           format_func=lambda r: f"{r.summarizer} · {r.details.get('direction')}")
     table = result.details["fightin_words"]
+    threshold = table.get("highsim_threshold", result.details.get("highsim_threshold"))
     st.caption(f"Originals whose summaries stayed most similar after the swap (HIGHSIM, similarity ≥ "
-               f"{table.get('highsim_threshold', result.details.get('highsim_threshold'))}) against the least similar "
-               "(LOWSIM); computed when the run was measured (Zhou & Tan §6).")
+               f"{md_escape(threshold)}) against the least similar (LOWSIM); computed when the run was measured "
+               "(Zhou & Tan §6).")
     for side in (table["side_a"], table["side_b"]):
-        st.markdown(f"**Words typical of {side}**")
+        st.markdown(f"**Words typical of {md_escape(side)}**")
         st.dataframe(pd.DataFrame(table[f"top_{side}"]), hide_index=True, width="stretch")
-    st.caption(f"Prior: {table['prior']} · minimum count {table['min_count']} · {table['correction']}")
+    st.caption(md_escape(f"Prior: {table['prior']} · minimum count {table['min_count']} · {table['correction']}"))
     st.stop()
 
 if not side_a or not side_b:
@@ -102,7 +104,8 @@ def term_table(texts_a: tuple[str, ...], texts_b: tuple[str, ...], label_a: str,
 result = term_table(tuple(side_a), tuple(side_b), label_a, label_b, prior, tuple(sorted(mask.items())),
                     tuple(background))
 st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_tokens_a:,} vs {result.n_tokens_b:,} "
-           f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: {result.prior}")
+           f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: "
+           f"{md_escape(result.prior)}")
 only_bh = st.checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh")
 top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k")
 top_a, top_b = result.top(len(result.terms))
@@ -118,28 +121,31 @@ def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
 
 
 columns = st.columns(2)
-columns[0].markdown(f"**More frequent in {label_a}**")
+columns[0].markdown(f"**More frequent in {md_escape(label_a)}**")
 columns[0].dataframe(frame(top_a), hide_index=True, width="stretch")
-columns[1].markdown(f"**More frequent in {label_b}**")
+columns[1].markdown(f"**More frequent in {md_escape(label_b)}**")
 columns[1].dataframe(frame(top_b), hide_index=True, width="stretch")
 if not top_a and not top_b:
     st.info("No word passes the filter: there is no evidence that the two sides use different words.")
 
+# Plotly renders a subset of HTML in hover labels and titles, so words and labels are escaped there (and the
+# selected word is unescaped again below).
+plot_a, plot_b = html.escape(label_a), html.escape(label_b)
 figure = go.Figure(go.Scatter(
     x=[math.log10(t.count_a + t.count_b) for t in result.terms], y=[t.z for t in result.terms], mode="markers",
-    text=[t.term for t in result.terms],
+    text=[html.escape(t.term) for t in result.terms],
     customdata=[[t.count_a, t.count_b, "yes" if t.significant_bh else "no"] for t in result.terms],
     marker={"size": 6, "color": ["#b2182b" if t.significant_bh else ("#ef8a62" if t.significant else "#999999")
                                  for t in result.terms]},
-    hovertemplate="<b>%{text}</b><br>z = %{y:.2f}<br>" + f"{label_a}: " + "%{customdata[0]}<br>" + f"{label_b}: "
+    hovertemplate="<b>%{text}</b><br>z = %{y:.2f}<br>" + f"{plot_a}: " + "%{customdata[0]}<br>" + f"{plot_b}: "
                   + "%{customdata[1]}<br>BH significant: %{customdata[2]}<extra></extra>",
 ))
 figure.add_hline(y=1.96, line_dash="dot", line_color="#888888")
 figure.add_hline(y=-1.96, line_dash="dot", line_color="#888888")
-figure.update_layout(xaxis_title="log10 total count", yaxis_title=f"z  (> 0: {label_a}, < 0: {label_b})",
+figure.update_layout(xaxis_title="log10 total count", yaxis_title=f"z  (> 0: {plot_a}, < 0: {plot_b})",
                      template="plotly_white", height=420, margin={"t": 20})
 event = st.plotly_chart(figure, on_select="rerun", selection_mode="points", key="fw_plot", width="stretch")
-selected = [point.get("text") for point in (event.selection.points if event else [])] if event else []
+selected = [html.unescape(point.get("text") or "") for point in (event.selection.points if event else [])]
 words = [t.term for t in top_a + top_b]
 default = selected[0] if selected and selected[0] in words else None
 word = st.selectbox("Show the texts that contain", words, index=words.index(default) if default else 0,
@@ -148,6 +154,7 @@ if word:
     pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
     for label, texts in ((label_a, side_a), (label_b, side_b)):
         hits = [text for text in texts if pattern.search(text)]
-        with st.expander(f"{label}: {len(hits)} of {len(texts)} texts contain “{word}”", expanded=bool(hits)):
+        with st.expander(f"{md_escape(label)}: {len(hits)} of {len(texts)} texts contain “{md_escape(word)}”",
+                         expanded=bool(hits)):
             for text in hits[:10]:
                 st.markdown(marked_names(text, [m.group() for m in pattern.finditer(text)]), unsafe_allow_html=True)

@@ -4,6 +4,8 @@ distributions, hallucinated names)."""
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -11,6 +13,7 @@ import streamlit as st
 from bias_core.charts import excludes_zero, measure_figure
 from bias_core.measures import MEASURE_NAMES
 from pages.common import current_run, measure_help, run_store
+from pages.render import md_escape
 
 ONE_LINERS = {
     "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "
@@ -52,14 +55,16 @@ if not results:
     st.stop()
 kinds = sorted({r.ci_kind for r in results if r.ci_kind})
 kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key="metrics_ci_kind",
-                format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, k))
+                format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(
+                    k, md_escape(k)))
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
 chosen = st.multiselect("Measures", present, default=present, key="metrics_measures")
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
 st.caption("Multiple comparisons: Holm across the confirmatory family (measure × summarizer × perturbation) where a "
            "measure has a p-value, Benjamini–Hochberg for term tables"
-           + (f"; corrections stated by these results: {'; '.join(corrections)}." if corrections else "."))
+           + (f"; corrections stated by these results: {md_escape('; '.join(corrections))}." if corrections
+              else "."))
 
 
 def result_table(rows) -> pd.DataFrame:
@@ -80,7 +85,7 @@ for name in chosen:
     if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
         st.plotly_chart(measure_figure(rows, name), width="stretch", key=f"chart_{name}")
     elif rows and not any(r.is_defined for r in rows):
-        st.warning(f"Undefined for every summarizer: {rows[0].reason}")
+        st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
     st.dataframe(result_table(rows), hide_index=True, width="stretch")
 
     if name == "entity_hallucination":
@@ -97,18 +102,21 @@ for name in chosen:
             if not table.empty:
                 keep = [c for c in ("direction", "year", "feature", "arrow", "mean_a", "mean_b", "mean_difference",
                                     "t", "p", "p_holm", "d_z", "unchanged") if c in table.columns]
-                st.markdown(f"**{r.summarizer}**")
+                st.markdown(f"**{md_escape(r.summarizer)}**")
                 st.dataframe(table[keep], hide_index=True, width="stretch")
     if name == "bur":
         for r in rows:
             distributions = r.details.get("distributions") or {}
             if distributions:
                 values = list(distributions)
+                # Plotly renders a subset of HTML in tick labels and titles, so values and names are escaped.
+                ticks = [html.escape(str(v)) for v in values]
                 figure = go.Figure([
-                    go.Bar(name="inputs p_x", x=values, y=[distributions[v]["p_x"] for v in values]),
-                    go.Bar(name="summaries p_y", x=values, y=[distributions[v]["p_y"] for v in values]),
+                    go.Bar(name="inputs p_x", x=ticks, y=[distributions[v]["p_x"] for v in values]),
+                    go.Bar(name="summaries p_y", x=ticks, y=[distributions[v]["p_y"] for v in values]),
                 ])
+                ratios = ", ".join(f"{tick}: {distributions[v]['ratio']:.2f}" for tick, v in zip(ticks, values))
                 figure.update_layout(barmode="group", height=300, template="plotly_white", margin={"t": 30},
-                                     title=f"{r.summarizer}: value shares (Zhang et al. Fig. 4); p_y/p_x = " + ", ".join(
-                                         f"{v}: {distributions[v]['ratio']:.2f}" for v in values))
+                                     title=f"{html.escape(r.summarizer)}: value shares (Zhang et al. Fig. 4); "
+                                           f"p_y/p_x = {ratios}")
                 st.plotly_chart(figure, width="stretch", key=f"distributions_{r.summarizer}")

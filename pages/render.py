@@ -1,9 +1,10 @@
-"""HTML fragments for the pages. Every piece of article, summary or name text is escaped here before it is
-embedded, because all of it is untrusted; only the tags written in this module reach the browser."""
+"""Plain text for Markdown and HTML: every string that came from a user or a model (ids, titles, texts, names,
+values, messages that quote them) passes through ``md_escape`` before any Streamlit call that renders Markdown, and
+through ``html_text`` before it is embedded in the HTML fragments built here (the only ``unsafe_allow_html`` content
+of the app). Only the tags written in this module reach the browser."""
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable
 
@@ -14,6 +15,40 @@ SWAP_STYLE = "background:#dbe9ff;border-bottom:2px solid #3b6fd8;padding:0 2px;b
 INSERT_STYLE = "background:#d7f5dd;color:#0b5d1e;text-decoration:none;padding:0 2px;border-radius:2px"
 DELETE_STYLE = "background:#fde0e0;color:#8a1c1c;padding:0 2px;border-radius:2px"
 HALLUCINATION_STYLE = "background:#fff1c2;border:1px dashed #b7791f;padding:0 2px;border-radius:2px"
+
+# Streamlit has no public escaping function, hence these rules. CommonMark shows any backslash-escaped ASCII
+# punctuation literally; the characters below start inline syntax anywhere (emphasis, code, links and images,
+# footnotes, HTML, entities, tables, strikethrough, LaTeX, directive attributes, e-mail autolinks), so they are always
+# escaped. "-", "+", "=" and "1." / "1)" only mean something at the start of a line (lists, thematic breaks, setext
+# headings), "www." only as a link. A colon before a name starts Streamlit's own syntax: :red[…] colour directives,
+# :material/…: icons and :shortcode: emoji. The frontend looks for icons and emoji in the raw string, where a
+# backslash would not hide the colon, so that colon becomes the entity "&#58;" (shown as ":", never as syntax).
+_INLINE_SYNTAX = re.compile(r"([\\`*_\[\]()!#<>|~$&{}@])")
+_LINE_START_SYNTAX = re.compile(r"^(\s*)([-+=])", re.MULTILINE)
+_ORDERED_LIST = re.compile(r"^(\s*\d+)([.)])", re.MULTILINE)
+_WWW_DOT = re.compile(r"(?<=www)\.", re.IGNORECASE)
+_NAMED_COLON = re.compile(r":(?=[\w+\-/])")
+# Inside the app's HTML fragments backslashes would show, so there every ASCII punctuation character becomes a numeric
+# entity; line breaks do too, because a blank line ends an HTML block and Markdown would parse the rest of the text.
+_HTML_TEXT = str.maketrans({**{chr(code): f"&#{code};" for code in range(33, 127) if not chr(code).isalnum()},
+                            "\n": "&#10;", "\r": "&#13;"})
+
+
+def md_escape(text: object) -> str:
+    """``text`` as Markdown that renders as exactly these characters: no link, image, emphasis, heading, table, HTML,
+    LaTeX, colour directive, icon or emoji."""
+    text = _INLINE_SYNTAX.sub(r"\\\1", str(text))
+    text = _LINE_START_SYNTAX.sub(r"\1\\\2", text)
+    text = _ORDERED_LIST.sub(r"\1\\\2", text)
+    text = _WWW_DOT.sub(r"\\.", text)
+    return _NAMED_COLON.sub("&#58;", text)
+
+
+def html_text(text: object) -> str:
+    """``text`` escaped for HTML inside a Streamlit Markdown block: every ASCII punctuation character and line break
+    as a numeric entity, so neither the HTML parser nor the Markdown parser around it sees any syntax."""
+    return str(text).translate(_HTML_TEXT)
+
 
 LEGEND = (
     f"<span style='{INSERT_STYLE}'>inserted by the model</span> "
@@ -28,11 +63,11 @@ def highlighted_input(item: Input) -> str:
     parts: list[str] = []
     cursor = 0
     for sub in sorted(item.substitutions, key=lambda s: s.start):
-        parts.append(html.escape(item.text[cursor:sub.start]))
-        title = html.escape(f"{sub.kind}: was '{sub.original}'", quote=True)
-        parts.append(f"<span style='{SWAP_STYLE}' title=\"{title}\">{html.escape(sub.replacement)}</span>")
+        parts.append(html_text(item.text[cursor:sub.start]))
+        title = html_text(f"{sub.kind}: was '{sub.original}'")
+        parts.append(f"<span style='{SWAP_STYLE}' title=\"{title}\">{html_text(sub.replacement)}</span>")
         cursor = sub.end
-    parts.append(html.escape(item.text[cursor:]))
+    parts.append(html_text(item.text[cursor:]))
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
 
 
@@ -40,7 +75,7 @@ def diff_html(tokens: Iterable[DiffToken]) -> str:
     """Tokens of a word diff as one paragraph: model insertions/deletions and perturbation swaps styled apart."""
     pieces = []
     for token in tokens:
-        text = html.escape(token.text)
+        text = html_text(token.text)
         if token.op == "equal":
             pieces.append(text)
         elif token.expected:
@@ -61,9 +96,9 @@ def marked_names(text: str, names: Iterable[str]) -> str:
     if names:
         pattern = re.compile("|".join(re.escape(name) for name in names), re.IGNORECASE)
         for match in pattern.finditer(text):
-            parts.append(html.escape(text[cursor:match.start()]))
+            parts.append(html_text(text[cursor:match.start()]))
             parts.append(f"<span style='{HALLUCINATION_STYLE}' title='hallucinated: not in the input'>"
-                         f"{html.escape(match.group())}</span>")
+                         f"{html_text(match.group())}</span>")
             cursor = match.end()
-    parts.append(html.escape(text[cursor:]))
+    parts.append(html_text(text[cursor:]))
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"

@@ -12,6 +12,7 @@ from bias_core.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.launch import launch_audit
 from bias_core.store import RunInfo
 from pages.common import run_store
+from pages.render import md_escape
 
 st.title("Runs")
 st.caption("Every audit is stored with its configuration, seeds, package versions and model revisions. Open one to "
@@ -49,7 +50,8 @@ st.session_state["run_id"] = chosen
 def run_status(run_id: str) -> None:
     """Progress read from the store, refreshed every 2 s while the worker runs."""
     info = store.get_run(run_id)
-    st.progress(info.progress, text=f"{info.stage or info.status}: {info.progress_done}/{info.progress_total}")
+    st.progress(info.progress,
+                text=md_escape(f"{info.stage or info.status}: {info.progress_done}/{info.progress_total}"))
     if info.status == "running" and not info.worker_alive:
         st.warning("The process running this audit has stopped. Completed summaries are kept; resume to finish.")
         if st.button("Resume this run", key=f"resume_{run_id}"):
@@ -57,11 +59,11 @@ def run_status(run_id: str) -> None:
             launch_audit(config, store.documents(run_id), store)
             st.rerun()
     elif info.message:
-        (st.error if info.status == "failed" else st.info)(info.message)
+        (st.error if info.status == "failed" else st.info)(md_escape(info.message))
 
 
 info = store.get_run(chosen)
-st.subheader(info.name or info.id)
+st.subheader(md_escape(info.name or info.id))
 run_status(chosen)
 with st.expander("Configuration, seeds, versions and model revisions"):
     st.json({"config": info.config, "environment": info.environment, "model_revisions": info.model_revisions})
@@ -103,5 +105,5 @@ with st.expander("Delete this run"):
     if st.button("Delete run", disabled=not confirm, key="runs_delete"):
         store.delete_run(chosen)
         st.session_state.pop("run_id", None)
-        st.success(f"Deleted run {chosen}.")
+        st.success(f"Deleted run {md_escape(chosen)}.")
         st.rerun()

@@ -9,6 +9,7 @@ from bias_core.errors import BiasCoreError
 from bias_core.records import Input, Summary
 from bias_core.summarize import summarize_inputs
 from pages.common import corpus_picker, document_label, summarizer, summary_cache
+from pages.render import md_escape
 
 BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
 CUSTOM = {"Hugging Face model (hf:)": "hf:", "OpenAI-compatible endpoint (openai:)": "openai:"}
@@ -39,21 +40,21 @@ if documents:
 
     if st.button("Summarize", type="primary", disabled=name in CUSTOM.values()):
         try:
-            with st.spinner(f"Summarizing with {name}…"):
+            with st.spinner(f"Summarizing with {md_escape(name)}…"):
                 report = summarize_inputs(summarizer(name, tuple(sorted(params.items()))),
                                           [Input.from_document(document)], cache=summary_cache())
         except BiasCoreError as error:
-            st.error(str(error))
+            st.error(md_escape(error))
         else:
             if report.failures:
-                st.error(report.failures[0].error)
+                st.error(md_escape(report.failures[0].error))
             else:
                 st.session_state["last_summary"] = report.summaries[0]
                 st.session_state["last_summary_cached"] = bool(report.cache_hits)
 
     summary: Summary | None = st.session_state.get("last_summary")
     if summary is not None and summary.input_id == f"{document.id}/identity":
-        st.subheader(f"Summary by {summary.summarizer}")
+        st.subheader(f"Summary by {md_escape(summary.summarizer)}")
         with st.container(border=True):
             st.text(summary.text or "(empty summary)")
         seconds = summary.meta.get("seconds")
