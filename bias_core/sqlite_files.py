@@ -52,13 +52,16 @@ def _uri(path: Path, mode: str) -> str:
 
 
 def damaged_message(spec: SchemaSpec, path: Path, detail: object) -> str:
+    """One line: the file is damaged (``detail``, whitespace collapsed, at most 300 characters) and what to do."""
+    detail = " ".join(str(detail).split())
+    detail = detail if len(detail) <= 300 else detail[:299] + "…"
     return f"the {spec.kind} {path} is damaged ({detail}) — {spec.damaged_hint.format(path=path)}"
 
 
 def describe_error(spec: SchemaSpec, path: Path, error: sqlite3.Error, doing: str) -> str:
     """One line for an sqlite3 error met while ``doing`` (e.g. "writing to"): damage, read-only or other."""
     text = str(error)
-    if any(word in text for word in ("malformed", "not a database", "database corrupt")):
+    if any(word in text for word in ("malformed", "not a database", "database corrupt", "Could not decode")):
         return damaged_message(spec, path, text)
     if "readonly" in text or "read-only" in text:
         return (f"the {spec.kind} {path} is read-only ({text}) — make it and its folder writable or choose "
@@ -83,13 +86,13 @@ def open_database(path: Path, spec: SchemaSpec, *, timeout: float, read_only: bo
         except OSError as error:
             raise spec.error(f"cannot open the {spec.kind} {path}: cannot create its folder ({error})") from None
     writable = not read_only and (not exists or (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)))
+    connection = _connect(path, "rwc" if writable else "ro", spec, timeout)
+    if not writable and not _readable_in_wal(connection) and not path.with_name(path.name + "-wal").exists():
+        # A WAL-mode file in a folder we may not write: SQLite cannot create the -shm index it needs to read it.
+        # With no -wal file the main file holds every committed write, so read it directly ("immutable").
+        connection.close()
+        connection = _connect(path, "ro&immutable=1", spec, timeout)
     try:
-        connection = sqlite3.connect(_uri(path, "rwc" if writable else "ro"), uri=True, timeout=timeout,
-                                     check_same_thread=False, isolation_level=None)
-    except sqlite3.Error as error:
-        raise spec.error(f"cannot open the {spec.kind} {path}: {error}") from None
-    try:
-        connection.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         _check(connection, path, spec)
         if writable:
             _prepare(connection, spec)
@@ -102,11 +105,36 @@ def open_database(path: Path, spec: SchemaSpec, *, timeout: float, read_only: bo
     return connection
 
 
+def _connect(path: Path, mode: str, spec: SchemaSpec, timeout: float) -> sqlite3.Connection:
+    try:
+        connection = sqlite3.connect(_uri(path, mode), uri=True, timeout=timeout, check_same_thread=False,
+                                     isolation_level=None)
+        connection.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except sqlite3.Error as error:
+        raise spec.error(f"cannot open the {spec.kind} {path}: {error}") from None
+    return connection
+
+
+def _readable_in_wal(connection: sqlite3.Connection) -> bool:
+    """False only when reading fails because SQLite may not create a WAL file's -shm index (read-only folder)."""
+    try:
+        connection.execute("PRAGMA user_version").fetchone()
+    except sqlite3.OperationalError as error:
+        return "readonly" not in str(error) and "unable to open" not in str(error)
+    except sqlite3.DatabaseError:
+        return True  # not a database at all: _check says so
+    return True
+
+
 def _check(connection: sqlite3.Connection, path: Path, spec: SchemaSpec) -> None:
     """Raise ``spec.error`` unless the file is a database of a version we read, undamaged, with our tables."""
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.OperationalError:
+        raise  # locked, read-only, cannot open: worded by describe_error
     except sqlite3.DatabaseError as error:
+        if "not a database" not in str(error):
+            raise spec.error(damaged_message(spec, path, error)) from None
         raise spec.error(f"{path} is not a {spec.kind} ({error}: not an SQLite file, or its first page is damaged) "
                          f"— {spec.damaged_hint.format(path=path)}") from None
     if version > spec.version:

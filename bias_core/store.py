@@ -13,15 +13,17 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bias_core.errors import BiasCoreError
 from bias_core.records import Document, Input, MeasureResult, Summary
-from bias_core.sqlite_files import SchemaSpec, describe_error, open_database
+from bias_core.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database
+
+T = TypeVar("T")
 
 # The store's schema version (PRAGMA user_version). Raise it with every change to SCHEMA; a store written by a
 # higher version is refused rather than written into. Stores written before versions existed (user_version 0, same
@@ -254,6 +256,13 @@ class RunStore:
                              f"`python -m bias_core runs --store {self.path}`")
         return found[0]
 
+    def _decoded(self, decode: Callable[[Any], T], rows: Iterable[Any]) -> list[T]:
+        """``decode`` applied to each row; a row that does not decode (its bytes were damaged) is one StoreError."""
+        try:
+            return [decode(row) for row in rows]
+        except (ValueError, KeyError, TypeError) as error:
+            raise StoreError(damaged_message(STORE_SCHEMA, self.path, f"an unreadable record: {error}")) from None
+
     @staticmethod
     def _decode_run(row: sqlite3.Row) -> RunInfo:
         return RunInfo(
@@ -273,11 +282,11 @@ class RunStore:
                                (json.dumps({**current, **reports}, default=str), time.time(), run_id))
 
     def get_run(self, run_id: str) -> RunInfo:
-        return self._decode_run(self._run_row(run_id))
+        return self._decoded(self._decode_run, [self._run_row(run_id)])[0]
 
     def list_runs(self) -> list[RunInfo]:
         """All runs, newest first."""
-        return [self._decode_run(row) for row in self._read("SELECT * FROM runs ORDER BY created DESC", rows=True)]
+        return self._decoded(self._decode_run, self._read("SELECT * FROM runs ORDER BY created DESC", rows=True))
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run and everything recorded under it."""
@@ -355,7 +364,7 @@ class RunStore:
 
     def documents(self, run_id: str) -> list[Document]:
         rows = self._read("SELECT record FROM documents WHERE run_id = ? ORDER BY position", (run_id,))
-        return [Document.from_dict(json.loads(row[0])) for row in rows]
+        return self._decoded(lambda row: Document.from_dict(json.loads(row[0])), rows)
 
     def inputs(self, run_id: str, *, perturbation: str | None = None) -> list[Input]:
         query = "SELECT record FROM inputs WHERE run_id = ?"
@@ -364,7 +373,7 @@ class RunStore:
             query += " AND perturbation = ?"
             params += (perturbation,)
         rows = self._read(query + " ORDER BY position", params)
-        return [Input.from_dict(json.loads(row[0])) for row in rows]
+        return self._decoded(lambda row: Input.from_dict(json.loads(row[0])), rows)
 
     def summaries(self, run_id: str, *, summarizer: str | None = None) -> list[Summary]:
         query = "SELECT record FROM summaries WHERE run_id = ?"
@@ -373,7 +382,7 @@ class RunStore:
             query += " AND summarizer = ?"
             params += (summarizer,)
         rows = self._read(query + " ORDER BY summarizer, input_id", params)
-        return [Summary.from_dict(json.loads(row[0])) for row in rows]
+        return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
 
     def summarized_ids(self, run_id: str, summarizer: str) -> set[str]:
         rows = self._read("SELECT input_id FROM summaries WHERE run_id = ? AND summarizer = ?", (run_id, summarizer))
@@ -386,4 +395,4 @@ class RunStore:
 
     def measures(self, run_id: str) -> list[MeasureResult]:
         rows = self._read("SELECT record FROM measures WHERE run_id = ? ORDER BY position", (run_id,))
-        return [MeasureResult.from_dict(json.loads(row[0])) for row in rows]
+        return self._decoded(lambda row: MeasureResult.from_dict(json.loads(row[0])), rows)
