@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bias_core.errors import InputError
 from bias_core.perturb import PoliticianSwap, back_replace, build_templates, parse_pair
-from bias_core.perturb.politician import BIDEN, TRUMP, TRUMP_BIDEN, count_forms
+from bias_core.perturb.politician import BIDEN, TRUMP, TRUMP_BIDEN, PairError, count_forms
 from bias_core.records import Document
 from tests.fixtures.perturb.corpus import news_templates, template
 
@@ -20,10 +21,13 @@ def _swapped(result, original_id):
 
 
 def test_table_1_mapping_sends_every_form_to_the_first_form_of_its_tier():
-    assert TRUMP_BIDEN.mapping(TRUMP, BIDEN) == {
-        "Trump": "Biden", "Donald Trump": "Joe Biden", "D. Trump": "Joe Biden",
-        "Donald J. Trump": "Joe R. Biden", "Donald John Trump": "Joe R. Biden"}
+    mapping = TRUMP_BIDEN.mapping(TRUMP, BIDEN)
+    assert {"Trump": "Biden", "Donald Trump": "Joe Biden", "D. Trump": "Joe Biden",
+            "Donald J. Trump": "Joe R. Biden", "Donald John Trump": "Joe R. Biden"}.items() <= mapping.items()
     assert TRUMP_BIDEN.mapping(BIDEN, TRUMP)["Joseph Robinette Biden"] == "Donald J. Trump"
+    firsts = {tier[0] for tier in BIDEN.tiers}
+    assert set(mapping.values()) == firsts | {first.upper() for first in firsts}
+    assert mapping["Donald J Trump"] == "Joe R. Biden" and mapping["TRUMP"] == "BIDEN"
 
 
 @pytest.mark.parametrize(("original_id", "source", "target"), [
@@ -76,13 +80,30 @@ def test_another_person_sharing_the_last_name_skips_the_original():
 
 def test_user_pairs_derive_last_name_full_name_and_initial_forms():
     pair = parse_pair("Mitch McConnell=Chuck Schumer")
-    assert pair.mapping(pair.e1, pair.e2) == {"McConnell": "Schumer", "Mitch McConnell": "Chuck Schumer",
-                                              "M. McConnell": "Chuck Schumer"}
+    assert {"McConnell": "Schumer", "Mitch McConnell": "Chuck Schumer",
+            "M. McConnell": "Chuck Schumer"}.items() <= pair.mapping(pair.e1, pair.e2).items()
     [tpl] = build_templates([Document(id="m", text="Senator Mitch McConnell said McConnell's bill would pass.")])
     result = PoliticianSwap(pairs=("Mitch McConnell=Chuck Schumer",)).run_templates([tpl])
     assert result.inputs[1].text == "Senator Chuck Schumer said Schumer's bill would pass."
     with pytest.raises(ValueError, match="First Last"):
-        parse_pair("Trump-Biden")
+        parse_pair("Trump-Biden=Harris")
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("Trump-Biden", "exactly one '='"),
+    ("George W. Bush=Al Gore=Bill Clinton", "exactly one '='"),
+    ("George W. Bush==Al Gore", "exactly one '='"),
+    ("=Al Gore", "a first and a last name"),
+    ("George W. Bush=", "a first and a last name"),
+    ("George Bush=Laura Bush", "different last names"),
+])
+def test_a_malformed_pair_is_one_clear_input_error(text, problem):
+    with pytest.raises(PairError) as caught:
+        parse_pair(text)
+    assert isinstance(caught.value, InputError) and isinstance(caught.value, ValueError)
+    message = str(caught.value)
+    assert problem in message and repr(text) in message and "\n" not in message
+    assert "Donald Trump=Joe Biden" in message or "different" in message
 
 
 def test_back_replace_maps_e2_forms_in_a_summary_back_to_e1():

@@ -2,18 +2,30 @@
 
 The default pair is Zhou & Tan's Table 1 mapping between Donald Trump and Joe Biden. Name forms are grouped in
 tiers (last name; first + last; full name with middle initial or name); a form maps to the *first* form of the
-other politician's tier, as the table's caption prescribes ("D. Trump" → "Joe Biden"). User pairs such as
-"Mitch McConnell=Chuck Schumer" get three tiers derived from the names: last name, "First Last" and "F. Last".
+other politician's tier, as the table's caption prescribes ("D. Trump" → "Joe Biden"), so the replacement keeps the
+shape of the original mention: a full name where it had a full name, a last name (after any title) where it had that.
+
+A politician's forms come from the politicians table (``data/politicians.csv``, built from the public
+congress-legislators rosters) when the name given in the pair is found there, else from the name itself:
+
+- first names: the legal first name, the nickname, the first name as given, and their common nicknames from the
+  ``nicknames`` package (Richard → Dick, Robert → Bob, Charles → Chuck), so "Richard Durbin", "Dick Durbin" and
+  "Durbin" are one person;
+- middle names with and without the full stop ("George W. Bush", "George W Bush", "George Walker Bush");
+- the last name, and every form also in capitals ("BUSH ARRIVES IN SYDNEY");
+- the politician's own name suffix ("Jr.") is part of the mention and is dropped with it.
+
+Forms are matched as whole words, longest first, so titles, possessives and compounds around them survive
+("President Trump's" → "President Biden's", "the Bush administration", "Bush-era"). When the two politicians'
+genders differ (table or census first-name gender), the gendered title before a mention ("Mr", "Mrs",
+"Congresswoman") and the pronouns the entity template attributes to the politician are changed to the new gender.
 
 - Only originals that mention e1 and not e2 are used (Zhou & Tan §3, footnote 3); an original mentioning e2 only is
   run in the other direction, so both directions are covered from one corpus.
-- Forms are matched as whole words, longest first, so titles and possessives around them survive ("President
-  Trump's" → "President Biden's").
-- A politician's own name suffix (Biden's "Jr.") is part of the mention and is dropped with it: "Joseph R. Biden
-  Jr." → "Donald J. Trump". A form followed by a suffix that is not the politician's own ("Donald Trump Jr."), or
-  an e1 last name under another first name ("Ivanka Trump", found by the NER or as a first name right before the
-  last name), is another person: the original is skipped, because swapping would either rename a relative or leave
-  an e1 form behind.
+- A form followed by a suffix that is not the politician's own ("Donald Trump Jr."), or the last name under a first
+  name that is none of the politician's ("Ivanka Trump", "Laura Bush"; found by the NER or as a first name right
+  before the last name), is another person: the original is skipped, because swapping would either rename a
+  relative or leave an e1 form behind.
 - Each used original gives two inputs per pair, with the pair's index as ``sample_id``: the unchanged text
   (``role`` ``original``, ``arm`` = e1) and the swapped text (``role`` ``swap1``, ``arm`` = e2); the entity's
   ``group`` is the politician shown, ``extra`` holds the ``pair`` and the ``direction``.
@@ -27,42 +39,78 @@ group to permute.
 
 from __future__ import annotations
 
+import csv
+import functools
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from nicknames import NickNamer
 
 from bias_core import nlp
-from bias_core.names import census_first_names
+from bias_core.errors import InputError
+from bias_core.names import census_first_names, first_name_gender
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
-from bias_core.perturb.lexicon import NEUTRAL_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.lexicon import NEUTRAL_TITLES, TITLE_GENDER, match_case, pronoun_for, title_for, title_key
 from bias_core.perturb.rosenman import is_voter_first_name
 from bias_core.perturb.templates import EntityTemplate, build_templates
 from bias_core.records import Document, Entity, Input, Substitution
 
 logger = logging.getLogger(__name__)
 
-_SUFFIX = r"(?:,?\s+(?P<suffix>Jr\.?|Sr\.?|II|III|IV)(?![\w]))?"
+POLITICIANS_CSV = Path(__file__).resolve().parents[2] / "data" / "politicians.csv"
+_SUFFIX = r"(?:,?\s+(?P<suffix>Jr\.?|Sr\.?|JR\.?|SR\.?|II|III|IV)(?![\w]))?"
+_SUFFIX_WORDS = frozenset({"jr", "sr", "ii", "iii", "iv"})
+# Gendered role nouns used as titles before a name; TITLE_GENDER (lexicon.py) has the honorifics (Mr, Mrs, Ms …).
+_ROLE_TITLES = {"congressman": ("male", "congresswoman"), "congresswoman": ("female", "congressman"),
+                "chairman": ("male", "chairwoman"), "chairwoman": ("female", "chairman"),
+                "assemblyman": ("male", "assemblywoman"), "assemblywoman": ("female", "assemblyman")}
+_TITLE_BEFORE = re.compile(r"(?<![\w])(?P<title>(?i:" + "|".join([*TITLE_GENDER, *_ROLE_TITLES]) + r")\.?)\s+\Z")
+
+
+class PairError(InputError, ValueError):
+    """A politician pair that is not 'First Last=First Last' (an input error that is also a bad config value)."""
+
+
+@dataclass(frozen=True)
+class PoliticianRecord:
+    """One person of the politicians table: the name parts the swap needs and the gender (data/README.md)."""
+
+    name: str
+    first_name: str
+    middle_name: str
+    last_name: str
+    suffix: str
+    nickname: str
+    gender: str
 
 
 @dataclass(frozen=True)
 class Politician:
-    """A politician's name forms in tiers (Zhou & Tan Table 1 rows), their own suffixes and the canonical name."""
+    """A politician's name forms in tiers (Zhou & Tan Table 1 rows), own suffixes, given names and gender."""
 
     name: str
     first_name: str
     last_name: str
     tiers: tuple[tuple[str, ...], ...]
     own_suffixes: tuple[str, ...] = ()
+    given_names: frozenset[str] = frozenset()  # first names, nicknames, middle names and initials, without dots
+    gender: str | None = None
 
     @property
     def forms(self) -> list[str]:
         """Every name form, longest first (the order in which they are matched)."""
-        return sorted({form for tier in self.tiers for form in tier}, key=len, reverse=True)
+        return sorted({form for tier in self.tiers for form in tier}, key=lambda form: (-len(form), form))
 
     @property
     def slug(self) -> str:
         return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+    def is_own_given_name(self, word: str) -> bool:
+        """Return whether ``word`` is one of this politician's first names, nicknames, middle names or initials."""
+        return _bare(word) in self.given_names
 
 
 @dataclass(frozen=True)
@@ -77,50 +125,230 @@ class PoliticianPair:
             raise ValueError("both politicians need the same number of name-form tiers")
 
     def mapping(self, source: Politician, target: Politician) -> dict[str, str]:
-        """Map every form of ``source`` to the first form of the same tier of ``target``."""
-        return {form: target_tier[0] for tier, target_tier in zip(source.tiers, target.tiers, strict=True)
-                for form in tier}
+        """Map every form of ``source`` to the first form of the same tier of ``target`` (in capitals for a form
+        written in capitals); the name as given in the pair maps to the other name as given ("Al Gore" →
+        "George W. Bush" for the pair "George W. Bush=Al Gore")."""
+        mapping = {form: _cased(form, target_tier[0])
+                   for tier, target_tier in zip(source.tiers, target.tiers, strict=True) for form in tier}
+        for form in (source.name, source.name.upper()):
+            if form in mapping:
+                mapping[form] = _cased(form, target.name)
+        return mapping
 
     @property
     def label(self) -> str:
         return f"{self.e1.name}={self.e2.name}"
 
 
-TRUMP = Politician(
-    "Donald Trump", "Donald", "Trump",
-    (("Trump",), ("Donald Trump", "D. Trump"), ("Donald J. Trump", "Donald John Trump")),
-)
-BIDEN = Politician(
-    "Joe Biden", "Joe", "Biden",
-    (("Biden",), ("Joe Biden", "Joseph Biden", "J. Biden"),
-     ("Joe R. Biden", "Joseph R. Biden", "Joe Robinette Biden", "Joseph Robinette Biden")),
-    own_suffixes=("Jr.", "Jr"),
-)
+def _cased(form: str, replacement: str) -> str:
+    return replacement.upper() if form.isupper() and sum(c.isalpha() for c in form) > 1 else replacement
+
+
+def _bare(word: str) -> str:
+    return word.replace(".", "").replace(" ", "").lower()
+
+
+@functools.cache
+def _nicknamer() -> NickNamer:
+    return NickNamer()
+
+
+@functools.cache
+def politician_records(path: Path = POLITICIANS_CSV) -> tuple[PoliticianRecord, ...]:
+    """Return the distinct people of the politicians table (one record per person, in table order)."""
+    if not path.is_file():
+        raise InputError(str(path), "politicians table not found", hint="reinstall summbias or rebuild it with "
+                         "scripts/build_politicians.py")
+    records: dict[PoliticianRecord, None] = {}
+    with path.open(newline="", encoding="utf-8") as stream:
+        for row in csv.DictReader(stream):
+            records[PoliticianRecord(row["name"], row["first_name"], row["middle_name"], row["last_name"],
+                                     row["suffix"], row["nickname"], row["gender"])] = None
+    return tuple(records)
+
+
+def _nicknames_of(name: str) -> set[str]:
+    return {_title_case(alias) for alias in _nicknamer().nicknames_of(name.lower())}
+
+
+def _canonicals_of(name: str) -> set[str]:
+    return {_title_case(alias) for alias in _nicknamer().canonicals_of(name.lower())}
+
+
+def _title_case(name: str) -> str:
+    return "-".join(part[:1].upper() + part[1:] for part in name.split("-"))
+
+
+def _is_initials(name: str) -> bool:
+    return all(len(word.rstrip(".")) == 1 for word in name.replace(".", ". ").split())
+
+
+def _dotted_variants(name: str) -> set[str]:
+    """Return a name with its initials written with and without full stops ("J.D." → "J.D.", "J. D.", "JD";
+    "W." → "W.", "W"; "Herbert Walker" → itself, "H. W.", "H.W.", "H W")."""
+    words = name.replace(".", ". ").split()
+    letters = [word.rstrip(".") for word in words]
+    variants = {" ".join(words)}
+    if all(len(letter) == 1 for letter in letters):
+        variants |= {" ".join(f"{letter}." for letter in letters), "".join(f"{letter}." for letter in letters),
+                     " ".join(letters), *(("".join(letters),) if len(letters) > 1 else ())}
+    else:
+        initials = [letter[0] for letter in letters]
+        variants |= {" ".join(f"{letter}." for letter in initials), "".join(f"{letter}." for letter in initials),
+                     " ".join(initials)}
+    return variants
+
+
+def _parts(name: str, last: str | None = None) -> tuple[list[str], str, str]:
+    """Split a name as given in a pair into the given names, the last name (``last`` when the name ends with it,
+    for last names of several words such as "Van Hollen") and a name suffix ("Jr.")."""
+    words = name.split()
+    suffix = ""
+    if len(words) > 2 and _bare(words[-1].rstrip(",")) in _SUFFIX_WORDS:
+        suffix = words.pop().rstrip(",")
+        words[-1] = words[-1].rstrip(",")
+    if last and len(last.split()) < len(words) and words[-len(last.split()):] == last.split():
+        return words[: -len(last.split())], last, suffix
+    return words[:-1], words[-1], suffix
+
+
+def _initials(names: Iterable[str]) -> str:
+    return "".join(word[0] for name in names for word in name.replace(".", ". ").split()).lower()
+
+
+def find_record(name: str, records: Sequence[PoliticianRecord] | None = None) -> PoliticianRecord | None:
+    """Return the table's person a pair name refers to, or None.
+
+    The last name must agree, the first name must be the legal first name, the nickname or a common nickname of
+    either, and middle names or initials, where both have them, must have the same initials ("George W. Bush" is
+    George Walker Bush, not George Herbert Walker Bush). Among several, a record whose display name is ``name``
+    wins, then the one listed last (the table lists offices by date, so the most recent).
+    """
+    records = politician_records() if records is None else records
+    candidates = []
+    for record in records:
+        given, last, _ = _parts(name, record.last_name)
+        if last != record.last_name or not given:
+            continue
+        if _bare(given[0]) not in {_bare(alias) for alias in _record_first_names(record)}:
+            continue
+        if given[1:] and record.middle_name and _initials(given[1:]) != _initials([record.middle_name]):
+            continue
+        candidates.append(record)
+    exact = [record for record in candidates if record.name == name]
+    return (exact or candidates or [None])[-1]
+
+
+def _record_first_names(record: PoliticianRecord) -> set[str]:
+    names = {record.first_name, record.first_name.split()[0]} | ({record.nickname} if record.nickname else set())
+    for name in list(names):
+        names |= _nicknames_of(name)
+    return names
+
+
+def make_politician(name: str, record: PoliticianRecord | None = None) -> Politician:
+    """Return a politician's tiers built from the name as given and, when found, the table's record.
+
+    Tier 0 is the last name; tier 1 every first name, nickname or initial before it; tier 2 every first name with
+    every written form of the middle name. The first form of each tier is the one a swap writes: the last name,
+    "First Last" with the first name as given, and the name as given when it has a middle part.
+    """
+    given, last, suffix = _parts(name, record.last_name if record else None)
+    first = given[0]
+    middles = [" ".join(given[1:])] if given[1:] else []
+    if record is not None:
+        first_names = {first} | _record_first_names(record)
+        middles += [record.middle_name] if record.middle_name else []
+        initials = {first[0], record.first_name[0], *record.nickname[:1]}
+        suffixes = {suffix, record.suffix} - {""}
+        gender = record.gender or None
+    else:
+        first_names = {first} | _nicknames_of(first) | _canonicals_of(first)
+        initials = {first[0]}
+        suffixes = {suffix} - {""}
+        gender = first_name_gender(first)
+    first_forms = set().union(*(_dotted_variants(alias) if _is_initials(alias) else {alias} for alias in first_names))
+    middle_forms = set().union(set(), *(_dotted_variants(middle) for middle in middles))
+    canonical = f"{first} {last}"
+    written = " ".join([*given, last])
+    tiers = (
+        [last],
+        [canonical, *sorted(f"{form} {last}" for form in first_forms | {f"{i}." for i in initials if i.isalpha()})],
+        [written if given[1:] else canonical, *sorted(f"{f} {m} {last}" for f in first_forms for m in middle_forms)],
+    )
+    with_capitals = tuple(tuple(_dedupe([*tier, *(form.upper() for form in tier)])) for tier in tiers)
+    given_names = {_bare(word) for form in first_forms | middle_forms for word in [form, *form.split()]}
+    return Politician(name, first, last, with_capitals, tuple(sorted(_suffix_forms(suffixes))),
+                      frozenset(given_names), gender)
+
+
+def _suffix_forms(suffixes: Iterable[str]) -> set[str]:
+    forms = set()
+    for suffix in suffixes:
+        bare = suffix.rstrip(".")
+        forms |= {bare, f"{bare}.", bare.upper(), f"{bare.upper()}."}
+    return forms
+
+
+def _dedupe(forms: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(forms))
+
+
+def _with_table_1(politician: Politician, table_1: tuple[tuple[str, ...], ...]) -> Politician:
+    """Put Zhou & Tan's Table 1 forms first in each tier (the first is the one mapped to); generated forms that
+    Table 1 places in another tier stay there."""
+    listed = {form for tier in table_1 for form in tier}
+    tiers = tuple(tuple(_dedupe([*mine, *(form for form in generated if form not in listed)]))
+                  for mine, generated in zip(table_1, politician.tiers, strict=True))
+    return Politician(politician.name, politician.first_name, politician.last_name, tiers,
+                      politician.own_suffixes, politician.given_names, politician.gender)
+
+
+_TABLE_1 = {
+    "Donald Trump": (("Trump",), ("Donald Trump", "D. Trump"), ("Donald J. Trump", "Donald John Trump")),
+    "Joe Biden": (("Biden",), ("Joe Biden", "Joseph Biden", "J. Biden"),
+                  ("Joe R. Biden", "Joseph R. Biden", "Joe Robinette Biden", "Joseph Robinette Biden")),
+}
+
+
+@functools.cache
+def politician(name: str) -> Politician:
+    """Return the politician a pair names: the table's record when found (Table 1 forms first for Trump and
+    Biden), else forms derived from the name alone."""
+    name = " ".join(name.split())
+    made = make_politician(name, find_record(name))
+    return _with_table_1(made, _TABLE_1[name]) if name in _TABLE_1 else made
+
+
+TRUMP = politician("Donald Trump")
+BIDEN = politician("Joe Biden")
 TRUMP_BIDEN = PoliticianPair(TRUMP, BIDEN)
 
 
 def parse_pair(text: str) -> PoliticianPair:
-    """Parse "Donald Trump=Joe Biden" into a pair: Table 1 for Trump/Biden, derived tiers for anyone else."""
-    left, sep, right = text.partition("=")
-    names = [" ".join(side.split()) for side in (left, right)]
-    if not sep or any(len(name.split()) < 2 for name in names):
-        raise ValueError(f"a pair is 'First Last=First Last', got {text!r}")
-    known = {TRUMP.name: TRUMP, BIDEN.name: BIDEN}
-    e1, e2 = (known.get(name) or _politician(name) for name in names)
+    """Parse "Donald Trump=Joe Biden" into a pair; anything but two names of two words or more around exactly one
+    "=" is a :class:`PairError` (one line, says what to write)."""
+    if not isinstance(text, str) or text.count("=") != 1:
+        raise PairError(f"politician pair {text!r}", "needs exactly one '=' between two names",
+                        hint="write it as 'Donald Trump=Joe Biden'")
+    names = [" ".join(side.split()) for side in text.split("=")]
+    if any(len(name.split()) < 2 for name in names):
+        raise PairError(f"politician pair {text!r}", "each side needs a first and a last name",
+                        hint="a pair is 'First Last=First Last', e.g. 'Donald Trump=Joe Biden'")
+    e1, e2 = (politician(name) for name in names)
     if e1.last_name == e2.last_name:
-        raise ValueError(f"the two people of a pair need different last names, got {text!r}")
+        raise PairError(f"politician pair {text!r}", "the two people need different last names",
+                        hint="pick two politicians whose last names differ")
     return PoliticianPair(e1, e2)
 
 
-def _politician(name: str) -> Politician:
-    parts = name.split()
-    first, last = parts[0], parts[-1]
-    full = (name,) if len(parts) > 2 else (f"{first} {last}",)
-    return Politician(name, first, last, ((last,), (f"{first} {last}", f"{first[0]}. {last}"), full))
-
-
 def _form_pattern(forms: Sequence[str]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    return _compiled(tuple(sorted(forms, key=lambda form: (-len(form), form))))
+
+
+@functools.cache
+def _compiled(forms: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(form) for form in forms)
     return re.compile(r"(?<![\w.])(?P<form>" + alternatives + r")(?![\w])" + _SUFFIX)
 
 
@@ -161,6 +389,14 @@ class PoliticianConfig:
             raise ValueError("give at least one pair, e.g. 'Donald Trump=Joe Biden'")
         for pair in self.pairs:
             parse_pair(pair)
+
+
+@dataclass(frozen=True)
+class _Edit:
+    start: int
+    end: int
+    replacement: str
+    kind: str
 
 
 class PoliticianSwap(Perturbation):
@@ -205,23 +441,10 @@ class PoliticianSwap(Perturbation):
             return [], f"mentions neither: {pair.e1.name} nor {pair.e2.name}"
         source, target = (pair.e1, pair.e2) if mentions[pair.e1.name] else (pair.e2, pair.e1)
         matches = mentions[source.name]
-        relative = self._other_person(template, source, matches)
+        relative = _other_person(template, source, matches)
         if relative:
             return [], f"mentions another person named {source.last_name}: {relative}"
-        mapping = pair.mapping(source, target)
-        pieces, substitutions, cursor, length = [], [], 0, 0
-        for match in matches:
-            suffix = match.group("suffix")
-            end = match.end() if suffix else match.end("form")
-            replacement = mapping[match.group("form")]
-            gap = text[cursor : match.start()]
-            pieces += [gap, replacement]
-            length += len(gap)
-            substitutions.append(Substitution(length, length + len(replacement), text[match.start() : end],
-                                              replacement, "politician_name", "politician"))
-            length += len(replacement)
-            cursor = end
-        pieces.append(text[cursor:])
+        swapped_text, substitutions = _apply(text, _edits(template, pair, source, target, matches))
         direction = f"{source.name} -> {target.name}"
         extra = {"direction": direction, "pair": pair.label, **({"meta": template.meta} if template.meta else {})}
         key = f"{template.document_id}/{self.name}/s{sample_id}"
@@ -231,34 +454,83 @@ class PoliticianSwap(Perturbation):
             entities=[_entity(source, source)], extra=extra,
         )
         swapped = Input(
-            id=f"{key}/{target.slug}", original_id=template.document_id, text="".join(pieces),
+            id=f"{key}/{target.slug}", original_id=template.document_id, text=swapped_text,
             perturbation=self.name, sample_id=sample_id, arm=target.name, role="swap1",
             entities=[_entity(target, source)], substitutions=substitutions, extra=dict(extra),
         )
         return [original, swapped], None
 
-    @staticmethod
-    def _other_person(template: EntityTemplate, source: Politician, matches: list[re.Match[str]]) -> str | None:
-        for match in matches:
-            suffix = match.group("suffix")
-            if suffix and suffix not in source.own_suffixes:
-                return match.group(0)
-        own_first_names = {form.split()[0] for form in source.forms if len(form.split()) > 1}
-        for entity in template.entities:
-            if entity.last_name == source.last_name and entity.first_name not in (None, *own_first_names):
-                return entity.label
-        return _first_name_before(template.text, source.last_name, own_first_names)
+
+def _edits(template: EntityTemplate, pair: PoliticianPair, source: Politician, target: Politician,
+           matches: list[re.Match[str]]) -> list[_Edit]:
+    """Return the name replacements and, when the genders differ, the title and pronoun changes."""
+    mapping = pair.mapping(source, target)
+    edits = [_Edit(match.start(), match.end() if match.group("suffix") else match.end("form"),
+                   mapping[match.group("form")], "politician_name") for match in matches]
+    if not (source.gender and target.gender and source.gender != target.gender):
+        return edits
+    for match in matches:
+        title = _TITLE_BEFORE.search(template.text, 0, match.start())
+        if title:
+            word = title.group("title")
+            edits.append(_Edit(title.start("title"), title.end("title"), _title_for(target.gender, word), "title"))
+    own_entities = {entity.entity_id for entity in template.entities
+                    if entity.last_name == source.last_name
+                    or (entity.last_name is None and entity.first_name and source.is_own_given_name(entity.first_name))}
+    for slot in template.slots:
+        if slot.kind == "pronoun" and slot.entity_id in own_entities:
+            edits.append(_Edit(slot.start, slot.end, pronoun_for(target.gender, slot.form or "subject", slot.text),
+                               "pronoun"))
+    return edits
 
 
-def _first_name_before(text: str, last_name: str, own_first_names: set[str]) -> str | None:
+def _title_for(gender: str, word: str) -> str:
+    key = title_key(word)
+    if key in TITLE_GENDER:
+        return title_for(gender, word)
+    own_gender, other = _ROLE_TITLES[key]
+    return word if own_gender == gender else match_case(word, other)
+
+
+def _apply(text: str, edits: list[_Edit]) -> tuple[str, list[Substitution]]:
+    """Return the text with non-overlapping edits applied and their substitution map (offsets in the new text)."""
+    pieces, substitutions, cursor, length = [], [], 0, 0
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        if edit.start < cursor or text[edit.start : edit.end] == edit.replacement:
+            continue
+        gap = text[cursor : edit.start]
+        pieces += [gap, edit.replacement]
+        length += len(gap)
+        substitutions.append(Substitution(length, length + len(edit.replacement), text[edit.start : edit.end],
+                                          edit.replacement, edit.kind, "politician"))
+        length += len(edit.replacement)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces), substitutions
+
+
+def _other_person(template: EntityTemplate, source: Politician, matches: list[re.Match[str]]) -> str | None:
+    """Return the mention of another person who shares the politician's last name, if any."""
+    for match in matches:
+        suffix = match.group("suffix")
+        if suffix and suffix not in source.own_suffixes:
+            return match.group(0)
+    for entity in template.entities:
+        if entity.last_name == source.last_name and entity.first_name \
+                and not all(source.is_own_given_name(word) for word in entity.first_name.split()):
+            return entity.label
+    return _first_name_before(template.text, source)
+
+
+def _first_name_before(text: str, source: Politician) -> str | None:
     """Return "First Last" where a first name other than the politician's stands before the last name — a relative
     the NER missed ("Ivanka Trump"). A first name is a census or voter-file first name that is no title, no stop word
     and never written in lower case in the text ("The Trump campaign", "Senator Trump" and "Then Trump" are not)."""
     lowercase = set(re.findall(r"\b[a-z]+\b", text))
     stop_words = nlp.spacy_pipeline().Defaults.stop_words
-    for match in re.finditer(r"\b([A-Z][a-z]+)\s+" + re.escape(last_name) + r"\b", text):
+    for match in re.finditer(r"\b([A-Z][a-z]+)\s+" + re.escape(source.last_name) + r"\b", text):
         word = match.group(1)
-        if word in own_first_names or word.lower() in lowercase or word.lower() in stop_words:
+        if source.is_own_given_name(word) or word.lower() in lowercase or word.lower() in stop_words:
             continue
         if title_key(word) in NEUTRAL_TITLES or title_key(word) in TITLE_GENDER:
             continue
