@@ -9,6 +9,7 @@ import json
 import warnings
 import zipfile
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -74,3 +75,21 @@ def test_zip_archives_of_any_content_load_or_fail_cleanly(entries):
         for name, data in entries:
             archive.writestr(name, data)
     check("corpus.zip", buffer.getvalue())
+
+
+@FUZZ
+@given(depth=st.one_of(st.integers(min_value=0, max_value=1_500), st.just(200_000)), objects=st.booleans(),
+       line=st.integers(min_value=0, max_value=2))
+def test_jsonl_lines_nested_to_any_depth_load_or_fail_cleanly(depth, objects, line):
+    opener, closer = ('{"k": ', "}") if objects else ("[", "]")
+    nested = opener * depth + "0" + closer * depth
+    lines = [json.dumps({"id": f"d{k}", "text": "A short text."}) for k in range(2)]
+    lines.insert(line, '{"id": "deep", "text": "x", "meta": {"k": ' + nested + "}}")
+    data = "\n".join(lines).encode()
+    check("corpus.jsonl", data)
+    if depth <= 98:  # the line object and "meta" are two levels more: up to 100 levels in all are read
+        assert len(load_documents_from_bytes("corpus.jsonl", data)) == 3
+        return
+    with pytest.raises(InputError, match="nests JSON more than 100 levels deep") as caught:
+        load_documents_from_bytes("corpus.jsonl", data)
+    assert caught.value.row == line + 1
