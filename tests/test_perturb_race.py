@@ -227,3 +227,28 @@ def test_thresholds_are_configurable_and_too_strict_ones_fail_clearly():
     with pytest.raises(InputError, match="black male first names"):
         Race(name_source="rosenman", first_name_threshold=0.99,
              min_names_per_cell=20).run_templates([template("court_report")])
+
+
+def test_cli_takes_the_name_source_and_writes_it_with_the_frequencies(tmp_path):
+    from bias_core.cli import main
+    from tests.fixtures.perturb.corpus import DEMO_NEWS
+
+    out = tmp_path / "race.jsonl"
+    assert main(["perturb", "--kind", "race", "--name-source", "rosenman", "--documents", str(DEMO_NEWS),
+                 "--out", str(out), "--samples", "1"]) == 0
+    record = json.loads((tmp_path / "race.jsonl.run.json").read_text())
+    assert record["name_source"] == "rosenman" and record["config"]["name_source"] == "rosenman"
+    assert set(record["mean_name_frequency"]) == {"black", "white"}
+
+
+def test_audit_config_passes_the_name_source_to_the_race_perturbation():
+    from bias_core.audit import AuditConfig, build_inputs
+    from bias_core.io import load_documents
+    from tests.fixtures.perturb.corpus import DEMO_NEWS
+
+    config = AuditConfig.from_dict({"corpus": {"path": str(DEMO_NEWS)}, "summarizers": [{"name": "lead-3"}],
+                                    "perturbations": [{"kind": "race", "samples": 1, "name_source": "rosenman"}]})
+    _, reports = build_inputs(load_documents(DEMO_NEWS)[:3], config)
+    info = reports["race"]["run_info"]
+    assert info["name_source"] == "rosenman" and info["frequency_matched"] is True
+    assert info["mean_log10_name_frequency"]["black"]["last"] is not None
