@@ -178,13 +178,14 @@ def write_export(store: RunStore, run_id: str, export_format: str, out: str | os
     The text goes to a temporary file in the same folder, renamed into place, so a failure leaves no half-written
     file. A folder as ``out``, a missing folder or one that cannot be written raises one InputError line.
     """
-    out = Path(out)
-    content = EXPORT_FORMATS[export_format].render(store, run_id).encode("utf-8")
+    out, chosen = Path(out), EXPORT_FORMATS[export_format]
     if out.is_dir():
-        raise InputError(str(out), "is a folder", hint=f"give a file name, e.g. {out / EXPORT_FORMATS[export_format].file_name(run_id)}")
+        raise InputError(str(out), "is a folder", hint=f"give a file name, e.g. {out / chosen.file_name(run_id)}")
     folder = out.parent
     if not folder.is_dir():
-        raise InputError(str(out), f"the folder {folder} does not exist", hint="create it first or choose another --out")
+        raise InputError(str(out), f"the folder {folder} does not exist",
+                         hint="create it first or choose another --out")
+    content = chosen.render(store, run_id).encode("utf-8")
     try:
         handle, temp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=folder)
     except OSError as error:

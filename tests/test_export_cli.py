@@ -114,7 +114,8 @@ def test_out_onto_a_folder_or_into_a_missing_folder_is_one_line_and_writes_nothi
     folder.mkdir()
     assert main(["export", "--run", run_id, "--format", "json", "--out", str(folder), "--store", str(store.path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and f"{folder}: is a folder — give a file name, e.g. {folder}/summbias-{run_id}.json" in err[0]
+    assert len(err) == 1
+    assert f"{folder}: is a folder — give a file name, e.g. {folder}/summbias-{run_id}.json" in err[0]
     missing = tmp_path / "no" / "such" / "r.json"
     assert main(["export", "--run", run_id, "--format", "json", "--out", str(missing), "--store", str(store.path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
