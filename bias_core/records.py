@@ -184,8 +184,16 @@ class Substitution:
     kind: str
     entity_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Why the span was rewritten (issue 10): the type of what it belongs to ("PERSON"; None for a pronoun no entity
+    # took), the evidence that made it a person ("title", "first-name+surname", "pronoun", "gold"; "unattributed"
+    # for an unattributed pronoun) and spaCy's own label of the span ("" when untagged). None in records written
+    # before these fields existed and in perturbations that do not set them.
+    entity_label: str | None = None
+    evidence: str | None = None
+    ner_label: str | None = None
 
-    FIELDS: ClassVar[tuple[str, ...]] = ("start", "end", "original", "replacement", "entity_id", "kind")
+    FIELDS: ClassVar[tuple[str, ...]] = ("start", "end", "original", "replacement", "entity_id", "kind",
+                                         "entity_label", "evidence", "ner_label")
 
     def __post_init__(self) -> None:
         if self.kind not in SUBSTITUTION_KINDS:
@@ -204,6 +212,9 @@ class Substitution:
             kind=_require(data, "kind", str, "substitution"),
             entity_id=None if entity_id is None else str(entity_id),
             extra=_extra(data, cls.FIELDS),
+            entity_label=_optional(data, "entity_label", str, "substitution"),
+            evidence=_optional(data, "evidence", str, "substitution"),
+            ner_label=_optional(data, "ner_label", str, "substitution"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -215,6 +226,8 @@ class Substitution:
         }
         _put(out, "entity_id", self.entity_id)
         out["kind"] = self.kind
+        for name in ("entity_label", "evidence", "ner_label"):
+            _put(out, name, getattr(self, name))
         return {**out, **self.extra}
 
 

@@ -87,6 +87,18 @@ logger = logging.getLogger(__name__)
 # Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
 # any other type means the string is something else ("Virginia" the state, "May" the month).
 _MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
+# spaCy labels of things that are not people (OntoNotes). A name string the document labels with one of these more
+# often than PERSON is a place, organisation, building, event or product, whatever its first word.
+_NON_PERSON_LABELS = frozenset({"GPE", "LOC", "ORG", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "NORP", "LAW",
+                                "LANGUAGE"})
+# First words of place names that are also census first names ("Santa Barbara", "San Diego", "St. Louis"); a span
+# starting with one is no person's name.
+_PLACE_PREFIXES = frozenset({
+    "san", "santa", "santo", "sao", "st", "ste", "saint", "fort", "ft", "port", "mount", "mt", "lake", "new", "los",
+    "las", "el", "la", "le", "les", "del", "des", "cape", "glen", "north", "south", "east", "west", "upper", "lower",
+})
+# Words before a name that do not make it a person's name ("St. John's", "former Virginia ...").
+_NO_EVIDENCE_TITLES = frozenset({"st", "saint", "former"})
 _PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
 # A span ending in one of these names an organisation or place the NER took for a person ("Rivermouth FC"). Words
 # that are also common surnames (Park, Hall, Church) are not listed.
@@ -94,6 +106,14 @@ _ORGANISATION_WORDS = frozenset({
     "fc", "united", "city", "club", "high", "school", "elementary", "academy", "college", "university", "inc",
     "corp", "co", "company", "llc", "ltd", "foundation", "council", "street", "avenue", "road", "center", "centre",
     "hospital", "county", "institute", "association", "stadium",
+    # places, buildings and newspapers ("Virginia Beach", "Harmon Falls", "Camden Yards", "Lincoln Memorial",
+    # "Washington Post", "San Diego State"); issue 10
+    "beach", "falls", "yards", "valley", "springs", "heights", "harbor", "harbour", "island", "islands",
+    "river", "creek", "canyon", "mountain", "mountains", "forest", "memorial", "monument", "mission",
+    "boulevard", "blvd", "drive", "parkway", "highway", "plaza", "square", "arena", "airport", "station",
+    "cathedral", "chapel", "museum", "library", "gallery", "theater", "theatre", "hotel", "tower", "towers",
+    "district", "province", "state", "post", "times", "herald", "tribune", "gazette", "journal", "energy", "group",
+    "partners", "holdings", "bank", "motors", "airlines", "records", "studios", "network", "news", "market", "markets", "foods", "stores",
 })
 _ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
 _NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
@@ -107,6 +127,9 @@ _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 _NOMINAL_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
 
 
+_EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "pronoun": 3}
+
+
 @dataclass(frozen=True)
 class Slot:
     """A span of the original that a perturbation may rewrite, with the entity it belongs to (None: unattributed)."""
@@ -117,6 +140,7 @@ class Slot:
     text: str
     entity_id: str | None
     form: str | None = None  # pronoun form: subject, object, possessive, independent or reflexive
+    ner_label: str | None = None  # spaCy's label of the span ("" untagged; None where no parse was consulted)
 
 
 @dataclass(frozen=True)
@@ -137,6 +161,12 @@ class TemplateEntity:
     last_name: str | None
     gender: str | None = None
     gender_source: str | None = None
+    evidence: str | None = None  # why it is a person: "title", "first-name+surname", "pronoun" or "gold"
+
+    def add_evidence(self, evidence: str) -> None:
+        """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
+        if self.evidence is None or _EVIDENCE_RANK[evidence] < _EVIDENCE_RANK[self.evidence]:
+            self.evidence = evidence
 
     @property
     def label(self) -> str:
@@ -165,6 +195,10 @@ class EntityTemplate:
         for slot in self.slots:
             kinds.setdefault(slot.entity_id, set()).add(slot.kind)
         return {entity_id: frozenset(found) for entity_id, found in kinds.items()}
+
+    @functools.cached_property
+    def _evidence(self) -> dict[str, str | None]:
+        return {entity.entity_id: entity.evidence for entity in self.entities}
 
     @property
     def unattributed_pronouns(self) -> list[Slot]:
@@ -205,9 +239,12 @@ class EntityTemplate:
             gap = self.text[cursor : slot.start]
             pieces.append(gap)
             length += len(gap)
-            substitutions.append(
-                Substitution(length, length + len(replacement), slot.text, replacement, slot.kind, slot.entity_id)
-            )
+            evidence = self._evidence.get(slot.entity_id) if slot.entity_id is not None else "unattributed"
+            substitutions.append(Substitution(
+                length, length + len(replacement), slot.text, replacement, slot.kind, slot.entity_id,
+                entity_label="PERSON" if slot.entity_id is not None else None, evidence=evidence,
+                ner_label=slot.ner_label,
+            ))
             pieces.append(replacement)
             length += len(replacement)
             cursor = slot.end
@@ -287,6 +324,8 @@ class _NameSpan:
     last: _NamePart | None
     title_gender: str | None
     surname_certain: bool  # a lone part after a title or after initials ("Mr. Whitaker", "J.D. Vance")
+    titled: bool = False  # a title stands before it or inside the span ("Sen.", "President", "Mr")
+    person_label: bool = False  # spaCy labelled the span PERSON, or a gendered or surname title announced it
 
     @property
     def parts(self) -> list[_NamePart]:
@@ -304,9 +343,16 @@ def _parse_name(
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
     words = [(s, w.rstrip(",;:")) for s, w in words]
     words = [(s, w[:-2] if w.endswith(("'s", "’s")) else w) for s, w in words]
+    # A sentence's full stop that the NER kept in the span ("Thomas Jefferson."); titles and initials keep theirs.
+    words = [(s, w[:-1] if len(w) > 3 and w.endswith(".") and title_key(w) not in _ALL_TITLES | NAME_SUFFIXES
+              and not _INITIALS.fullmatch(w) else w) for s, w in words]
     titles = [title_before] if title_before else []
     while words and title_key(words[0][1]) in _ALL_TITLES:
         titles.append(title_key(words[0][1]))
+        words = words[1:]
+    # A job word the NER took into the span ("Historian Margaret Ellis", "Nurse Tracy Woodson"): drop it when a
+    # first name follows and the span still has a first and a last part.
+    if len(words) >= 3 and not _is_first_name(words[0][1]) and _is_first_name(words[1][1]):
         words = words[1:]
     while words and title_key(words[-1][1]) in NAME_SUFFIXES:
         words = words[:-1]
@@ -319,12 +365,14 @@ def _parse_name(
     if _INITIALS.fullmatch(parts[-1].text):
         return None
     title_gender = next((TITLE_GENDER[t] for t in titles if t in TITLE_GENDER), None)
+    titled = any(t not in _NO_EVIDENCE_TITLES for t in titles)
     if len(parts) == 1 and titles and titles[-1] in GIVEN_NAME_TITLES:
-        return _NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False)
+        return _NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
+                         titled=titled)
     last = parts[-1]
     is_full = len(parts) > 1 and _is_first_name(parts[0].text) and _is_surname(last.text, common_words)
     return _NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
-                     surname_certain=len(parts) > 1 or bool(titles))
+                     surname_certain=len(parts) > 1 or bool(titles), titled=titled)
 
 
 def _lowercase_words(text: str) -> frozenset[str]:
@@ -336,7 +384,21 @@ def _is_first_name(word: str) -> bool:
     """Whether a word before a last name is a first name: a census first name or a voter-file one (Rosenman)."""
     if _INITIALS.fullmatch(word):
         return False
+    if "-" in word.strip("-"):  # "Mary-Kate", "Jean-Pierre": every part a first name
+        return all(_is_first_name(part) for part in word.split("-"))
     return word.capitalize() in census_first_names() or is_voter_first_name(word)
+
+
+def _is_census_first_name(word: str) -> bool:
+    """Whether a word is a 1990 census first name (every part of a hyphenated one)."""
+    return all(part.capitalize() in census_first_names() for part in word.split("-")) if word.strip("-") else False
+
+
+def _is_listed_surname(word: str) -> bool:
+    """Whether a word is a surname of the 1990 census or the voter files (every part of a hyphenated one): the
+    *plausible surname* that, after a known first name in a PERSON span, is evidence of a person (issue 10)."""
+    parts = [part for part in word.split("-") if part]
+    return bool(parts) and all(part in census_last_names() or is_voter_surname(part) for part in parts)
 
 
 def _is_surname(word: str, common_words: frozenset[str]) -> bool:
@@ -410,32 +472,109 @@ class _NerBuilder:
         self.found = _Entities()
         self.titles: dict[str, list[Token]] = {}
         self.common_words = _lowercase_words(self.text)
+        # How the NER labels each name string across the document (majority label, issue 10).
+        self.label_votes: dict[str, Counter[str]] = {}
+        for ent in self.ents:
+            self.label_votes.setdefault(_ent_key(ent.text), Counter())[ent.label_] += 1
+        # Tokens of PERSON spans found to name a place or organisation ("Rivermouth FC", "Harmon Falls"), and every
+        # word of such spans and of multi-word non-person entities: a bare occurrence of one is no evidence of a
+        # person ("Rivermouth equalized").
+        self.non_person_tokens: set[int] = set()
+        self.non_person_words: set[str] = set()
 
     def build(self) -> EntityTemplate:
+        """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
         spans = self._name_spans()
         for span in sorted((s for s in spans if s.first and s.last), key=lambda s: s.start):
             self._add_full_name(span)
         for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
             self._add_single_name(span)
         self._scan_name_occurrences()
-        slots = self._name_slots() + self._title_slots()
+        self._drop_entities(self._named_like_a_non_person)
+        title_slots = self._title_slots()
         self._set_gender_from_titles()
         pronoun_slots = self._pronoun_slots()
-        slots += pronoun_slots + self._content_word_slots(pronoun_slots)
+        self._drop_entities(lambda entity: entity.evidence is None)
+        kept = {entity.entity_id for entity in self.found.entities}
+        slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronoun_slots
+        slots += self._content_word_slots(pronoun_slots)
         return _finish(self.document_id, self.text, self.found.entities, slots)
+
+    def _drop_entities(self, condition) -> None:
+        """Forget the entities that meet ``condition`` and their name mentions."""
+        dropped = {entity.entity_id for entity in self.found.entities if condition(entity)}
+        if not dropped:
+            return
+        self.found.entities = [entity for entity in self.found.entities if entity.entity_id not in dropped]
+        self.found.mentions = {start: mention for start, mention in self.found.mentions.items()
+                               if mention[0] not in dropped}
+
+    def _named_like_a_non_person(self, entity: TemplateEntity) -> bool:
+        """Whether an entity without evidence yet bears a name the document uses for a place or organisation:
+        a word of a multi-word non-person entity ("Greenfield" of "Greenfield Market"), or a string the NER labels
+        a non-person more often than a person. Such an entity may not collect pronouns ("Rivermouth ... her")."""
+        if entity.evidence is not None:
+            return False
+        names = [name for name in (entity.first_name, entity.last_name) if name]
+        return any(name in self.non_person_words or self._mostly_non_person(name, count_org=False)
+                   for name in names)
+
+    def _mostly_non_person(self, text: str, *, count_org: bool = True) -> bool:
+        """Whether the NER labels this string (any mention of it in the document) a non-person more often than a
+        person: the majority label across mentions decides, since the small model labels the same string
+        differently from sentence to sentence ("Virginia Beach" GPE twice, PERSON once). ``count_org`` off leaves
+        ORG votes out, for single words: the small model often tags a bare surname ORG ("Finch said")."""
+        votes = self.label_votes.get(_ent_key(text))
+        if not votes:
+            return False
+        labels = _NON_PERSON_LABELS if count_org else _NON_PERSON_LABELS - {"ORG"}
+        return sum(n for label, n in votes.items() if label in labels) > votes["PERSON"]
+
+    def _non_person_span(self, start: int, end: int) -> bool:
+        """Whether tokens ``start:end`` (a PERSON span, perhaps widened) name a place, organisation or thing: a
+        first word that begins place names ("Santa", "San", "Fort"), a last word that ends organisation or place
+        names ("FC", "Beach", "Falls", "Post"), an article before it ("the Santa Barbara Mission", "The Aztecs"),
+        a capitalised title right after it ("Baltimore Mayor Brandon Scott"), or, for two words or more, a majority
+        of non-person labels for the same string in the document. A title before the span overrides all but the
+        name's own words ("Mr. Washington" is a person wherever the city is mentioned)."""
+        words = [token for token in self.tokens[start:end] if not token.is_punct and token.text not in ("'s", "’s")]
+        if not words:
+            return True
+        if title_key(words[0].text) in _PLACE_PREFIXES and len(words) > 1:
+            return True
+        if title_key(words[-1].text) in _ORGANISATION_WORDS:
+            return True
+        if self._title_before(self.tokens[start]) is not None:
+            return False
+        before = self.tokens[start - 1] if start > 0 else None
+        if words[0].lower_ == "the" or (before is not None and before.lower_ == "the"):
+            return True
+        after = self.tokens[end] if end < len(self.tokens) else None
+        if after is not None and after.text[:1].isupper() and title_key(after.text) in _ALL_TITLES:
+            return True
+        return len(words) > 1 and self._mostly_non_person(
+            self.text[self.tokens[start].idx:words[-1].idx + len(words[-1].text)])
 
     def _name_spans(self) -> list[_NameSpan]:
         spans = []
         covered: set[int] = set()
         for ent in self.ents:
-            if ent.label_ != "PERSON" and not self._looks_like_name(ent):
+            is_person = ent.label_ == "PERSON"
+            if not is_person and not self._looks_like_name(ent):
+                if ent.label_ in _NON_PERSON_LABELS and len(ent) > 1:
+                    self.non_person_words.update(token.text for token in ent if _is_proper(token))
                 continue
             covered.update(range(ent.start, ent.end))
             start, end = self._extend_single_name(ent)
+            if is_person and self._non_person_span(start, end):
+                self.non_person_tokens.update(range(start, end))
+                self.non_person_words.update(t.text for t in self.tokens[start:end] if _is_proper(t))
+                continue
             title = self._title_before(self.tokens[start])
             span = _parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
                                self.common_words)
             if span:
+                span.person_label = is_person
                 spans.append(span)
         for token in self.tokens:
             key = title_key(token.text)
@@ -447,6 +586,7 @@ class _NerBuilder:
             if end > token.i + 1:
                 span = _parse_name(self.text, *self._chars(token.i + 1, end), key, self.common_words)
                 if span:
+                    span.person_label = True
                     spans.append(span)
         return spans
 
@@ -456,12 +596,20 @@ class _NerBuilder:
         return self.tokens[start].idx, last.idx + len(last.text)
 
     def _looks_like_name(self, ent) -> bool:
-        """Whether a non-PERSON entity is a person the NER mislabelled: two or three capitalised proper nouns
-        starting with a census first name ("Marcus Bell" tagged ORG)."""
-        return (ent.label_ in ("ORG", "GPE", "NORP", "FAC") and 2 <= len(ent) <= 3
-                and all(_is_proper(token) for token in ent)
-                and ent[0].text in census_first_names()
-                and title_key(ent[-1].text) not in _ORGANISATION_WORDS)
+        """Whether an ORG or NORP entity may be a person the NER mislabelled ("Marcus Bell" tagged ORG): two or
+        three capitalised proper nouns, a census first name, then initials or first names, then a listed surname,
+        with no place or organisation word. This is a candidate only: it becomes a person with a title or a
+        pronoun (``build``). Places and buildings (GPE, LOC, FAC) are never taken for people this way: "Virginia
+        Beach", "Santa Barbara"."""
+        words = ent.text.split()  # "Jean-Pierre" is three tokens but one word
+        if len(words) >= 3 and not _is_census_first_name(words[0]) and _is_census_first_name(words[1]):
+            words = words[1:]  # a job word before the name ("Historian Margaret Ellis"), dropped by _parse_name
+        return (ent.label_ in ("ORG", "NORP") and 2 <= len(words) <= 3
+                and all(_is_proper(token) for token in ent if token.text != "-")
+                and _is_census_first_name(words[0]) and title_key(words[0]) not in _PLACE_PREFIXES
+                and all(_INITIALS.fullmatch(w) or _is_census_first_name(w) for w in words[1:-1])
+                and _is_listed_surname(words[-1])
+                and title_key(words[-1]) not in _ORGANISATION_WORDS)
 
     def _extend_single_name(self, ent) -> tuple[int, int]:
         """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell")."""
@@ -474,7 +622,7 @@ class _NerBuilder:
                 and title_key(before.text) not in NEUTRAL_TITLES and not before.ent_type_:
             return start - 1, end
         if after is not None and self._is_name_token(after.i) and _is_first_name(ent.text) and not after.ent_type_ \
-                and title_key(after.text) not in NAME_SUFFIXES:
+                and title_key(after.text) not in NAME_SUFFIXES | _ALL_TITLES:
             return start, end + 1
         return start, end
 
@@ -504,11 +652,17 @@ class _NerBuilder:
         self.found.add_mention(entity, "first_name", span.first)
         self.found.add_mention(entity, "last_name", span.last)
         self.found.anchors.setdefault(entity.entity_id, []).append(span.start)
+        if span.titled:
+            entity.add_evidence("title")
+        elif span.person_label and _is_listed_surname(span.last.text):
+            entity.add_evidence("first-name+surname")
 
     def _add_single_name(self, span: _NameSpan) -> None:
         if span.first is not None:  # a given name after Sir or Dame
-            entity = self.found.by_first_name(span.first.text, span.first.start)
-            self.found.add_mention(entity or self.found.new(span.first.text, None), "first_name", span.first)
+            entity = self.found.by_first_name(span.first.text, span.first.start) \
+                or self.found.new(span.first.text, None)
+            self.found.add_mention(entity, "first_name", span.first)
+            entity.add_evidence("title")
             return
         part = span.last
         assert part is not None
@@ -520,6 +674,8 @@ class _NerBuilder:
                     entity.gender, entity.gender_source = span.title_gender, "title"
             self.found.add_mention(entity, "last_name", part)
             self.found.anchors.setdefault(entity.entity_id, []).append(part.start)
+            if span.titled:
+                entity.add_evidence("title")
             return
         entity = self.found.by_last_name(part.text, None, part.start)
         if entity is not None:
@@ -548,9 +704,12 @@ class _NerBuilder:
             part = _NamePart(start, match.end(), word)
             title = self._title_before(token)
             title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
+            titled = title is not None and title_key(title.text) not in _NO_EVIDENCE_TITLES
             entity = self.found.by_last_name(word, title_gender, start)
             if entity is not None and (title or not any(e.first_name == word for e in self.found.entities)):
                 self.found.add_mention(entity, "last_name", part)
+                if titled:
+                    entity.add_evidence("title")
                 continue
             entity = self.found.by_first_name(word, start)
             if entity is not None:
@@ -565,21 +724,47 @@ class _NerBuilder:
         date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
         longer non-person entity it is part of that entity's name ("Trump Tower").
         """
+        if token.i in self.non_person_tokens:
+            return False
         if token.ent_type_ == "PERSON":
             return True
         if token.ent_type_:
             ent = self.ent_of.get(token.i)
-            if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
+            if ent is not None and len(ent) > 1 and not _set_apart(token, ent) and not self._is_known_name(ent):
                 return False
             if token.ent_type_ not in _MAYBE_PERSON:
-                return token.dep_ in _PERSON_LIKE_DEPS
+                return token.dep_ in _PERSON_LIKE_DEPS and self._named_before(token)
         if _is_proper(token) or not token.is_sent_start:
             return True
         following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
         return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
 
+    def _is_known_name(self, ent) -> bool:
+        """Whether a multi-word entity is exactly the full name of a person found ("Denzel Washington" tagged ORG
+        in a headline)."""
+        key = _ent_key(ent.text)
+        return any(e.first_name and e.last_name and _ent_key(f"{e.first_name} {e.last_name}") == key
+                   for e in self.found.entities)
+
+    def _named_before(self, token: Token) -> bool:
+        """Whether a person bearing this name was mentioned before ``token``. A place-labelled occurrence of a
+        person's name is that person only then, and only as a subject, possessor or object ("George Washington
+        ... Washington said"); "Jordan will host talks" before "Michael Jordan" appears is the country."""
+        for start, (eid, _, _) in self.found.mentions.items():
+            if start >= token.idx:
+                continue
+            entity = next(e for e in self.found.entities if e.entity_id == eid)
+            if token.text in (entity.first_name, entity.last_name):
+                return True
+        return False
+
     def _name_slots(self) -> list[Slot]:
-        return [Slot(part.start, part.end, kind, part.text, eid) for eid, kind, part in self.found.mentions.values()]
+        slots = []
+        for eid, kind, part in self.found.mentions.values():
+            token = self.token_at.get(part.start)
+            slots.append(Slot(part.start, part.end, kind, part.text, eid,
+                              ner_label=token.ent_type_ if token is not None else None))
+        return slots
 
     def _title_slots(self) -> list[Slot]:
         slots = []
@@ -588,7 +773,9 @@ class _NerBuilder:
             title = self._title_before(token) if token is not None else None
             if title is not None and title_key(title.text) in TITLE_GENDER and title.text[:1].isupper():
                 self.titles.setdefault(eid, []).append(title)
-                slots.append(Slot(title.idx, title.idx + len(title.text), "title", title.text, eid))
+                slots.append(Slot(title.idx, title.idx + len(title.text), "title", title.text, eid,
+                                  ner_label=title.ent_type_))
+                next(e for e in self.found.entities if e.entity_id == eid).add_evidence("title")
         return slots
 
     def _set_gender_from_titles(self) -> None:
@@ -605,8 +792,10 @@ class _NerBuilder:
             if gender is None:
                 continue
             entity = self._attribute(token, gender, positions)
+            if entity is not None:
+                entity.add_evidence("pronoun")
             slots.append(Slot(token.idx, token.idx + len(token.text), "pronoun", token.text,
-                              entity.entity_id if entity else None, _pronoun_form(token)))
+                              entity.entity_id if entity else None, _pronoun_form(token), token.ent_type_))
         return slots
 
     def _attribute(self, token: Token, gender: str, positions: dict[str, list[int]]) -> TemplateEntity | None:
@@ -654,6 +843,13 @@ class _NerBuilder:
             if eid is not None:
                 slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, eid))
         return slots
+
+
+def _ent_key(text: str) -> str:
+    """A name string compared across mentions: lower case, without a leading article, possessive or full stop."""
+    key = re.sub(r"^the\s+", "", text.strip().lower())
+    key = re.sub(r"['’]s$", "", key)
+    return key.rstrip(".,;: ")
 
 
 def _is_proper(token: Token) -> bool:
@@ -767,7 +963,7 @@ class _GoldBuilder:
                     slots.append(Slot(part.start, part.end, "last_name", part.text, entity_id))
                 elif part.text == first:
                     slots.append(Slot(part.start, part.end, "first_name", part.text, entity_id))
-        entity = TemplateEntity(entity_id, first, last)
+        entity = TemplateEntity(entity_id, first, last, evidence="gold")
         if record.get("gender") in ("male", "female"):
             entity.gender, entity.gender_source = record["gender"], "gold"
         elif genders:
