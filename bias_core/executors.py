@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
+from bias_core.perturb.base import Perturbation, PerturbationResult, merge_results
 from bias_core.records import Document, Input
 from bias_core.summarize.base import Summarizer, SummaryOutcome
 from bias_core.summarize.runner import run_batches_locally, summarize_batch_safely
@@ -38,22 +38,6 @@ class LocalExecutor:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def merge_results(results: Sequence[PerturbationResult]) -> PerturbationResult:
-    """One result from the results of consecutive chunks of a corpus: inputs in order, skip reports added up."""
-    report = SkipReport(n_originals=sum(r.report.n_originals for r in results))
-    inputs: list[Input] = []
-    for result in results:
-        inputs += result.inputs
-        report.skipped += result.report.skipped
-        report.incomplete += result.report.incomplete
-        report.unattributed_pronouns += result.report.unattributed_pronouns
-        report.entities_without_first_name += result.report.entities_without_first_name
-    run_info = dict(results[0].run_info) if results else {}
-    if "n_inputs" in run_info:
-        run_info["n_inputs"] = len(inputs)
-    return PerturbationResult(inputs, report, run_info)
 
 
 class RayExecutor:

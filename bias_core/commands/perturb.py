@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from bias_core.errors import InputError
 from bias_core.io import CsvColumns, load_documents, write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
@@ -75,6 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--first-name-threshold", type=float, help="race, rosenman: minimum P(race | first name) (0.8)")
     parser.add_argument("--last-name-threshold", type=float, help="race, rosenman: minimum P(race | surname) (0.8)")
     parser.add_argument("--repeats", type=int, help="identity: copies per original (default 1)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
 
 
@@ -108,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("command line", str(error)) from None
     columns = CsvColumns(value=args.value_column) if args.documents.suffix.lower() == ".csv" else None
     documents = load_documents(args.documents, columns=columns)
-    result = perturbation.run(documents)
+    with tqdm(total=len(documents), unit="document", desc=f"perturb {args.kind}", file=sys.stderr,
+              dynamic_ncols=True, disable=args.quiet) as bar:
+        result = perturbation.run_with_progress(documents, progress=bar.update)
     written = write_jsonl(args.out, result.inputs)
     skips_path = args.out.with_name(args.out.name + ".skips.json")
     run_path = args.out.with_name(args.out.name + ".run.json")

@@ -12,11 +12,17 @@ import dataclasses
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from bias_core.records import Document, Input
+
+# ``run_with_progress`` perturbs this many documents (or this many characters of text, whichever comes first) at a
+# time: often enough for a progress bar to move every few seconds, and few enough parse calls that per-call costs
+# (spaCy worker start-up) stay small.
+PROGRESS_CHUNK_DOCUMENTS = 500
+PROGRESS_CHUNK_CHARS = 500_000
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,38 @@ class PerturbationResult:
     run_info: dict[str, Any] = field(default_factory=dict)
 
 
+def merge_results(results: Sequence[PerturbationResult]) -> PerturbationResult:
+    """One result from the results of consecutive chunks of a corpus: inputs in order, skip reports added up."""
+    report = SkipReport(n_originals=sum(r.report.n_originals for r in results))
+    inputs: list[Input] = []
+    for result in results:
+        inputs += result.inputs
+        report.skipped += result.report.skipped
+        report.incomplete += result.report.incomplete
+        report.unattributed_pronouns += result.report.unattributed_pronouns
+        report.entities_without_first_name += result.report.entities_without_first_name
+    run_info = dict(results[0].run_info) if results else {}
+    if "n_inputs" in run_info:
+        run_info["n_inputs"] = len(inputs)
+    return PerturbationResult(inputs, report, run_info)
+
+
+def document_chunks(documents: Sequence[Document]) -> list[Sequence[Document]]:
+    """Consecutive chunks of ``documents`` of at most ``PROGRESS_CHUNK_DOCUMENTS`` documents and about
+    ``PROGRESS_CHUNK_CHARS`` characters (a longer document is a chunk of its own)."""
+    chunks: list[Sequence[Document]] = []
+    start, chars = 0, 0
+    for index, document in enumerate(documents):
+        size = len(document.full_text)
+        if index > start and (index - start >= PROGRESS_CHUNK_DOCUMENTS or chars + size > PROGRESS_CHUNK_CHARS):
+            chunks.append(documents[start:index])
+            start, chars = index, 0
+        chars += size
+    if start < len(documents) or not chunks:
+        chunks.append(documents[start:])
+    return chunks
+
+
 def seeded_random(seed: int, *parts: str) -> random.Random:
     """Return a random source fixed by the seed and the given parts (e.g. perturbation and original id).
 
@@ -129,6 +167,22 @@ class Perturbation(ABC):
     @abstractmethod
     def run(self, documents: Sequence[Document]) -> PerturbationResult:
         """Return the inputs built from ``documents`` with the skip report."""
+
+    def run_with_progress(
+        self, documents: Sequence[Document], *, progress: Callable[[int], None] | None = None
+    ) -> PerturbationResult:
+        """Return the same result as ``run(documents)``, computed chunk by chunk (``document_chunks``), calling
+        ``progress(n)`` after each chunk with the number of documents it held.
+
+        Chunking changes no input: every original is seeded on its own (``seeded_random``) and parsed on its own, as
+        the Ray executor also relies on. It also bounds memory to one chunk's parses.
+        """
+        results = []
+        for chunk in document_chunks(documents):
+            results.append(self.run(chunk))
+            if progress is not None:
+                progress(len(chunk))
+        return merge_results(results)
 
     def run_info(self) -> dict[str, Any]:
         """The perturbation's name and configuration, as stored with the run."""
