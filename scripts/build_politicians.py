@@ -164,9 +164,9 @@ def _initials(middle: str) -> str:
 def _disambiguate(rows: list[dict[str, str]]) -> None:
     """Where different people share a display name ("George Bush"), add their middle initials where they differ
     ("George H. W. Bush", "George W. Bush"), as the press does."""
-    people: dict[str, dict[tuple[str, str], list[dict[str, str]]]] = {}
+    people: dict[str, dict[tuple[str, ...], list[dict[str, str]]]] = {}
     for row in rows:
-        key = (" ".join(f"{row['first_name']} {row['middle_name']}".split()), row["last_name"])
+        key = (row["bioguide"],) if row["bioguide"] else (row["first_name"], row["middle_name"], row["last_name"])
         people.setdefault(row["name"], {}).setdefault(key, []).append(row)
     for by_person in people.values():
         initials = {_initials(person_rows[0]["middle_name"]) for person_rows in by_person.values()}

@@ -155,16 +155,27 @@ def _nicknamer() -> NickNamer:
 
 @functools.cache
 def politician_records(path: Path = POLITICIANS_CSV) -> tuple[PoliticianRecord, ...]:
-    """Return the distinct people of the politicians table (one record per person, in table order)."""
+    """Return the distinct people of the politicians table, ordered by the last date they held an office.
+
+    A person's rows (one per office) are merged by bioguide ID, else by name parts: a roster may give the middle
+    name in one office's entry and not in another's (Kamala Harris as senator and as vice president).
+    """
     if not path.is_file():
         raise InputError(str(path), "politicians table not found", hint="reinstall summbias or rebuild it with "
                          "scripts/build_politicians.py")
-    records: dict[PoliticianRecord, None] = {}
+    people: dict[tuple[str, ...], dict[str, str]] = {}
     with path.open(newline="", encoding="utf-8") as stream:
         for row in csv.DictReader(stream):
-            records[PoliticianRecord(row["name"], row["first_name"], row["middle_name"], row["last_name"],
-                                     row["suffix"], row["nickname"], row["gender"])] = None
-    return tuple(records)
+            key = (row["bioguide"],) if row.get("bioguide") else (row["first_name"], row["last_name"], row["gender"])
+            person = people.setdefault(key, dict(row, latest=""))
+            for column in ("middle_name", "nickname", "suffix"):
+                person[column] = person[column] or row[column]
+            if len(row["first_name"].split()) < len(person["first_name"].split()):  # "James David" vs "James"
+                person["first_name"] = row["first_name"]
+            person["latest"] = max(person["latest"], row.get("end") or row.get("start") or row.get("years", ""))
+    ordered = sorted(people.values(), key=lambda person: person["latest"])
+    return tuple(PoliticianRecord(person["name"], person["first_name"], person["middle_name"], person["last_name"],
+                                  person["suffix"], person["nickname"], person["gender"]) for person in ordered)
 
 
 def _nicknames_of(name: str) -> set[str]:
@@ -222,7 +233,7 @@ def find_record(name: str, records: Sequence[PoliticianRecord] | None = None) ->
     The last name must agree, the first name must be the legal first name, the nickname or a common nickname of
     either, and middle names or initials, where both have them, must have the same initials ("George W. Bush" is
     George Walker Bush, not George Herbert Walker Bush). Among several, a record whose display name is ``name``
-    wins, then the one listed last (the table lists offices by date, so the most recent).
+    wins, then the one who held an office most recently.
     """
     records = politician_records() if records is None else records
     candidates = []
