@@ -65,6 +65,10 @@ def first_name_gender(name: str) -> str | None:
     """
     key = name.strip().capitalize()
     record = census_first_names().get(key) or census_first_names().get(_fold_accents(key))
+    if record is None and "-" in key.strip("-"):
+        # A hyphenated first name ("Mary-Kate", "Jean-Pierre") has the gender its parts agree on, else none.
+        genders = {first_name_gender(part) for part in key.split("-")}
+        return genders.pop() if len(genders) == 1 else None
     return record.gender if record else None
 
 

@@ -185,9 +185,9 @@ class Substitution:
     entity_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # Why the span was rewritten (issue 10): the type of what it belongs to ("PERSON"; None for a pronoun no entity
-    # took), the evidence that made it a person ("title", "first-name+surname", "pronoun", "gold"; "unattributed"
-    # for an unattributed pronoun) and spaCy's own label of the span ("" when untagged). None in records written
-    # before these fields existed and in perturbations that do not set them.
+    # took), the evidence that made it a person ("title", "first-name+surname", "initials+surname", "pronoun",
+    # "gold"; "unattributed" for an unattributed pronoun) and spaCy's own label of the span ("" when untagged).
+    # None in records written before these fields existed and in perturbations that do not set them.
     entity_label: str | None = None
     evidence: str | None = None
     ner_label: str | None = None

@@ -220,3 +220,26 @@ def test_identity_changes_nothing():
     result = get_perturbation("identity").run(list(documents))
     assert all(not item.substitutions and item.text == doc.text for item, doc in zip(result.inputs, documents,
                                                                                       strict=True))
+
+
+def test_names_in_an_all_caps_headline_follow_the_person_and_start_no_one_new():
+    text = ("DENZEL WASHINGTON TO FILM IN WASHINGTON\n\nActor Denzel Washington will film a drama in Washington. "
+            "MARY-KATE DONNELLY JOINS CHELSEA\n\nMary-Kate Donnelly said she was thrilled.")
+    [template] = build_templates([Document(id="t", text=text)])
+    assert {entity.label for entity in template.entities} == {"Denzel Washington", "Mary-Kate Donnelly"}
+    assert template.entities[1].gender == "female"  # both parts of "Mary-Kate" are female census names
+    for item in get_perturbation("race", samples=2).run_templates([template]).inputs:
+        headline = item.text.split("\n", 1)[0]
+        assert headline.endswith(" TO FILM IN WASHINGTON") and "DENZEL" not in headline and headline.isupper()
+        assert "Washington" not in item.text.split(".")[0].replace("drama in Washington", "")
+
+
+def test_initials_with_a_listed_surname_are_evidence_and_a_name_used_as_a_modifier_stays_the_person():
+    text = ("Trump introduced J.D. Vance, the author he backed. Vance thanked him. Prosecutor Karen Whitaker filed "
+            "charges in March. Pryor said the Whitaker case showed the rules were weak.")
+    [template] = build_templates([Document(id="t", text=text)])
+    evidence = {entity.label: entity.evidence for entity in template.entities}
+    assert evidence["Vance"] == "initials+surname"
+    whitaker = next(e for e in template.entities if e.label == "Karen Whitaker")
+    case = text.index("Whitaker case")
+    assert any(slot.start == case and slot.entity_id == whitaker.entity_id for slot in template.slots)

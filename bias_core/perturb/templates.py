@@ -8,11 +8,17 @@ with offsets into the new text.
 
 Building entities from spaCy (NER + tagger + parser), per METHODS §1.1, with the decisions METHODS leaves open:
 
-1. Candidate name spans are PERSON entities, ORG/GPE/NORP/FAC entities of two or three proper nouns starting with
-   a census first name ("Marcus Bell" tagged ORG), and proper nouns after a capitalised gendered or surname title
-   that the NER missed. A one-word PERSON span takes in a neighbouring proper noun when together they make a
-   first + last name. Leading titles ("President", "Judge"), trailing suffixes ("Jr.") and initials ("J.") are no
-   name parts; a span ending in an organisation word ("FC", "High", "Inc") is no person.
+1. Candidate name spans are PERSON entities, ORG/NORP entities of two or three proper nouns made of a census first
+   name, initials or first names and a listed surname ("Marcus Bell" tagged ORG), and proper nouns after a
+   capitalised gendered or surname title that the NER missed. A one-word PERSON span takes in a neighbouring proper
+   noun when together they make a first + last name. Leading titles ("President", "Judge"), a job word before a
+   first name ("Historian"), trailing suffixes ("Jr.") and initials ("J.") are no name parts. A PERSON span names a
+   place, organisation or thing, not a person, when it starts with a place prefix ("Santa", "San", "Fort"), ends in
+   an organisation or place word ("FC", "High", "Beach", "Falls", "Yards", "Post", "State"), follows "the" (two
+   words or more, or a plural: "the Aztecs"), stands before a capitalised title ("Baltimore Mayor ..."), or — two
+   words or more — the document labels the same string a non-person more often than PERSON ("Virginia Beach": GPE
+   twice, PERSON once). GPE, LOC and FAC entities are never taken for people; spans in an all-caps headline start
+   no entity (their tags are unreliable) but can be mentions of known people (step 3).
 2. A span with two or more name parts gives a first name (its first part) and a last name (its last part); middle
    names stay unchanged. The first part counts as a first name only if it is a census or voter-file (Rosenman)
    first name and the last part can be a surname — listed in the census or voter-file surnames, or a word the text
@@ -24,7 +30,12 @@ Building entities from spaCy (NER + tagger + parser), per METHODS §1.1, with th
    part starts an entity of its own, as a first name when it is a census first name and as a last name otherwise.
 3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it
    (the small model misses names, e.g. "Okafor"); see ``_NerBuilder._may_be_name`` for when a capitalised string is
-   the name and not a place, a date or part of an organisation. A bare last name shared by several entities goes to
+   the name and not a place, a date or part of an organisation. A mention may be written in capitals ("DENZEL
+   WASHINGTON" in a headline). **A name that is also a place** ("Washington", "Jordan", "Sofia"): where the NER
+   labels the occurrence a place or the like, it is the person only as a subject, possessor or object and only
+   after that person was named ("George Washington ... Washington said" is him; "Jordan will host talks" before
+   "Michael Jordan" appears is the country; "drama in Washington" is the city); after a title it is always the
+   person ("Mr. Washington"). A bare last name shared by several entities goes to
    the one a preceding title agrees with, else to the one most recently named in full or with a title ("Jonathan
    Brandt ... Brandt said"), else to the one introduced first; a bare first name goes to the entity with that
    first name mentioned most recently.
@@ -37,7 +48,18 @@ Building entities from spaCy (NER + tagger + parser), per METHODS §1.1, with th
    tagged PRP$ (→ *his*) and an object otherwise (→ *him*); ``his`` with no noun after it is independent (→ *hers*).
    Known limit: a pronoun for an unnamed person ("the judge ... she") goes to the nearest named person of that
    gender.
-6. Content words (Steen & Markert App. J, Table 18) belong to an entity only when the parse ties them to one of its
+6. **Only people are swapped** (issue 10). An entity is kept only with positive evidence, recorded on it and on
+   every substitution made for it (``evidence``): ``title`` (a gendered, surname or office title before a
+   mention: Mr, Mrs, Ms, Sen., President, Mayor, Coach ...; not "St." or "former"), ``first-name+surname`` (a
+   PERSON span of a census or voter-file first name and a census or voter-file surname), ``initials+surname``
+   ("J.D. Vance", "George W Bush" in a PERSON span) or ``pronoun`` (a pronoun attributed to it by step 5). Other
+   candidates — a lone PERSON-labelled word ("Jamestown"), an ORG-labelled "Paige Ellis", a full name with an
+   unlisted surname — must win a pronoun; and before pronouns are attributed, a candidate named by a word of a
+   multi-word place or organisation ("Rivermouth" of "Rivermouth FC", "Greenfield" of "Greenfield Market") or by
+   a word the document mostly labels a place is dropped, so it cannot take a real person's pronoun. Known limit: a
+   brand named like a person that the NER tags PERSON ("Victoria Bitter", a beer) has the first-name+surname
+   evidence and is swapped.
+7. Content words (Steen & Markert App. J, Table 18) belong to an entity only when the parse ties them to one of its
    mentions: a compound or apposition ("Chairman Diane Sasser", "Sasser, the chairwoman"), or a predicate noun
    ("She is the chairwoman"). Kinship words reached through a possessive ("Smith's mother") are somebody else and are
    left alone; so is every content word not tied to an entity.
@@ -127,7 +149,7 @@ _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 _NOMINAL_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS", "CD"})
 
 
-_EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "pronoun": 3}
+_EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "pronoun": 3}
 
 
 @dataclass(frozen=True)
@@ -161,7 +183,8 @@ class TemplateEntity:
     last_name: str | None
     gender: str | None = None
     gender_source: str | None = None
-    evidence: str | None = None  # why it is a person: "title", "first-name+surname", "pronoun" or "gold"
+    # Why it is a person: "title", "first-name+surname", "initials+surname", "pronoun" or "gold" (issue 10).
+    evidence: str | None = None
 
     def add_evidence(self, evidence: str) -> None:
         """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
@@ -325,6 +348,7 @@ class _NameSpan:
     title_gender: str | None
     surname_certain: bool  # a lone part after a title or after initials ("Mr. Whitaker", "J.D. Vance")
     titled: bool = False  # a title stands before it or inside the span ("Sen.", "President", "Mr")
+    initials: bool = False  # initials stand for the first name ("J.D. Vance", "George W Bush")
     person_label: bool = False  # spaCy labelled the span PERSON, or a gendered or surname title announced it
 
     @property
@@ -372,7 +396,8 @@ def _parse_name(
     last = parts[-1]
     is_full = len(parts) > 1 and _is_first_name(parts[0].text) and _is_surname(last.text, common_words)
     return _NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
-                     surname_certain=len(parts) > 1 or bool(titles), titled=titled)
+                     surname_certain=len(parts) > 1 or bool(titles), titled=titled,
+                     initials=any(_INITIALS.fullmatch(part.text) for part in parts[:-1]))
 
 
 def _lowercase_words(text: str) -> frozenset[str]:
@@ -533,7 +558,8 @@ class _NerBuilder:
     def _non_person_span(self, start: int, end: int) -> bool:
         """Whether tokens ``start:end`` (a PERSON span, perhaps widened) name a place, organisation or thing: a
         first word that begins place names ("Santa", "San", "Fort"), a last word that ends organisation or place
-        names ("FC", "Beach", "Falls", "Post"), an article before it ("the Santa Barbara Mission", "The Aztecs"),
+        names ("FC", "Beach", "Falls", "Post"), an article before it ("the Santa Barbara Mission", "the Aztecs";
+        a single singular word after "the" is a person's name used as a modifier: "the Whitaker case"),
         a capitalised title right after it ("Baltimore Mayor Brandon Scott"), or, for two words or more, a majority
         of non-person labels for the same string in the document. A title before the span overrides all but the
         name's own words ("Mr. Washington" is a person wherever the city is mentioned)."""
@@ -547,7 +573,8 @@ class _NerBuilder:
         if self._title_before(self.tokens[start]) is not None:
             return False
         before = self.tokens[start - 1] if start > 0 else None
-        if words[0].lower_ == "the" or (before is not None and before.lower_ == "the"):
+        if (words[0].lower_ == "the" or (before is not None and before.lower_ == "the")) \
+                and (len(words) > 1 or words[0].tag_ == "NNPS"):  # not "the Whitaker case"
             return True
         after = self.tokens[end] if end < len(self.tokens) else None
         if after is not None and after.text[:1].isupper() and title_key(after.text) in _ALL_TITLES:
@@ -559,6 +586,8 @@ class _NerBuilder:
         spans = []
         covered: set[int] = set()
         for ent in self.ents:
+            if ent.text.isupper():  # an all-caps headline: no new person from it, but mentions of known ones
+                continue
             is_person = ent.label_ == "PERSON"
             if not is_person and not self._looks_like_name(ent):
                 if ent.label_ in _NON_PERSON_LABELS and len(ent) > 1:
@@ -676,6 +705,8 @@ class _NerBuilder:
             self.found.anchors.setdefault(entity.entity_id, []).append(part.start)
             if span.titled:
                 entity.add_evidence("title")
+            elif span.initials and span.person_label and _is_listed_surname(part.text):
+                entity.add_evidence("initials+surname")
             return
         entity = self.found.by_last_name(part.text, None, part.start)
         if entity is not None:
@@ -694,14 +725,17 @@ class _NerBuilder:
         names |= {e.last_name for e in self.found.entities if e.last_name}
         if not names:
             return
-        pattern = re.compile(r"(?<![\w'’.-])(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+        # All-caps headlines write names in capitals ("DENZEL WASHINGTON TO FILM"): the same name, in any case.
+        canonical = {name.upper(): name for name in names} | {name: name for name in names}
+        pattern = re.compile(r"(?<![\w'’.-])(?:" + "|".join(map(re.escape, sorted(canonical, key=len, reverse=True)))
                              + r")(?![\w-])")
         for match in pattern.finditer(self.text):
-            start, word = match.start(), match.group()
+            start, written = match.start(), match.group()
+            word = canonical[written]
             token = self.token_at.get(start)
             if start in self.found.mentions or token is None or not self._may_be_name(token):
                 continue
-            part = _NamePart(start, match.end(), word)
+            part = _NamePart(start, match.end(), written)
             title = self._title_before(token)
             title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
             titled = title is not None and title_key(title.text) not in _NO_EVIDENCE_TITLES
@@ -730,7 +764,9 @@ class _NerBuilder:
             return True
         if token.ent_type_:
             ent = self.ent_of.get(token.i)
-            if ent is not None and len(ent) > 1 and not _set_apart(token, ent) and not self._is_known_name(ent):
+            if ent is not None and len(ent) > 1 and self._is_known_name(ent):
+                return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
+            if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
                 return False
             if token.ent_type_ not in _MAYBE_PERSON:
                 return token.dep_ in _PERSON_LIKE_DEPS and self._named_before(token)
@@ -754,7 +790,7 @@ class _NerBuilder:
             if start >= token.idx:
                 continue
             entity = next(e for e in self.found.entities if e.entity_id == eid)
-            if token.text in (entity.first_name, entity.last_name):
+            if token.text.lower() in (name.lower() for name in (entity.first_name, entity.last_name) if name):
                 return True
         return False
 
