@@ -526,11 +526,38 @@ def _other_person(template: EntityTemplate, source: Politician, matches: list[re
         suffix = match.group("suffix")
         if suffix and suffix not in source.own_suffixes:
             return match.group(0)
+    for match in matches:
+        if match.group("form") in source.tiers[0]:
+            other = _unmatched_name_before(template.text, match, source)
+            if other:
+                return other
     for entity in template.entities:
         if entity.last_name == source.last_name and entity.first_name \
                 and not all(source.is_own_given_name(word) for word in entity.first_name.split()):
             return entity.label
     return _first_name_before(template.text, source)
+
+
+def _unmatched_name_before(text: str, match: re.Match[str], source: Politician) -> str | None:
+    """Return the name of another person where a bare last name follows name words that are none of the
+    politician's forms: initials ("George H. W. Bush" for George W. Bush), or a title of the other gender ("Mrs.
+    Bush" for George W. Bush). A single "A" or "I" is a word, not an initial ("A Bush aide")."""
+    words = re.findall(r"\S+", text[max(0, match.start() - 80) : match.start()])[-4:]
+    name_words: list[str] = []
+    for word in reversed(words):
+        if not re.fullmatch(r"[A-Z][\w'’-]*\.?", word):
+            break
+        key = title_key(word)
+        if key in TITLE_GENDER:
+            if not name_words and source.gender and TITLE_GENDER[key] != source.gender:
+                return f"{word} {match.group('form')}"
+            break
+        if key in NEUTRAL_TITLES:
+            break
+        name_words.insert(0, word)
+    if any(re.fullmatch(r"[A-Z]\.?", word) and word not in ("A", "I") for word in name_words):
+        return " ".join([*name_words, match.group("form")])
+    return None
 
 
 def _first_name_before(text: str, source: Politician) -> str | None:
