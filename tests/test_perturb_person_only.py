@@ -243,3 +243,22 @@ def test_initials_with_a_listed_surname_are_evidence_and_a_name_used_as_a_modifi
     whitaker = next(e for e in template.entities if e.label == "Karen Whitaker")
     case = text.index("Whitaker case")
     assert any(slot.start == case and slot.entity_id == whitaker.entity_id for slot in template.slots)
+
+
+def test_the_run_record_lists_each_original_s_people_with_evidence_and_the_names_declined_with_a_reason():
+    documents = [
+        Document(id="yards", text="Fans packed Camden Yards on Saturday. Baltimore Mayor Brandon Scott said he would "
+                 "attend every game. Season ticket holder Dolores Finch said she had waited since October. "
+                 "\"Camden Yards is the best park,\" Finch said."),
+        Document(id="fc", text="Rivermouth FC ended an eight-game winless run on Saturday. Rivermouth manager Claire "
+                 "Donovan, in her first season, praised the team. Rivermouth travels to face the league leaders next."),
+    ]
+    info = get_perturbation("gender-loc", samples=1).run(documents).run_info
+    assert {(p["name"], p["evidence"]) for p in info["people"]["yards"]} == {("Brandon Scott", "title"),
+                                                                             ("Dolores Finch", "pronoun")}
+    assert info["not_people"]["yards"] == [{"name": "Camden Yards", "reason": "organisation or place word 'Yards'"}]
+    assert [p["name"] for p in info["people"]["fc"]] == ["Claire Donovan"]
+    assert info["not_people"]["fc"] == [
+        {"name": "Rivermouth FC", "reason": "organisation or place word 'FC'"},
+        {"name": "Rivermouth", "reason": "named like a place or organisation in this text"},
+    ]

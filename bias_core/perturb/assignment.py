@@ -147,7 +147,8 @@ class NameSwapPerturbation(Perturbation):
             except _PoolExhausted:
                 report.skip(template.document_id, f"not enough names: {len(members)} people need more distinct "
                                                   "names per group than the name lists hold")
-        info = {**self.run_info(), "names": self.names_used(pool), "n_inputs": len(inputs)}
+        info = {**self.run_info(), "names": self.names_used(pool), "n_inputs": len(inputs),
+                **people_report(templates)}
         logger.info("%s: %d inputs from %d originals, %d skipped", self.name, len(inputs), len(templates),
                     len(report.skipped))
         return PerturbationResult(inputs, report, info)
@@ -304,6 +305,16 @@ class NameSwapPerturbation(Perturbation):
             substitutions=substitutions,
             extra={"meta": template.meta} if template.meta else {},
         )
+
+
+def people_report(templates: Sequence[EntityTemplate]) -> dict[str, dict[str, list[dict]]]:
+    """Per original, the people found with the evidence each was taken on, and the names not taken for people
+    with the reason (issue 10), for the run record: ``{"people": {doc: [...]}, "not_people": {doc: [...]}}``."""
+    people = {t.document_id: [{"entity_id": e.entity_id, "name": e.label, "gender": e.gender,
+                               "gender_source": e.gender_source, "evidence": e.evidence} for e in t.entities]
+              for t in templates if t.entities}
+    declined = {t.document_id: list(t.declined) for t in templates if t.declined}
+    return {"people": people, "not_people": declined}
 
 
 def _report_template(template: EntityTemplate, report: SkipReport) -> None:

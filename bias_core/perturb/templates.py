@@ -207,6 +207,8 @@ class EntityTemplate:
     slots: list[Slot]
     capitalized_words: frozenset[str] = field(default_factory=frozenset)
     meta: dict[str, Any] = field(default_factory=dict)  # the document's meta (date, source, title), for inputs
+    # Names the builder did not take for people, each with the reason ({"name", "reason"}), for the run's report.
+    declined: list[dict[str, str]] = field(default_factory=list)
 
     def slot_kinds(self, entity_id: str) -> frozenset[str]:
         """Return the kinds of slots an entity has (which of its mentions can be rewritten)."""
@@ -506,6 +508,7 @@ class _NerBuilder:
         # person ("Rivermouth equalized").
         self.non_person_tokens: set[int] = set()
         self.non_person_words: set[str] = set()
+        self.declined: list[dict[str, str]] = []
 
     def build(self) -> EntityTemplate:
         """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
@@ -515,21 +518,33 @@ class _NerBuilder:
         for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
             self._add_single_name(span)
         self._scan_name_occurrences()
-        self._drop_entities(self._named_like_a_non_person)
+        self._drop_entities(self._named_like_a_non_person, "named like a place or organisation in this text")
         title_slots = self._title_slots()
         self._set_gender_from_titles()
         pronoun_slots = self._pronoun_slots()
-        self._drop_entities(lambda entity: entity.evidence is None)
+        self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
+                            "surname, or pronoun")
         kept = {entity.entity_id for entity in self.found.entities}
         slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronoun_slots
         slots += self._content_word_slots(pronoun_slots)
-        return _finish(self.document_id, self.text, self.found.entities, slots)
+        template = _finish(self.document_id, self.text, self.found.entities, slots)
+        template.declined = self.declined
+        return template
 
-    def _drop_entities(self, condition) -> None:
-        """Forget the entities that meet ``condition`` and their name mentions."""
+    def _decline(self, name: str, reason: str) -> None:
+        """Note a name not taken for a person, for the run's report (issue 10: a bad decision must be visible)."""
+        entry = {"name": name, "reason": reason}
+        if entry not in self.declined:
+            self.declined.append(entry)
+
+    def _drop_entities(self, condition, reason: str) -> None:
+        """Forget the entities that meet ``condition`` and their name mentions, noting why."""
         dropped = {entity.entity_id for entity in self.found.entities if condition(entity)}
         if not dropped:
             return
+        for entity in self.found.entities:
+            if entity.entity_id in dropped:
+                self._decline(entity.label, reason)
         self.found.entities = [entity for entity in self.found.entities if entity.entity_id not in dropped]
         self.found.mentions = {start: mention for start, mention in self.found.mentions.items()
                                if mention[0] not in dropped}
@@ -555,32 +570,34 @@ class _NerBuilder:
         labels = _NON_PERSON_LABELS if count_org else _NON_PERSON_LABELS - {"ORG"}
         return sum(n for label, n in votes.items() if label in labels) > votes["PERSON"]
 
-    def _non_person_span(self, start: int, end: int) -> bool:
-        """Whether tokens ``start:end`` (a PERSON span, perhaps widened) name a place, organisation or thing: a
+    def _non_person_span(self, start: int, end: int) -> str | None:
+        """Why tokens ``start:end`` (a PERSON span, perhaps widened) name a place, organisation or thing: a
         first word that begins place names ("Santa", "San", "Fort"), a last word that ends organisation or place
         names ("FC", "Beach", "Falls", "Post"), an article before it ("the Santa Barbara Mission", "the Aztecs";
         a single singular word after "the" is a person's name used as a modifier: "the Whitaker case"),
         a capitalised title right after it ("Baltimore Mayor Brandon Scott"), or, for two words or more, a majority
         of non-person labels for the same string in the document. A title before the span overrides all but the
-        name's own words ("Mr. Washington" is a person wherever the city is mentioned)."""
+        name's own words ("Mr. Washington" is a person wherever the city is mentioned). None: it may be a person."""
         words = [token for token in self.tokens[start:end] if not token.is_punct and token.text not in ("'s", "’s")]
         if not words:
-            return True
+            return "no name word"
         if title_key(words[0].text) in _PLACE_PREFIXES and len(words) > 1:
-            return True
+            return f"place prefix '{words[0].text}'"
         if title_key(words[-1].text) in _ORGANISATION_WORDS:
-            return True
+            return f"organisation or place word '{words[-1].text}'"
         if self._title_before(self.tokens[start]) is not None:
-            return False
+            return None
         before = self.tokens[start - 1] if start > 0 else None
         if (words[0].lower_ == "the" or (before is not None and before.lower_ == "the")) \
                 and (len(words) > 1 or words[0].tag_ == "NNPS"):  # not "the Whitaker case"
-            return True
+            return "after 'the'"
         after = self.tokens[end] if end < len(self.tokens) else None
         if after is not None and after.text[:1].isupper() and title_key(after.text) in _ALL_TITLES:
-            return True
-        return len(words) > 1 and self._mostly_non_person(
-            self.text[self.tokens[start].idx:words[-1].idx + len(words[-1].text)])
+            return f"before the title '{after.text}'"
+        if len(words) > 1 and self._mostly_non_person(
+                self.text[self.tokens[start].idx:words[-1].idx + len(words[-1].text)]):
+            return "labelled a place or organisation in most mentions"
+        return None
 
     def _name_spans(self) -> list[_NameSpan]:
         spans = []
@@ -595,7 +612,9 @@ class _NerBuilder:
                 continue
             covered.update(range(ent.start, ent.end))
             start, end = self._extend_single_name(ent)
-            if is_person and self._non_person_span(start, end):
+            reason = self._non_person_span(start, end) if is_person else None
+            if reason is not None:
+                self._decline(self.text[slice(*self._chars(start, end))], reason)
                 self.non_person_tokens.update(range(start, end))
                 self.non_person_words.update(t.text for t in self.tokens[start:end] if _is_proper(t))
                 continue
