@@ -108,6 +108,9 @@ def test_titles_and_pronouns_follow_the_new_politician_when_the_genders_differ()
                             "had the votes, and his deputies agreed.")
     assert {sub.kind for sub in swapped.substitutions} == {"politician_name", "title", "pronoun"}
     assert swapped.original_text() == text
+    assert _swapped_text("Wyoming congresswoman Liz Cheney lost. Congresswoman Cheney said she would run again.",
+                         "Liz Cheney=Adam Kinzinger") == (
+        "Wyoming congressman Adam Kinzinger lost. Congressman Kinzinger said he would run again.")
     same_gender = _swapped_text("Mr Bush said he would stay.", "George W. Bush=Al Gore")
     assert same_gender == "Mr Gore said he would stay."
 

@@ -481,7 +481,7 @@ def _edits(template: EntityTemplate, pair: PoliticianPair, source: Politician, t
     if not (source.gender and target.gender and source.gender != target.gender):
         return edits
     for match in matches:
-        title = _TITLE_BEFORE.search(template.text, 0, match.start())
+        title = _TITLE_BEFORE.search(template.text, max(0, match.start() - 20), match.start())
         if title:
             word = title.group("title")
             edits.append(_Edit(title.start("title"), title.end("title"), _title_for(target.gender, word), "title"))
