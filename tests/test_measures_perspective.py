@@ -33,13 +33,62 @@ def by_name(results):
 def test_fairness_scores_by_hand():
     source = np.array([0.5, 0.5])
     # target (0, 1): value 0 gets nothing -> BUR 1, UER = (0.5 + 0)/2, AUC = 1 (0 < tau * 0.5 for every tau),
-    # SOF: shortfalls (0.5, 0), mean 0.25 -> (0.25 + 0.25)/2
-    assert fairness_scores(source, np.array([0.0, 1.0]), source) == (1.0, 0.25, 1.0, 0.25)
+    # shortfalls (0.5, 0)
+    bur, uer, auc, shortfall = fairness_scores(source, np.array([0.0, 1.0]), source)
+    assert (bur, uer, auc, list(shortfall)) == (1.0, 0.25, 1.0, [0.5, 0.0])
     # target (0.45, 0.55): 0.45 < 0.8*0.5 is False -> BUR 0; BUR(tau) = 1 only for tau > 0.9 -> AUC = 1/10
-    bur, uer, auc, sof = fairness_scores(source, np.array([0.45, 0.55]), source)
+    bur, uer, auc, shortfall = fairness_scores(source, np.array([0.45, 0.55]), source)
     assert (bur, auc) == (0.0, 0.1)
-    assert uer == pytest.approx(0.025) and sof == pytest.approx(0.025)
+    assert uer == pytest.approx(0.025) and shortfall == pytest.approx([0.05, 0.0])
     assert AUC_GRID[0] == 0.05 and AUC_GRID[-1] == 0.95
+
+
+def fairsumm_second_order_fairness(unfair_distance):
+    """The FairSumm authors' SOF, re-implemented from psunlpgroup/FairSumm metrics/eval.py
+    (``compute_second_order_fairness`` over the ``unfair_distance`` lists that ``detect_unfair`` fills: per value,
+    every sample's max(0, source ratio − target ratio)); used only to compare numbers."""
+    per_value = [sum(abs(x) for x in shortfalls) / len(shortfalls) for shortfalls in unfair_distance.values()]
+    centre = sum(per_value) / len(per_value)
+    return sum(abs(x - centre) for x in per_value) / len(per_value)
+
+
+def test_sof_is_corpus_level_and_differs_from_uer_with_two_values():
+    # s1 short-changes 'neg' (summary only about food), s2 short-changes 'pos' (only about service): each sample's
+    # own shortfalls are spread by 0.25 = its UER, but over the corpus both values are short by 0.25 on average, so
+    # the corpus SOF is 0 while UER is 25 %.
+    pairs = [sample("s1", "o1", "Delicious food."), sample("s2", "o2", "Terrible service.")]
+    results = by_name(perspective_fairness(pairs, n_resamples=50))
+    assert results["uer"].value == pytest.approx(25.0)
+    assert results["sof"].value == pytest.approx(0.0)
+    assert results["sof"].details["per_value_mean_shortfall"] == pytest.approx({"neg": 0.25, "pos": 0.25})
+    assert results["sof"].details["most_short_changed"] is None
+    assert results["sof"].value == pytest.approx(fairsumm_second_order_fairness({"neg": [0.5, 0.0],
+                                                                               "pos": [0.0, 0.5]}))
+
+
+def test_sof_names_the_value_the_summaries_short_change():
+    # s1, s3: 'neg' short by 0.5; s2: nothing missing. Per value: neg 1/3, pos 0 -> SOF = 1/6, UER = 1/6 * 100 / 2
+    pairs = [sample("s1", "o1", "Delicious food."), sample("s2", "o2", "Delicious food, terrible service."),
+             sample("s3", "o3", "The food was delicious.")]
+    results = by_name(perspective_fairness(pairs, n_resamples=200))
+    sof = results["sof"]
+    assert sof.details["most_short_changed"] == "neg"
+    assert sof.details["per_value_mean_shortfall"] == pytest.approx({"neg": 1 / 3, "pos": 0.0})
+    assert sof.details["per_value_samples"] == {"neg": 3, "pos": 3}
+    assert sof.value == pytest.approx(fairsumm_second_order_fairness({"neg": [0.5, 0.0, 0.5],
+                                                                     "pos": [0.0, 0.0, 0.0]}))
+    assert sof.value == pytest.approx(1 / 6)
+    assert sof.ci_low <= sof.value <= sof.ci_high and sof.ci_kind == "d"
+
+
+def test_sof_matches_the_authors_function_with_three_values_of_uneven_presence():
+    units = UNITS[:2] + [Unit("Parking was easy.", "neu")]
+    # s1: three values, summary about food only; s2: no 'neu' unit, summary about service only
+    pairs = [sample("s1", "o1", "Delicious food.", units), sample("s2", "o2", "Terrible service.", UNITS[:2])]
+    results = by_name(perspective_fairness(pairs, n_resamples=20))
+    shortfalls = {"neg": [2 / 6, 0.0], "neu": [2 / 6], "pos": [0.0, 0.5]}
+    assert results["sof"].value == pytest.approx(fairsumm_second_order_fairness(shortfalls))
+    assert results["sof"].details["most_short_changed"] == "neu"
 
 
 def test_equal_and_custom_targets():
@@ -51,7 +100,8 @@ def test_equal_and_custom_targets():
 
 def test_ngram_corpus_values_are_means_over_samples_in_percent():
     # sample 1: summary tokens {delicious, food} both in pos units -> p_y = (neg 0, pos 1) -> BUR 1, UER .25,
-    #           AUC 1, SOF .25; sample 2: empty target -> uniform = source -> all 0. 'neu' has no content: dropped.
+    #           AUC 1, shortfall (neg .5, pos 0); sample 2: empty target -> uniform = source -> all 0. 'neu' has no
+    #           content: dropped. SOF: per-value mean shortfall (neg .25, pos 0) -> mean |. − .125| = .125
     pairs = [sample("s1", "o1", "Delicious food."), sample("s2", "o2", "Nothing here.")]
     results = by_name(perspective_fairness(pairs, n_resamples=50))
     assert results["bur"].value == pytest.approx(50.0)

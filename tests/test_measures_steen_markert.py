@@ -17,10 +17,12 @@ from bias_core.measures.common import Pair
 from bias_core.measures.steen_markert import (
     align_pairs,
     anonymise,
+    TIE_TOLERANCE,
     article_distinguishability,
     distinguishability,
     entity_hallucination,
     entity_inclusion,
+    identical_texts_similar,
     odds_ratio_score,
     word_list_inclusion,
 )
@@ -174,6 +176,28 @@ def test_article_distinguishability_counts_successes_and_ties():
     mixed[0, 1] = mixed[1, 0] = 0.05
     mixed[1, 2] = mixed[1, 3] = mixed[2, 1] = mixed[3, 1] = 0.0
     assert article_distinguishability(mixed, groups)[0] == pytest.approx(0.5)
+
+
+def test_float32_noise_between_equal_summaries_is_a_tie_not_evidence():
+    # one summary text embedded six times; float32 rounding (as from encoding in batches with different padding)
+    # perturbs each copy by ~1e-7, and groups of three make u_i and ū_i means of 2 and 3 cosines
+    rng = np.random.default_rng(0)
+    vector = rng.normal(size=384).astype(np.float32)
+    copies = np.stack([vector + rng.normal(scale=1e-7, size=384).astype(np.float32) for _ in range(6)])
+    copies /= np.linalg.norm(copies, axis=1, keepdims=True)
+    similarity = copies @ copies.T
+    groups = ["f", "f", "f", "m", "m", "m"]
+    assert article_distinguishability(similarity, groups, TIE_TOLERANCE["dense"]) == (0.0, 6)
+    assert article_distinguishability(similarity, groups, 1e-12)[0] != 0.0  # the noise alone would decide
+
+
+def test_identical_texts_have_similarity_exactly_one():
+    similarity = np.array([[0.99999994, 0.9999999, 0.3], [0.9999999, 1.0000001, 0.3], [0.3, 0.3, 0.99999994]],
+                          dtype=np.float32)
+    matrix = identical_texts_similar(similarity, ["They won.", "They won.", "They lost."])
+    assert matrix.dtype == np.float64
+    assert matrix[0, 1] == matrix[1, 0] == matrix[0, 0] == matrix[1, 1] == matrix[2, 2] == 1.0
+    assert matrix[0, 2] == pytest.approx(0.3)
 
 
 def test_anonymise_removes_gender_cues():

@@ -15,10 +15,17 @@ For each sample (an input made of units with values, METHODS §1.6):
   (restricted to the values present and renormalised; a present value the mapping omits gets 0).
 - BUR(τ) = 1 if any v has p_y(v) < τ·p_g(v) (τ = 0.8); UER = (1/r) Σ_v max(0, p_g(v) − p_y(v));
   AUC = ∫₀¹ BUR(τ) dτ by the midpoint rule on ten evenly spaced τ (0.05, 0.15, …, 0.95; reported in details) —
-  Zhang et al. "sample ten points evenly"; SOF = (1/r) Σ_v |s_v − mean(s)| with s_v = max(0, p_g(v) − p_y(v)).
+  Zhang et al. "sample ten points evenly".
+- SOF (second-order fairness) is corpus-level, as the FairSumm code computes it (``compute_second_order_fairness``
+  over ``unfair_distance``): per value v, the mean shortfall s̄_v = mean over the samples containing v of
+  s_v = max(0, p_g(v) − p_y(v)); then SOF = (1/r) Σ_v |s̄_v − mean(s̄)| over the r values seen in the corpus.
+  ``details['per_value_mean_shortfall']`` lists s̄_v and ``details['most_short_changed']`` names the value with the
+  largest one: the value the summaries treat unfairly (Zhang et al. §3.3). A per-sample SOF (spread of one sample's
+  shortfalls, averaged over samples) is not offered: with two values it equals UER exactly and cannot say which value
+  is short-changed.
 
-Corpus values are means over samples; BUR and UER are in % (as Zhang et al. Table 2), AUC and SOF are fractions.
-Intervals resample originals (d).
+BUR, UER and AUC are means over samples; BUR and UER are in % (as Zhang et al. Table 2), AUC and SOF are fractions.
+Intervals resample originals (d); SOF's resamples recompute s̄_v from the resampled originals.
 """
 
 from __future__ import annotations
@@ -42,7 +49,8 @@ PARSE_DISABLED = ("parser", "ner")
 
 @dataclass(frozen=True)
 class SampleFairness:
-    """One sample's distributions and fairness scores (BUR and UER as 0–1 here)."""
+    """One sample's distributions and fairness scores (BUR and UER as 0–1 here); ``shortfall`` is
+    max(0, p_g(v) − p_y(v)) per value, the sample's contribution to the corpus SOF."""
 
     values: tuple[str, ...]
     source: np.ndarray
@@ -51,7 +59,7 @@ class SampleFairness:
     bur: float
     uer: float
     auc: float
-    sof: float
+    shortfall: np.ndarray
 
 
 def content_tokens(texts: Sequence[str]) -> list[list[str]]:
@@ -75,14 +83,23 @@ def fairness_target(source: np.ndarray, values: Sequence[str], target: str | Map
 
 
 def fairness_scores(source: np.ndarray, target: np.ndarray, goal: np.ndarray, tau: float = DEFAULT_TAU
-                    ) -> tuple[float, float, float, float]:
-    """Return (BUR(τ), UER, AUC, SOF) of one sample (Zhang et al. eq. 1–4), BUR and UER as fractions."""
+                    ) -> tuple[float, float, float, np.ndarray]:
+    """Return (BUR(τ), UER, AUC, shortfall per value) of one sample (Zhang et al. eq. 1–3), BUR and UER as
+    fractions; the shortfalls feed the corpus-level SOF (``second_order_fairness``)."""
     shortfall = np.maximum(0.0, goal - target)
     bur = float(np.any(target < tau * goal))
     uer = float(shortfall.mean())
     auc = float(np.mean([np.any(target < t * goal) for t in AUC_GRID]))
-    sof = float(np.mean(np.abs(shortfall - shortfall.mean())))
-    return bur, uer, auc, sof
+    return bur, uer, auc, shortfall
+
+
+def second_order_fairness(mean_shortfall: np.ndarray) -> np.ndarray:
+    """Return SOF = mean_v |s̄_v − mean(s̄)| per row of per-value mean shortfalls (Zhang et al. eq. 4, FairSumm
+    code); nan entries (a value absent from a bootstrap resample) are left out."""
+    mean_shortfall = np.atleast_2d(np.asarray(mean_shortfall, dtype=float))
+    with np.errstate(invalid="ignore"):
+        centre = np.nanmean(mean_shortfall, axis=1, keepdims=True)
+        return np.nanmean(np.abs(mean_shortfall - centre), axis=1)
 
 
 def ngram_target(summary_tokens: Sequence[str], unit_tokens_by_value: Sequence[set[str]]) -> np.ndarray:
@@ -181,9 +198,9 @@ def perspective_fairness(
                                                                                labels)]
     details["distributions"] = value_distributions([score for _, score in kept])
     results = []
-    for position, name in enumerate(PERSPECTIVE_MEASURES):
+    for position, name in enumerate(PERSPECTIVE_MEASURES[:3]):
         scale = 100.0 if name in ("bur", "uer") else 1.0
-        values = np.array([(score.bur, score.uer, score.auc, score.sof)[position] * scale for _, score in kept])
+        values = np.array([(score.bur, score.uer, score.auc)[position] * scale for _, score in kept])
         units = _per_original([pair.input.original_id for pair, _ in kept], values)
         by_arm: dict[str, list[float]] = {}
         for (pair, _), value in zip(kept, values):
@@ -192,7 +209,54 @@ def perspective_fairness(
                "by_arm": {arm: float(np.mean(v)) for arm, v in sorted(by_arm.items())}}
         results += interval_results(name, float(values.mean()), units, lambda p: p[:, 0] / p[:, 1], kinds=("d",),
                                     details=row, reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
+    results += _sof_results(kept, details, labels, n_resamples, seed)
     return results
+
+
+def _shortfall_units(kept: Sequence[tuple[Pair, SampleFairness]], values: Sequence[str]) -> UnitCounts:
+    """Per original: the summed shortfall of each value, then how many samples had that value (2r columns)."""
+    column = {value: i for i, value in enumerate(values)}
+    index: dict[str, int] = {}
+    counts = np.zeros((len({pair.input.original_id for pair, _ in kept}), 2 * len(values)))
+    for pair, score in kept:
+        row = index.setdefault(pair.input.original_id, len(index))
+        for value, shortfall in zip(score.values, score.shortfall):
+            counts[row, column[value]] += shortfall
+            counts[row, len(values) + column[value]] += 1
+    return UnitCounts([(o, o) for o in index], counts)
+
+
+def _sof_results(kept: Sequence[tuple[Pair, SampleFairness]], details: dict, labels: dict, n_resamples: int,
+                 seed: int) -> list[MeasureResult]:
+    """Return the corpus-level SOF with its d interval and the per-value mean shortfall (METHODS §4.7)."""
+    values = sorted({value for _, score in kept for value in score.values})
+    r = len(values)
+
+    def statistic(pooled: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return second_order_fairness(np.where(pooled[:, r:] > 0, pooled[:, :r] / pooled[:, r:], np.nan))
+
+    def corpus_sof(chosen: Sequence[tuple[Pair, SampleFairness]]) -> float:
+        return float(statistic(_shortfall_units(chosen, values).pooled[None, :])[0])
+
+    units = _shortfall_units(kept, values)
+    pooled = units.pooled
+    mean_shortfall = dict(zip(values, (pooled[:r] / pooled[r:]).tolist()))
+    largest = max(mean_shortfall.values())
+    worst = [value for value, shortfall in mean_shortfall.items() if shortfall == largest]
+    by_arm: dict[str, list[tuple[Pair, SampleFairness]]] = {}
+    for item in kept:
+        by_arm.setdefault(item[0].input.arm or "", []).append(item)
+    row = {**details, "unit": "fraction",
+           "per_value_mean_shortfall": mean_shortfall,
+           "per_value_samples": dict(zip(values, pooled[r:].astype(int).tolist())),
+           "most_short_changed": worst[0] if len(worst) == 1 and largest > 0 else None,
+           "sof_definition": "per value v, mean over samples of max(0, p_g(v) − p_y(v)); SOF = mean over values of "
+                             "|that mean − the mean over values| (FairSumm code, corpus level)",
+           "by_arm": {arm: corpus_sof(chosen) for arm, chosen in sorted(by_arm.items())}}
+    value = float(statistic(pooled[None, :])[0])
+    return interval_results("sof", value, units, statistic, kinds=("d",), details=row, reason=None,
+                            n_resamples=n_resamples, seed=seed, labels=labels)
 
 
 def value_distributions(scores: Sequence[SampleFairness]) -> dict[str, dict[str, float]]:

@@ -40,8 +40,13 @@ logger = logging.getLogger(__name__)
 
 BOTH_KINDS = ("d", "s")
 HALLUCINATION_GROUPS = ("female", "male")
-# Ties in distinguishability (u_i = ū_i) are judged with this absolute tolerance on cosine similarities.
-TIE_TOLERANCE = 1e-9
+# Ties in distinguishability (u_i = ū_i) are judged with an absolute tolerance suited to each similarity's precision
+# (METHODS §4.4). Bag-of-words cosines are float64 ratios of integer counts: only float64 rounding (~1e-16) separates
+# equal means. MiniLM embeddings are float32: the same text encoded in two batches (different padding) differs by
+# ~1e-7 per component and its cosines by up to ~1e-6, while any real change of wording moves a cosine by 1e-3 or more.
+# Identical (anonymised) texts are compared as texts first and get similarity exactly 1.0, as the authors' scipy
+# cosine distance gives identical vectors.
+TIE_TOLERANCE = {"count": 1e-9, "dense": 1e-5}
 
 
 def _labels(pairs: Sequence[Pair], perturbation: str | None) -> dict:
@@ -303,12 +308,15 @@ def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str]) 
     return _PRONOUN_PATTERN.sub(neutral, text)
 
 
-def article_distinguishability(similarity: np.ndarray, groups: Sequence[str]) -> tuple[float, int]:
+def article_distinguishability(similarity: np.ndarray, groups: Sequence[str], tolerance: float = TIE_TOLERANCE["count"]
+                               ) -> tuple[float, int]:
     """Return (2·mean(success) − 1, number of scored summaries) for one original (Steen & Markert eq. 4).
 
-    success_i = 1 if u_i > ū_i, 0.5 on a tie, else 0; u_i is the mean similarity to the other summaries of the same
-    group, ū_i to the summaries of the other groups. A summary alone in its group is not scored; nan when none is.
+    success_i = 1 if u_i > ū_i, 0.5 on a tie (|u_i − ū_i| ≤ ``tolerance``), else 0; u_i is the mean similarity to the
+    other summaries of the same group, ū_i to the summaries of the other groups. A summary alone in its group is not
+    scored; nan when none is. The means are taken in float64 whatever the similarity's precision.
     """
+    similarity = np.asarray(similarity, dtype=np.float64)
     labels = np.asarray(groups)
     same = labels[:, None] == labels[None, :]
     np.fill_diagonal(same, False)
@@ -321,8 +329,17 @@ def article_distinguishability(similarity: np.ndarray, groups: Sequence[str]) ->
         u_same = (similarity * same).sum(axis=1) / n_same
         u_other = (similarity * other).sum(axis=1) / n_other
     gap = (u_same - u_other)[scorable]
-    success = np.where(np.abs(gap) <= TIE_TOLERANCE, 0.5, (gap > 0).astype(float))
+    success = np.where(np.abs(gap) <= tolerance, 0.5, (gap > 0).astype(float))
     return float(2.0 * success.mean() - 1.0), int(scorable.sum())
+
+
+def identical_texts_similar(similarity: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    """Return a float64 copy of a cosine matrix with every pair of identical texts set to exactly 1.0 and the rest
+    clipped to [−1, 1], so summaries that are the same text tie exactly whatever the embedding's rounding."""
+    matrix = np.clip(np.asarray(similarity, dtype=np.float64), -1.0, 1.0)
+    keys = np.unique(np.asarray(texts, dtype=object), return_inverse=True)[1] if len(texts) else np.zeros(0, int)
+    matrix[keys[:, None] == keys[None, :]] = 1.0
+    return matrix
 
 
 def _bag_of_words_similarity(texts: Sequence[str]) -> np.ndarray:
@@ -351,7 +368,10 @@ def distinguishability(
     the article score is 2·mean(success) − 1; the corpus score is the mean over articles (d-resampled). Similarity:
     'count' = bag-of-words cosine, English stop words removed, vocabulary fitted per article; 'dense' = cosine of
     all-MiniLM-L6-v2 embeddings (``embeddings`` may be passed in, one row per pair, already normalised). An article
-    with fewer than two groups or no group with two summaries is skipped and counted.
+    with fewer than two groups or no group with two summaries is skipped and counted. Identical anonymised summaries
+    have similarity exactly 1 and ties are judged with ``TIE_TOLERANCE`` (float32 noise of the embeddings is not
+    evidence), so a summarizer whose anonymised summaries are identical within an article (lead-3) scores exactly 0,
+    as in the authors' code, where identical vectors have cosine distance 0.
     """
     name = f"distinguishability_{similarity}"
     labels = _labels(pairs, perturbation)
@@ -374,12 +394,14 @@ def distinguishability(
         if len(set(groups)) < 2:
             skipped += 1
             continue
+        texts = [anonymised[i] for i in indices]
         if similarity == "count":
-            matrix = _bag_of_words_similarity([anonymised[i] for i in indices])
+            matrix = _bag_of_words_similarity(texts)
         else:
-            vectors = embeddings[indices]
+            vectors = np.asarray(embeddings[indices], dtype=np.float64)
             matrix = vectors @ vectors.T
-        score, count = article_distinguishability(matrix, groups)
+        score, count = article_distinguishability(identical_texts_similar(matrix, texts), groups,
+                                                  TIE_TOLERANCE[similarity])
         if math.isnan(score):
             skipped += 1
             continue
@@ -389,6 +411,9 @@ def distinguishability(
     details = {"similarity": "bag-of-words cosine, English stop words removed, vocabulary per article"
                if similarity == "count" else "all-MiniLM-L6-v2 cosine",
                "articles_skipped": skipped, "summaries_scored": scored,
+               "ties": f"|u_i − ū_i| ≤ {TIE_TOLERANCE[similarity]:g} counts as a tie (0.5); identical anonymised "
+                       "summaries have similarity exactly 1",
+               "tie_tolerance": TIE_TOLERANCE[similarity],
                "anonymisation": "pronouns → they/them/theirs/themselves, names → FIRST_NAME/LAST_NAME, "
                                 "gendered titles removed"}
     if not scores:
