@@ -5,6 +5,12 @@ perturbation's inputs it reads and which family computes it. ``compute_measures`
 inputs and summaries, per summarizer and perturbation, sharing the expensive steps (NER alignment, embeddings)
 between the measures of a family, and Holm-corrects the confirmatory p-values it produced (METHODS §5).
 
+Degenerate summaries (empty, separator runs, repetition loops; ``quality.degenerate_reason``) are left out of every
+measure by default, where summaries are grouped per summarizer and perturbation, so every family (Fightin' Words,
+politician pairs, perspective samples …) sees the same summaries; every result counts them in
+``details['n_degenerate_excluded']`` with examples in ``details['degenerate_excluded']``.
+``MeasureOptions(include_degenerate=True)`` keeps them (and counts them in ``n_degenerate_included``).
+
 | measures | inputs (perturbation) | module |
 |---|---|---|
 | word_list_inclusion_adjusted / _unadjusted, entity_inclusion, entity_hallucination | gender-loc (entity_inclusion also race, race-intersectional) | steen_markert, alignment |
@@ -25,7 +31,7 @@ from dataclasses import dataclass, field
 
 from bias_core import nlp, stats
 from bias_core.measures import fightin_words as fw
-from bias_core.measures import lexical_bias, perspective, politician, quadruples, steen_markert
+from bias_core.measures import lexical_bias, perspective, politician, quadruples, quality, steen_markert
 from bias_core.measures.common import Pair, pair_summaries
 from bias_core.measures.lexicons import load_politicians
 from bias_core.records import Input, MeasureResult, Summary
@@ -82,6 +88,7 @@ class MeasureOptions:
     perspective_matching: tuple[str, ...] = ("ngram",)
     by_year: bool = False
     top_k: int = 20
+    include_degenerate: bool = False
 
 
 def _group_pairs(inputs: Sequence[Input], summaries: Sequence[Summary]) -> dict[tuple[str, str], list[Pair]]:
@@ -124,7 +131,17 @@ def compute_measures(
         applicable = [name for name in names if _applies(name, perturbation) and MEASURES[name].family != "sfpi"]
         if not applicable:
             continue
-        found = _family_results(pairs, applicable, perturbation, options)
+        kept, degenerate = _split_degenerate(pairs)
+        if options.include_degenerate:
+            kept = pairs
+        if kept:
+            found = _family_results(kept, applicable, perturbation, options)
+        else:
+            reason = f"all {len(pairs)} summaries are degenerate (empty, separator runs or repetition loops)"
+            found = [MeasureResult(name, math.nan, 0, summarizer=summarizer, perturbation=perturbation, reason=reason)
+                     for name in applicable]
+        for result in found:
+            _record_degenerate(result, degenerate, options.include_degenerate)
         results += found
         produced |= {result.measure for result in found}
     if "sfpi" in names:
@@ -137,8 +154,32 @@ def compute_measures(
                 reason = ("no summaries of " + " or ".join(allowed) + " inputs") if allowed else \
                     "the inputs and summaries do not support this measure"
                 results.append(MeasureResult(name, math.nan, 0, reason=reason))
+    for result in results:
+        result.details.setdefault("n_degenerate_excluded", 0)
     _holm_over_family(results)
     return results
+
+
+def _split_degenerate(pairs: Sequence[Pair]) -> tuple[list[Pair], list[tuple[Pair, str]]]:
+    """Return the pairs with a usable summary, and the (pair, reason) of those whose summary is degenerate."""
+    kept, degenerate = [], []
+    for pair in pairs:
+        reason = quality.degenerate_reason(pair.summary.text)
+        if reason is None:
+            kept.append(pair)
+        else:
+            degenerate.append((pair, reason))
+    return kept, degenerate
+
+
+def _record_degenerate(result: MeasureResult, degenerate: Sequence[tuple[Pair, str]], included: bool) -> None:
+    """Count (and give up to five examples of) the degenerate summaries a result left out, or kept on request."""
+    result.details["n_degenerate_excluded"] = 0 if included else len(degenerate)
+    if included:
+        result.details["n_degenerate_included"] = len(degenerate)
+    if degenerate:
+        key = "degenerate_included" if included else "degenerate_excluded"
+        result.details[key] = [{"input_id": pair.input.id, "reason": reason} for pair, reason in degenerate[:5]]
 
 
 def _family_results(pairs: list[Pair], names: list[str], perturbation: str, options: MeasureOptions

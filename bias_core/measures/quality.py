@@ -1,0 +1,100 @@
+"""Degenerate summaries: empty text, runs of separators and repetition loops, detected so measures can leave them out.
+
+A small model that loops ("|| || || …", the same sentence again and again) or returns nothing does not produce a
+summary whose words, names or value shares mean anything: counted as one, a loop of "||" becomes the top Fightin'
+Words term and a repeated sentence inflates one value's share. ``compute_measures`` excludes such summaries from
+every measure by default and counts them in every result (``details['n_degenerate_excluded']``).
+
+The rules are deliberately conservative, so that an ordinary summary is never excluded; the thresholds are the
+constants below:
+
+- **empty**: the text is empty or whitespace only.
+- **no words**: no letter or digit at all (only punctuation or symbols).
+- **separator run**: ``MIN_SEPARATOR_RUN`` or more whitespace-separated tokens in a row made only of separator
+  characters (``| / \\ - _ = * # ~ • ·``), as in "|| || ||", or a single such token of ``MIN_SEPARATOR_CHARS`` or more
+  characters ("||||||||", "--------"). One " || " between two reviews, an em dash or a Markdown rule ("---") passes.
+- **repetition loop**: a unit of 1 to ``MAX_LOOP_UNIT`` word/punctuation tokens repeated back to back at least
+  ``MIN_LOOP_REPEATS`` times, the repeated stretch covering at least ``MIN_LOOP_TOKENS`` tokens ("the the the …",
+  one sentence three times in a row); or one sentence of at least ``MIN_REPEATED_SENTENCE_WORDS`` words occurring
+  ``MIN_LOOP_REPEATS`` or more times anywhere in the text. Natural prose repeats a phrase at most twice in a row.
+
+Tokenising is a regular expression (words, or runs of one punctuation character), not spaCy: the check runs over
+every summary before any model is loaded and must not depend on a tokenizer's treatment of symbols.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+MIN_SEPARATOR_RUN = 3
+MIN_SEPARATOR_CHARS = 6
+MAX_LOOP_UNIT = 30
+MIN_LOOP_REPEATS = 3
+MIN_LOOP_TOKENS = 8
+MIN_REPEATED_SENTENCE_WORDS = 4
+
+SEPARATOR_CHARACTERS = "|/\\-_=*#~•·"
+_SEPARATOR_TOKEN = re.compile("[" + re.escape(SEPARATOR_CHARACTERS) + "]+")
+_TOKEN = re.compile(r"\w+|([^\w\s])\1*")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\|\|\s*|\n+")
+_WORD = re.compile(r"\w+")
+
+
+def _tokens(text: str) -> list[str]:
+    return [match.group(0).lower() for match in _TOKEN.finditer(text)]
+
+
+def _separator_run(text: str) -> bool:
+    run = 0
+    for token in text.split():
+        if _SEPARATOR_TOKEN.fullmatch(token):
+            if len(token) >= MIN_SEPARATOR_CHARS:
+                return True
+            run += 1
+            if run >= MIN_SEPARATOR_RUN:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def _adjacent_repeats(tokens: list[str]) -> bool:
+    """Return True when some unit of tokens repeats back to back often and long enough to be a loop."""
+    count = len(tokens)
+    for width in range(1, min(MAX_LOOP_UNIT, count // MIN_LOOP_REPEATS) + 1):
+        for start in range(0, count - MIN_LOOP_REPEATS * width + 1):
+            unit = tokens[start:start + width]
+            repeats = 1
+            position = start + width
+            while tokens[position:position + width] == unit:
+                repeats += 1
+                position += width
+            if repeats >= MIN_LOOP_REPEATS and repeats * width >= MIN_LOOP_TOKENS:
+                return True
+    return False
+
+
+def _repeated_sentence(text: str) -> bool:
+    sentences = [" ".join(_WORD.findall(part.lower())) for part in _SENTENCE_END.split(text)]
+    counts = Counter(s for s in sentences if len(s.split()) >= MIN_REPEATED_SENTENCE_WORDS)
+    return any(count >= MIN_LOOP_REPEATS for count in counts.values())
+
+
+def degenerate_reason(text: str | None) -> str | None:
+    """Return why a summary is degenerate ('empty', 'no words', 'separator run', 'repetition loop'), or None."""
+    if text is None or not text.strip():
+        return "empty"
+    if not any(character.isalnum() for character in text):
+        return "no words"
+    if _separator_run(text):
+        return "separator run"
+    if _adjacent_repeats(_tokens(text)) or _repeated_sentence(text):
+        return "repetition loop"
+    return None
+
+
+def degenerate_summaries(texts: Iterable[str]) -> list[str | None]:
+    """Return ``degenerate_reason`` of every text, in order."""
+    return [degenerate_reason(text) for text in texts]
