@@ -213,6 +213,8 @@ def _dotted_variants(name: str) -> set[str]:
 def _parts(name: str, last: str | None = None) -> tuple[list[str], str, str]:
     """Split a name as given in a pair into the given names, the last name (``last`` when the name ends with it,
     for last names of several words such as "Van Hollen") and a name suffix ("Jr.")."""
+    # Written here rather than with a name parser (nameparser): pair names carry no titles or quoted nicknames,
+    # and the split must follow the table's last name, which a general parser does not know.
     words = name.split()
     suffix = ""
     if len(words) > 2 and _bare(words[-1].rstrip(",")) in _SUFFIX_WORDS:
