@@ -128,11 +128,44 @@ def test_similarity_is_difflib_ratio_over_tokens():
     assert similarity("a b c d", "a b x d") == pytest.approx(0.75)
 
 
-def test_highsim_lowsim_split_follows_zhou_and_tan():
-    high, low, _, _ = split_by_similarity(np.array([0.1, 0.5, 0.6, 0.9, 0.95]))
-    assert list(high) == [False, False, False, True, True] and list(low) == [True, True, False, False, False]
-    high, low, p75, _ = split_by_similarity(np.array([1.0, 1.0, 1.0, 0.5]))
-    assert p75 == 1.0 and list(low) == [False, False, False, True]
+def zhou_tan_split(scores, presumm):
+    """HIGHSIM / LOWSIM membership as in Zhou & Tan's code (ChicagoHAI/entity-based-political-bias,
+    code/get_results.py ``FW_by_similarity``: pandas quantiles 0.75 / 0.25, ``>= upper`` then ``elif <= lower``;
+    for PreSumm only, upper = 1.0 and lower = the largest similarity below 1), re-implemented to compare."""
+    import pandas as pd
+
+    series = pd.Series(scores)
+    if presumm:
+        upper, lower = 1.0, series[series != 1].max()
+    else:
+        upper, lower = series.quantile(0.75), series.quantile(0.25)
+    high = [score >= upper for score in scores]
+    low = [not h and score <= lower for h, score in zip(high, scores)]
+    return high, low
+
+
+def test_highsim_lowsim_percentile_split_matches_the_authors_code():
+    for scores in ([0.1, 0.5, 0.6, 0.9, 0.95], [0.3, 0.3, 0.3, 0.3, 0.8, 0.9], [0.2, 0.4, 0.4, 0.4, 0.4, 0.7],
+                   [0.42, 0.13, 0.77, 0.58, 0.91, 0.66, 0.25, 0.5]):
+        split = split_by_similarity(np.array(scores))
+        assert (list(split.high), list(split.low)) == zhou_tan_split(scores, presumm=False)
+        assert not split.tie_rule_applied
+        assert not (split.high & split.low).any()  # an original is never on both sides (their elif)
+
+
+def test_pile_up_rule_applies_only_where_many_originals_share_the_maximum():
+    piled = [1.0, 1.0, 1.0, 0.5, 0.7, 0.9]  # half the originals unchanged: the authors' PreSumm case
+    split = split_by_similarity(np.array(piled))
+    assert split.tie_rule_applied and split.n_at_max == 3
+    assert (list(split.high), list(split.low)) == zhou_tan_split(piled, presumm=True)
+    assert (split.high_threshold, split.low_threshold) == (1.0, 0.9)
+    assert split.as_details()["n_lowsim"] == 3 and "PreSumm" in split.as_details()["split_rule"]
+    # a quarter at the maximum is not a pile-up: the percentile split holds (no model is singled out)
+    quarter = [1.0, 1.0, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8]
+    split = split_by_similarity(np.array(quarter))
+    assert not split.tie_rule_applied and split.n_at_max == 2
+    assert (list(split.high), list(split.low)) == zhou_tan_split(quarter, presumm=False)
+    assert not split_by_similarity(np.array([0.4])).tie_rule_applied  # one original shares nothing
 
 
 def test_summary_similarity_reports_mean_and_fightin_words_table():
@@ -148,6 +181,7 @@ def test_summary_similarity_reports_mean_and_fightin_words_table():
     assert result.value == pytest.approx(0.5 * 1.0 + 0.5 * similarity("Trump spoke on impeachment trial vote.",
                                                                        "Trump pushed infrastructure."))
     assert result.details["n_lowsim"] == 4
+    assert result.details["tie_rule_applied"] and result.details["n_at_max"] == 4  # 4 of 8 summaries unchanged
     top_low = [row["term"] for row in result.details["fightin_words"]["top_lowsim"]]
     assert "impeachment" in top_low
 

@@ -21,9 +21,12 @@ Each feature gets a two-sided paired t-test (``scipy.stats.ttest_rel``, replaced
 p-values as the paper does; Holm-adjusted p-values over the features of a direction are reported next to them.
 
 Similarity = ``difflib.SequenceMatcher(None, tokens_a, tokens_b).ratio()`` over word tokens (Zhou & Tan §4).
-HIGHSIM (≥ 75th percentile) vs LOWSIM (≤ 25th) originals are compared with Fightin' Words over the original
-articles (Zhou & Tan §6). When the 75th percentile is the maximum similarity (their PreSumm case, where it is 1.0),
-LOWSIM is every original below it, as they do.
+HIGHSIM (≥ 75th percentile) vs LOWSIM (≤ 25th, and not HIGHSIM) originals are compared with Fightin' Words over the
+original articles (Zhou & Tan §6; percentiles interpolated linearly, as the pandas ``quantile`` of their code). Their
+code applies a special rule to one model, PreSumm, whose similarities pile up at 1.0: HIGHSIM = the maximum, LOWSIM =
+every original below it. Here that rule applies to any summarizer only where such a pile-up actually occurs — two or
+more originals, and more than a quarter of them (``MAX_TIE_SHARE``), share the maximum similarity — and the result
+says so (``tie_rule_applied``, ``n_at_max``); otherwise the percentile split holds.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ EMPATH_CATEGORIES = (
 )
 NRC_CATEGORIES = ("anger", "anticipation", "disgust", "fear", "joy", "negative", "positive", "sadness", "surprise",
                   "trust")
+MAX_TIE_SHARE = 0.25
 CATEGORY_SOURCE = ("Empath (Fast et al. 2016) and NRC Emotion Lexicon (Mohammad & Turney 2013) categories as "
                    "stand-ins for LIWC (proprietary)")
 
@@ -331,12 +335,45 @@ def similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, word_tokens(a), word_tokens(b)).ratio()
 
 
-def split_by_similarity(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Return HIGHSIM and LOWSIM masks and the 75th/25th percentiles (Zhou & Tan §6, incl. their PreSumm rule)."""
-    high, low = float(np.percentile(scores, 75)), float(np.percentile(scores, 25))
-    high_mask = scores >= high
-    low_mask = scores < high if high == float(scores.max()) else scores <= low
-    return high_mask, low_mask, high, low
+@dataclass(frozen=True)
+class SimilaritySplit:
+    """HIGHSIM and LOWSIM masks over originals, the thresholds used, and whether the pile-up rule was applied."""
+
+    high: np.ndarray
+    low: np.ndarray
+    high_threshold: float
+    low_threshold: float | None
+    tie_rule_applied: bool
+    n_at_max: int
+
+    def as_details(self) -> dict:
+        rule = ("pile-up at the maximum: HIGHSIM = the maximum, LOWSIM = every original below it (Zhou & Tan's "
+                "PreSumm rule)" if self.tie_rule_applied else
+                "HIGHSIM ≥ 75th percentile, LOWSIM ≤ 25th percentile and not HIGHSIM (Zhou & Tan §6)")
+        return {"highsim_threshold": self.high_threshold, "lowsim_threshold": self.low_threshold,
+                "n_highsim": int(self.high.sum()), "n_lowsim": int(self.low.sum()),
+                "tie_rule_applied": self.tie_rule_applied, "n_at_max": self.n_at_max, "split_rule": rule}
+
+
+def split_by_similarity(scores: np.ndarray) -> SimilaritySplit:
+    """Return the HIGHSIM / LOWSIM split of originals by summary similarity (Zhou & Tan §6, their code's rules).
+
+    Percentile split: HIGHSIM = similarity ≥ 75th percentile; LOWSIM = ≤ 25th percentile among the rest (their
+    ``elif``: an original is never on both sides). Pile-up rule, only when at least two originals and more than
+    ``MAX_TIE_SHARE`` of them share the maximum (their PreSumm case, hard-coded by model name in their code):
+    HIGHSIM = the maximum, LOWSIM = every original below it.
+    """
+    scores = np.asarray(scores, dtype=float)
+    top = float(scores.max())
+    at_max = scores == top
+    n_at_max = int(at_max.sum())
+    if n_at_max >= 2 and n_at_max > MAX_TIE_SHARE * scores.size:
+        below = scores[~at_max]
+        return SimilaritySplit(at_max, ~at_max, top, float(below.max()) if below.size else None, True, n_at_max)
+    high_threshold, low_threshold = float(np.percentile(scores, 75)), float(np.percentile(scores, 25))
+    high = scores >= high_threshold
+    low = (scores <= low_threshold) & ~high
+    return SimilaritySplit(high, low, high_threshold, low_threshold, False, n_at_max)
 
 
 def summary_similarity(
@@ -348,7 +385,8 @@ def summary_similarity(
     top_k: int = 20,
 ) -> list[MeasureResult]:
     """Return mean similarity of (S^e1, back-replaced S^e2) per direction with a d interval, and in details the
-    HIGHSIM vs LOWSIM Fightin' Words table over the original articles (METHODS §4.9; Zhou & Tan §4, §6)."""
+    HIGHSIM vs LOWSIM Fightin' Words table over the original articles (METHODS §4.9; Zhou & Tan §4, §6); the
+    details say which split rule was used (``split_rule``, ``tie_rule_applied``, ``n_at_max``)."""
     labels = {"perturbation": "politician", "summarizer": summarizer}
     if not pairs:
         return [MeasureResult("summary_similarity", math.nan, 0, ci_kind="d", reason="no (original, swapped) "
@@ -361,12 +399,12 @@ def summary_similarity(
         interval, _ = stats.pooled_bootstrap(np.column_stack([scores, np.ones_like(scores)]), originals,
                                              lambda q: q[:, 0] / q[:, 1], kind="d", n_resamples=n_resamples,
                                              seed=seed)
-        high_mask, low_mask, high, low = split_by_similarity(scores)
-        details = {"direction": direction, "ci": interval.as_details(), "highsim_threshold": high,
-                   "lowsim_threshold": low, "n_highsim": int(high_mask.sum()), "n_lowsim": int(low_mask.sum()),
+        split = split_by_similarity(scores)
+        high_mask, low_mask = split.high, split.low
+        details = {"direction": direction, "ci": interval.as_details(), **split.as_details(),
                    "identical_pairs": f"{int(np.sum(scores == 1.0))} of {len(scores)} unchanged",
                    "similarity": "difflib.SequenceMatcher ratio over word tokens"}
-        if high_mask.any() and low_mask.any() and not np.all(high_mask == low_mask):
+        if high_mask.any() and low_mask.any():
             table = fightin_words([p.article for p, m in zip(chosen, high_mask) if m],
                                   [p.article for p, m in zip(chosen, low_mask) if m],
                                   label_a="highsim", label_b="lowsim")
