@@ -16,19 +16,22 @@ import os
 import platform
 import time
 import tomllib
+import typing
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bias_core import __version__
-from bias_core.errors import BiasCoreError, InputError
+from bias_core.errors import BiasCoreError, InputError, StageError, SummarizerError, one_line
 from bias_core.executors import LocalExecutor, RayExecutor
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.summarize.base import check_summarizer
+from bias_core.validation import RESAMPLES, SEED, Param, ParamError, unknown_key_message
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +43,19 @@ ProgressCallback = Callable[[str, int, int], None]
 
 class ConfigError(InputError):
     """The audit configuration is invalid."""
+
+
+TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures")
+MEASURES_KEYS = ("names", "bootstrap")
+# The [corpus] table: what each key may hold (see ``io.load_documents``).
+CORPUS_PARAMETERS = {
+    "path": Param(str),
+    "text_column": Param(str),
+    "id_column": Param(str, optional=True),
+    "value_column": Param(str, optional=True),
+    "group_column": Param(str, optional=True),
+    "max_mb": Param(float, above=0),
+}
 
 
 @dataclass
@@ -64,7 +80,11 @@ class StageSpec:
 
 @dataclass
 class AuditConfig:
-    """Everything that defines an audit; stored with the run and hashed to find a run to resume."""
+    """Everything that defines an audit; stored with the run and hashed to find a run to resume.
+
+    ``source`` (the file it came from) and ``warnings`` (e.g. unknown keys that were ignored) are not part of the
+    audit: they are neither stored nor hashed.
+    """
 
     corpus: CorpusSpec
     summarizers: list[StageSpec]
@@ -73,48 +93,125 @@ class AuditConfig:
     seed: int = 0
     bootstrap: int = 1000
     name: str | None = None
+    source: str = field(default="config", compare=False, repr=False)
+    warnings: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> AuditConfig:
-        try:
-            corpus = data["corpus"]
-            corpus_spec = CorpusSpec(**corpus) if isinstance(corpus, dict) else CorpusSpec(path=str(corpus))
-            summarizers = [_stage(item, "name") for item in data.get("summarizers", [])]
-            perturbations = [_stage(item, "kind") for item in data.get("perturbations", [{"kind": "identity"}])]
-            measures = data.get("measures", {})
-            measure_names = list(measures.get("names", [])) if isinstance(measures, dict) else list(measures)
-            bootstrap = int(measures.get("bootstrap", 1000)) if isinstance(measures, dict) else 1000
-        except (KeyError, TypeError, ValueError) as error:
-            raise ConfigError(source, f"invalid audit configuration ({type(error).__name__}: {error})",
-                              hint="see the commented example in the README") from None
+    def from_dict(cls, data: Any, source: str = "config") -> AuditConfig:
+        """Read the structure of a config (tables and lists); values are checked by ``validate``."""
+        if not isinstance(data, dict):
+            raise ConfigError(source, "is not a table of settings", hint="see the commented example in the README")
+        warnings = [f"{source}: {unknown_key_message('top-level key', key, TOP_LEVEL_KEYS)} (ignored)"
+                    for key in data if key not in TOP_LEVEL_KEYS]
+        if "corpus" not in data:
+            raise ConfigError(source, "has no [corpus] table", hint='add [corpus] with path = "…"')
+        corpus = data["corpus"]
+        if isinstance(corpus, dict):
+            _known_keys(corpus, CORPUS_PARAMETERS, source, "[corpus]")
+            if "path" not in corpus:
+                raise ConfigError(source, "[corpus] has no path", hint="give the documents file or folder")
+            corpus_spec = CorpusSpec(**corpus)
+        elif isinstance(corpus, str):
+            corpus_spec = CorpusSpec(path=corpus)
+        else:
+            raise ConfigError(source, "corpus must be a path or a [corpus] table")
+        summarizers = [_stage(item, "name", source, f"summarizers[{index}]")
+                       for index, item in enumerate(_list(data.get("summarizers", []), source, "summarizers"))]
+        perturbations = [_stage(item, "kind", source, f"perturbations[{index}]") for index, item
+                         in enumerate(_list(data.get("perturbations", [{"kind": "identity"}]), source,
+                                            "perturbations"))]
+        measures = data.get("measures", {})
+        if isinstance(measures, dict):
+            _known_keys(measures, MEASURES_KEYS, source, "[measures]")
+            measure_names = measures.get("names", [])
+            bootstrap = measures.get("bootstrap", 1000)
+        else:
+            measure_names, bootstrap = measures, 1000
         if not summarizers:
             raise ConfigError(source, "names no summarizer", hint="add a [[summarizers]] table with a name")
         if all(p.name != "identity" for p in perturbations):
             perturbations.insert(0, StageSpec("identity"))
         return cls(corpus=corpus_spec, summarizers=summarizers, perturbations=perturbations,
-                   measures=measure_names, seed=int(data.get("seed", 0)), bootstrap=bootstrap,
-                   name=data.get("name"))
+                   measures=_list(measure_names, source, "measures"), seed=data.get("seed", 0),
+                   bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings)
 
     @classmethod
     def from_file(cls, path: str | Path) -> AuditConfig:
         """Read a TOML config (the documented format) or a JSON one (what the app writes for its workers)."""
         path = Path(path)
+        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+            data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
         except FileNotFoundError:
             raise ConfigError(str(path), "no such file") from None
+        except IsADirectoryError:
+            raise ConfigError(str(path), "is a folder, not a config file") from None
         except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as error:
-            kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
             raise ConfigError(str(path), f"is not valid {kind} ({error})") from None
+        except RecursionError:  # both parsers recurse once per level of nesting
+            raise ConfigError(str(path), f"is nested too deeply to read as {kind}",
+                              hint="a config needs only a few levels of tables and lists") from None
         config = cls.from_dict(data, str(path))
-        corpus_path = Path(config.corpus.path)
-        if not corpus_path.is_absolute() and not corpus_path.exists():
+        corpus_path = Path(config.corpus.path) if isinstance(config.corpus.path, str) else None
+        if corpus_path is not None and not corpus_path.is_absolute() and not corpus_path.exists():
             config.corpus.path = str(path.parent / corpus_path)
         return config
 
+    def validate(self) -> list[str]:
+        """Check every value of the config (types, ranges, known names, every summarizer's and perturbation's
+        parameters) without loading data or models; raise ``ConfigError`` naming the first problem.
+
+        Returns the warnings (unknown keys that were ignored), after logging them. The CLI, the app's launcher and
+        the worker all call this before a run is created, so they refuse the same configs with the same message.
+        """
+        from bias_core.measures import MEASURE_NAMES
+        from bias_core.perturb import PERTURBATIONS
+
+        source = self.source
+        try:
+            if self.name is not None and not isinstance(self.name, str):
+                raise ParamError(f"name = {self.name!r} is not text")
+            SEED.check("seed", self.seed)
+            RESAMPLES.check("measures.bootstrap", self.bootstrap)
+            for key, param in CORPUS_PARAMETERS.items():
+                param.check(f"corpus.{key}", getattr(self.corpus, key))
+        except ParamError as error:
+            raise ConfigError(source, str(error)) from None
+        for name in self.measures:
+            if name not in MEASURE_NAMES:
+                raise ConfigError(source, unknown_key_message("measure", name, MEASURE_NAMES))
+        for spec in self.perturbations:
+            if spec.name not in PERTURBATIONS:
+                raise ConfigError(source, unknown_key_message("perturbation", spec.name, tuple(PERTURBATIONS)))
+            config_class = PERTURBATIONS[spec.name].config_class
+            fields = [f.name for f in dataclasses.fields(config_class)]
+            _known_keys(spec.params, fields, source, f"perturbation '{spec.name}'")
+            try:
+                _check_field_types(config_class, spec.params)
+                config_class(**perturbation_params(spec, self.seed, fields))
+            except (TypeError, ValueError) as error:
+                raise ConfigError(source, f"perturbation '{spec.name}': {error}") from None
+        seen: set[str] = set()
+        for spec in self.summarizers:
+            if spec.name in seen:
+                raise ConfigError(source, f"summarizer '{spec.name}' is listed twice",
+                                  hint="give each summarizer once (or different parameters and a different name)")
+            seen.add(spec.name)
+            try:
+                check_summarizer(spec.name, **spec.params)
+            except SummarizerError as error:
+                raise ConfigError(source, str(error)) from None
+        if not getattr(self, "_warned", False):  # the CLI, the launcher and the worker may each validate
+            for warning in self.warnings:
+                logger.warning("%s", warning)
+            self._warned = True
+        return list(self.warnings)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["source"], data["warnings"]
+        return data
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any]) -> AuditConfig:
@@ -124,7 +221,7 @@ class AuditConfig:
             summarizers=[StageSpec(**spec) for spec in stored["summarizers"]],
             perturbations=[StageSpec(**spec) for spec in stored["perturbations"]],
             measures=list(stored.get("measures", [])), seed=stored.get("seed", 0),
-            bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"),
+            bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"), source="the stored run config",
         )
 
     def to_file_dict(self) -> dict[str, Any]:
@@ -137,11 +234,62 @@ class AuditConfig:
         }
 
 
-def _stage(item: Any, key: str) -> StageSpec:
+def _check_field_types(config_class: type, params: dict[str, Any]) -> None:
+    """Check parameters whose config field is a plain int, float, str or bool (or one of them or None) against that
+    type; the config class's own checks (``__post_init__``) then check ranges."""
+    hints = typing.get_type_hints(config_class)
+    for key, value in params.items():
+        hint = hints.get(key)
+        options = [option for option in typing.get_args(hint) if option is not type(None)]
+        optional = type(None) in typing.get_args(hint)
+        kind = options[0] if optional and len(options) == 1 else hint
+        if kind in (int, float, str, bool):
+            Param(kind, optional=optional).check(key, value)
+
+
+def _known_keys(table: dict[str, Any], known: Any, source: str, where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(source, f"{where}: {unknown_key_message('key', key, list(known))}")
+
+
+def _list(value: Any, source: str, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ConfigError(source, f"{key} must be a list, got {type(value).__name__}")
+    return list(value)
+
+
+def _stage(item: Any, key: str, source: str, where: str) -> StageSpec:
     if isinstance(item, str):
         return StageSpec(item)
+    if not isinstance(item, dict) or not isinstance(item.get(key), str):
+        raise ConfigError(source, f"{where} needs a {key} (text)",
+                          hint=f'write it as a table, e.g. {key} = "{"lead-3" if key == "name" else "identity"}"')
     params = dict(item)
-    return StageSpec(str(params.pop(key)), params)
+    return StageSpec(params.pop(key), params)
+
+
+def perturbation_params(spec: StageSpec, seed: int, fields: list[str]) -> dict[str, Any]:
+    """A perturbation's parameters, with the run's seed unless its own parameters set one."""
+    params = dict(spec.params)
+    if "seed" in fields:
+        params.setdefault("seed", seed)
+    return params
+
+
+def documents_for(kind: str, documents: list[Document]) -> list[Document]:
+    """The documents a perturbation can use: name swaps rewrite news texts, the perspective split samples units."""
+    return [d for d in documents if kind == "identity" or d.is_perspective == (kind == "sentiment")]
+
+
+def check_corpus(config: AuditConfig, documents: list[Document]) -> None:
+    """Refuse a config whose perturbations find nothing to work on in this corpus (before any run is created)."""
+    if not documents:
+        raise ConfigError(config.source, f"the corpus {config.corpus.path} has no documents")
+    for spec in config.perturbations:
+        if not documents_for(spec.name, documents):
+            kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
+            raise ConfigError(config.source, f"perturbation '{spec.name}' needs {kind}, and the corpus has none")
 
 
 def environment(seed: int) -> dict[str, Any]:
@@ -175,14 +323,10 @@ def build_inputs(documents: list[Document], config: AuditConfig, executor: Local
     reports: dict[str, Any] = {}
     for spec in config.perturbations:
         if spec.name not in PERTURBATIONS:
-            raise ConfigError("config", f"unknown perturbation '{spec.name}'",
-                              hint=f"choose one of {', '.join(PERTURBATIONS)}")
-        params = dict(spec.params)
-        fields = {f.name for f in dataclasses.fields(PERTURBATIONS[spec.name].config_class)}
-        if "seed" in fields:
-            params.setdefault("seed", config.seed)
-        # Name swaps rewrite news texts; the perspective split samples units: each gets the documents it can use.
-        wanted = [d for d in documents if spec.name == "identity" or d.is_perspective == (spec.name == "sentiment")]
+            raise ConfigError("config", unknown_key_message("perturbation", spec.name, tuple(PERTURBATIONS)))
+        fields = [f.name for f in dataclasses.fields(PERTURBATIONS[spec.name].config_class)]
+        params = perturbation_params(spec, config.seed, fields)
+        wanted = documents_for(spec.name, documents)
         if not wanted:
             kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
             raise ConfigError("config", f"perturbation '{spec.name}' needs {kind}, and the corpus has none")
@@ -204,20 +348,24 @@ def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> l
     from bias_core.measures import MeasureOptions, compute_measures
 
     options = MeasureOptions(n_resamples=config.bootstrap, seed=config.seed)
-    try:
-        results = compute_measures(store.inputs(run_id), store.summaries(run_id), config.measures or None, options)
-    except ValueError as error:
-        raise ConfigError("config", str(error)) from None
+    results = compute_measures(store.inputs(run_id), store.summaries(run_id), config.measures or None, options)
     store.replace_measures(run_id, results)
     return results
 
 
-def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *, resume: bool = True) -> str:
-    """Return the newest unfinished run of this exact audit (same config and corpus), or a new one.
+def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *, resume: bool = True,
+             run_id: str | None = None) -> str:
+    """Return the newest unfinished run of this exact audit (same config and corpus), or a new one; with ``run_id``,
+    that run, after checking that it is this audit.
 
-    The app creates the run with this before starting a worker; the worker calls it again and gets the same run.
+    The app creates the run with this before starting a worker; the worker is given the run's id.
     """
     digest = config_hash(config, documents)
+    if run_id is not None:
+        if store.get_run(run_id).config_hash != digest:
+            raise ConfigError("--run", f"run {run_id} is a different audit (another config or corpus)",
+                              hint="leave out --run to find or start the run of this config")
+        return run_id
     run_id = store.resumable_run(digest) if resume else None
     if run_id:
         logger.info("resuming run %s", run_id)
@@ -234,9 +382,18 @@ def run_audit(
     resume: bool = True,
     on_progress: ProgressCallback | None = None,
     executor: LocalExecutor | RayExecutor | None = None,
+    run_id: str | None = None,
 ) -> str:
     """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``;
-    ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray."""
+    ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray; ``run_id`` resumes exactly that
+    run (the app's worker).
+
+    The whole config is validated, and the corpus loaded and checked against it, before a run is created: a config
+    error leaves nothing in the store. Once the run exists, any exception marks it failed with a one-line message
+    naming the stage (re-raised as that error, or as a ``StageError`` for an unexpected one), so no run is left
+    "running" by a process that is still alive to record why it stopped.
+    """
+    warnings = config.validate()
     if documents is None:
         corpus = config.corpus
         documents = load_documents(
@@ -245,15 +402,20 @@ def run_audit(
                                group=corpus.group_column),
             max_bytes=int(corpus.max_mb * 1024 * 1024),
         )
+    check_corpus(config, documents)
     foreign = non_english_documents(documents)
     if foreign:
         logger.warning("%d documents do not look like English (e.g. %s); the English models will skip them",
                        len(foreign), ", ".join(foreign[:3]))
-    run_id = open_run(store, config, documents, resume=resume)
+    run_id = open_run(store, config, documents, resume=resume, run_id=run_id)
     cache = cache if cache is not None else SummaryCache()  # an empty cache is falsy (len 0)
     executor = executor or LocalExecutor()
+    stage = "store"
     try:
         store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
+        if warnings:
+            store.set_reports(run_id, {"config_warnings": warnings})
+        stage = "perturb"
         clock = time.perf_counter()
         store.add_documents(run_id, documents)
         inputs, reports = build_inputs(documents, config, executor)
@@ -261,6 +423,7 @@ def run_audit(
         store.set_reports(run_id, {"perturbations": reports})
         timings = {"perturb": round(time.perf_counter() - clock, 2)}
         clock = time.perf_counter()
+        stage = "load summarizers"
         summarizers = [get_summarizer(spec.name, **spec.params) for spec in config.summarizers]
         total = len(inputs) * len(summarizers)
         done_before = 0
@@ -268,6 +431,7 @@ def run_audit(
                          model_revisions={s.name: s.revision() for s in summarizers})
         summarize_reports: dict[str, Any] = {}
         for summarizer in summarizers:
+            stage = f"summarize ({summarizer.name})"
             stored = store.summarized_ids(run_id, summarizer.name)
             todo = [item for item in inputs if item.id not in stored]
             offset = done_before + len(inputs) - len(todo)
@@ -288,18 +452,32 @@ def run_audit(
             done_before += len(inputs)
         timings["summarize"] = round(time.perf_counter() - clock, 2)
         clock = time.perf_counter()
+        stage = "measure"
         store.update_run(run_id, stage="measure")
         compute_run_measures(store, run_id, config)
         timings["measure"] = round(time.perf_counter() - clock, 2)
+        stage = "finish"
         store.set_reports(run_id, {"seconds": timings})
         failures = store.failures(run_id)
         message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,
                          message=message)
     except KeyboardInterrupt:
-        store.update_run(run_id, status="interrupted", message="interrupted; run the same audit again to resume")
+        mark_stopped(store, run_id, "interrupted", "interrupted; run the same audit again to resume")
         raise
-    except BiasCoreError as error:
-        store.update_run(run_id, status="failed", message=str(error))
-        raise
+    except Exception as error:
+        message = f"{stage}: {one_line(error)}"
+        mark_stopped(store, run_id, "failed", message)
+        if isinstance(error, BiasCoreError):
+            raise
+        raise StageError(f"run {run_id}: {message}") from error
     return run_id
+
+
+def mark_stopped(store: RunStore, run_id: str, status: str, message: str) -> None:
+    """Record why a run stopped; if even that write fails (a full disk), log it: the worker's liveness check then
+    shows the run as stopped."""
+    try:
+        store.update_run(run_id, status=status, message=message)
+    except Exception:
+        logger.exception("could not record that run %s %s: %s", run_id, status, message)

@@ -1,6 +1,7 @@
 """The command line: `python -m bias_core SUBCOMMAND …` (INTERFACES.md "Command line").
 
-Bad input ends with exit code 2 and one line naming the file, row and problem; ``--debug`` shows the traceback.
+Bad input, and any other failure, ends with exit code 2 and one line naming the file, row or stage and the problem;
+``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ import argparse
 import importlib
 import logging
 import sys
+import traceback
 
 from bias_core import __version__
 from bias_core.commands import COMMANDS
-from bias_core.errors import BiasCoreError
+from bias_core.errors import BiasCoreError, StageError, one_line
 
 logger = logging.getLogger("bias_core")
 
@@ -30,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; any exception ends as one line ``error: …`` on stderr and exit code 2.
+
+    A ``BiasCoreError`` already names the file, row or stage; any other exception is shown as
+    ``error: <command>: <Type>: <message>``. ``--debug`` prints the traceback first; otherwise it goes to the log
+    at debug level only.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -37,12 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
-    except BiasCoreError as error:
-        if args.debug:
-            raise
-        print(f"error: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted; completed work is kept in the cache and store — run the same command to resume",
               file=sys.stderr)
         return 130
+    except Exception as error:  # the one error path: every failure reaches the user as one line
+        if args.debug:
+            traceback.print_exception(error, file=sys.stderr)
+        else:
+            logger.debug("%s failed", args.command, exc_info=True)
+        unexpected = not isinstance(error, BiasCoreError) or isinstance(error, StageError)
+        hint = " (run again with --debug for the traceback)" if unexpected and not args.debug else ""
+        where = f"{args.command}: " if not isinstance(error, BiasCoreError) else ""
+        print(f"error: {where}{one_line(error, limit=2000)}{hint}", file=sys.stderr)
+        return 2

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class BiasCoreError(Exception):
     """Base class of every error the CLI and the app turn into a plain message instead of a traceback."""
@@ -28,3 +31,28 @@ def _row_label(row: int | str) -> str:
 
 class SummarizerError(BiasCoreError):
     """A summarizer could not be built, loaded or called (missing model, endpoint down, bad parameters)."""
+
+
+class StageError(BiasCoreError):
+    """An unexpected exception (a bug, a full disk, a library error) in a named stage, as one line; the original
+    exception is its ``__cause__``, so ``--debug`` and the log still show the traceback."""
+
+
+def one_line(error: BaseException, limit: int = 300) -> str:
+    """``Type: message`` on one line, cut to ``limit`` characters (a BiasCoreError's message without the type)."""
+    text = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    if not isinstance(error, BiasCoreError):
+        text = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Turn any unexpected exception raised inside into a ``StageError`` "name: Type: message"; a BiasCoreError
+    (already one clear line) passes through unchanged."""
+    try:
+        yield
+    except BiasCoreError:
+        raise
+    except Exception as error:
+        raise StageError(f"{name}: {one_line(error)}") from error

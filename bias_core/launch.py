@@ -1,8 +1,9 @@
 """Start an audit in its own process, so a long run is not tied to a browser tab (or to the app's server).
 
 The app writes the corpus and the config next to the store, creates the run (so it can show it at once) and
-starts `python -m bias_core audit` detached. The worker resumes exactly that run, because its config hash matches;
-progress is read back from the store.
+starts `python -m bias_core audit --run ID` detached. The worker resumes exactly that run, because its config hash
+matches; progress is read back from the store. The config is validated here first, with the same function the CLI
+and the worker use, so a bad config is refused with the same message and creates no run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bias_core.audit import AuditConfig, open_run
+from bias_core.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
 from bias_core.io import write_jsonl
 from bias_core.records import Document
 from bias_core.store import RunStore
@@ -21,7 +22,20 @@ from bias_core.store import RunStore
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
                  *, cache_path: str | Path | None = None) -> str:
-    """Create (or find the unfinished) run for this audit, start a worker process on it and return the run id."""
+    """Create (or find the unfinished) run for this audit, start a worker process on it and return the run id.
+
+    Raises ``ConfigError`` for an invalid config before anything is written. Resuming a stored run whose config is
+    no longer valid (say, written before a check existed) marks that run failed with the message, so it is not
+    offered for resuming again.
+    """
+    try:
+        config.validate()
+        check_corpus(config, documents)
+    except ConfigError as error:
+        stale = store.resumable_run(config_hash(config, documents))
+        if stale and not (store.get_run(stale).status == "running" and store.get_run(stale).worker_alive):
+            store.update_run(stale, status="failed", message=f"cannot resume: {error}")
+        raise
     folder = store.path.parent
     corpus_text = "".join(json.dumps(d.to_dict(), sort_keys=True) for d in documents)
     corpus_file = folder / "corpora" / f"{hashlib.sha256(corpus_text.encode()).hexdigest()[:16]}.jsonl"
@@ -37,7 +51,8 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
     config_file.write_text(json.dumps(config.to_file_dict(), indent=1))
     log_file = folder / "logs" / f"{run_id}.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "bias_core", "audit", "--config", str(config_file), "--store", str(store.path)]
+    command = [sys.executable, "-m", "bias_core", "audit", "--config", str(config_file), "--store", str(store.path),
+               "--run", run_id]
     if cache_path:
         command += ["--cache", str(cache_path)]
     with log_file.open("ab") as log:

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
 from bias_core.audit import AuditConfig, run_audit
+from bias_core.errors import one_line
 from bias_core.executors import EXECUTORS, get_executor
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache
+from bias_core.validation import Param, check_option
+
+logger = logging.getLogger(__name__)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--store", type=Path, help="run store file (default: $SUMMBIAS_STORE or the user data folder)")
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--new", action="store_true", help="start a new run even if an unfinished one matches")
+    parser.add_argument("--run", metavar="RUN_ID",
+                        help="resume exactly this run (how the app starts its worker); if the audit stops for any "
+                             "reason, the run is marked failed with the message")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--executor", choices=EXECUTORS, default="local",
                         help="where perturbation and summarization run: this process, or Ray (a local Ray, or the "
@@ -34,7 +42,35 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.run is None:
+        return _audit(args)
+    # The app's worker: whatever stops it (a config that no longer reads, a library error, a full disk), the run it
+    # was started on is marked failed with the one-line message, so the app shows why instead of "running".
+    try:
+        return _audit(args)
+    except KeyboardInterrupt:
+        _mark(args, "interrupted", "interrupted; run the same audit again to resume")
+        raise
+    except Exception as error:
+        _mark(args, "failed", one_line(error))
+        raise
+
+
+def _mark(args: argparse.Namespace, status: str, message: str) -> None:
+    try:
+        store = RunStore(args.store)
+        if store.get_run(args.run).status in ("running", "created"):
+            store.update_run(args.run, status=status, message=message)
+    except Exception:
+        logger.exception("could not record that run %s %s", args.run, status)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    for option in ("ray_cpus", "ray_actors"):
+        if getattr(args, option) is not None:
+            check_option("--" + option.replace("_", "-"), Param(int, minimum=1), getattr(args, option))
     config = AuditConfig.from_file(args.config)
+    config.validate()
     store = RunStore(args.store)
 
     bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet)
@@ -51,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     executor = get_executor(args.executor, **options)
     try:
         run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
-                           on_progress=progress, executor=executor)
+                           on_progress=progress, executor=executor, run_id=args.run)
     finally:
         bar.close()
         executor.close()

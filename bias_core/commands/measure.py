@@ -13,9 +13,10 @@ import logging
 from pathlib import Path
 
 from bias_core import io, stats
-from bias_core.errors import InputError
+from bias_core.errors import InputError, stage
 from bias_core.measures import MEASURE_NAMES, MeasureOptions, compute_measures
 from bias_core.measures.lexical_bias import read_bias_labels
+from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def _target(text: str):
     problem = InputError("--perspective-target", f"'{text}' is not ratio, equal or a JSON object of shares")
     try:
         mapping = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser recurses
         raise problem from None
     if not isinstance(mapping, dict) or not all(isinstance(v, (int, float)) for v in mapping.values()):
         raise problem
@@ -81,6 +82,11 @@ def _target(text: str):
 
 
 def run(args: argparse.Namespace) -> int:
+    # Every option is checked before any file is read or any measure computed.
+    check_output_path(args.out)
+    check_option("--bootstrap", RESAMPLES, args.bootstrap)
+    check_option("--seed", SEED, args.seed)
+    target = _target(args.perspective_target)
     inputs = io.read_inputs(args.inputs)
     summaries = io.read_summaries(args.summaries)
     known = {item.id for item in inputs}
@@ -95,9 +101,10 @@ def run(args: argparse.Namespace) -> int:
         n_resamples=args.bootstrap, seed=args.seed,
         hallucination_lookup=read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {},
         bias_labels=read_bias_labels(args.bias_labels) if args.bias_labels else None,
-        politicians_path=args.politicians, perspective_target=_target(args.perspective_target),
+        politicians_path=args.politicians, perspective_target=target,
         perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year)
-    results = compute_measures(inputs, summaries, args.measure, options)
+    with stage(f"measure {args.summaries}"):
+        results = compute_measures(inputs, summaries, args.measure, options)
     io.write_measures(args.out, results)
     logger.info("wrote %d results to %s", len(results), args.out)
     return 0

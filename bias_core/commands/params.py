@@ -19,4 +19,7 @@ def parse_params(pairs: list[str] | None) -> dict[str, Any]:
             params[key.strip()] = json.loads(raw)
         except json.JSONDecodeError:
             params[key.strip()] = raw
+        except RecursionError:  # json.loads recurses once per level of nesting
+            raise InputError("--param", f"the value of '{key.strip()}' is nested too deeply to read",
+                             hint="give a number, a string or a flat list") from None
     return params

@@ -12,8 +12,9 @@ import logging
 from pathlib import Path
 
 from bias_core import io, stats
-from bias_core.errors import InputError
+from bias_core.errors import InputError, stage
 from bias_core.measures.quadruples import QUADRUPLE_ROLES, Outcome, quadruple_inconsistency
+from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,12 @@ def read_outcomes(path: str | Path) -> list[Outcome]:
                              hint=f"the header must name {', '.join(REQUIRED_COLUMNS)}")
         rows = []
         for line, record in enumerate(reader, start=2):
+            # DictReader fills a short row with None and puts the cells of a long row under the key None.
+            if None in record or None in record.values():
+                cells = sum(value is not None for key, value in record.items() if key is not None) \
+                    + len(record.get(None) or [])
+                raise InputError(str(path), f"has {cells} cells, the header has {len(reader.fieldnames or [])}",
+                                 row=line, hint="every row needs quadruple_id, role, group and outcome")
             role = (record["role"] or "").strip()
             if role not in QUADRUPLE_ROLES:
                 raise InputError(str(path), f"role '{role}' is not one of {', '.join(QUADRUPLE_ROLES)}", row=line)
@@ -62,6 +69,9 @@ def read_outcomes(path: str | Path) -> list[Outcome]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.out)
+    check_option("--bootstrap", RESAMPLES, args.bootstrap)
+    check_option("--seed", SEED, args.seed)
     rows = read_outcomes(args.outcomes)
     group_order = None
     if args.group_order:
@@ -69,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         if len(parts) != 2 or not all(parts):
             raise InputError("--group-order", f"'{args.group_order}' must name two groups, e.g. male,female")
         group_order = (parts[0], parts[1])
-    results = quadruple_inconsistency(rows, group_order=group_order, n_resamples=args.bootstrap, seed=args.seed)
+    with stage(f"quadruples {args.outcomes}"):
+        results = quadruple_inconsistency(rows, group_order=group_order, n_resamples=args.bootstrap, seed=args.seed)
     io.write_measures(args.out, results)
     for result in results:
         logger.info("%s = %s (n = %d)", result.measure, result.value, result.n)

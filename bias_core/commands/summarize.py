@@ -7,10 +7,12 @@ import sys
 from pathlib import Path
 
 from bias_core.commands.params import parse_params
-from bias_core.errors import InputError
+from bias_core.errors import InputError, stage
 from bias_core.io import DEFAULT_MAX_BYTES, load_documents, read_inputs, write_jsonl
 from bias_core.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.summarize.base import check_summarizer
+from bias_core.validation import BATCH_SIZE, Param, check_option, check_output_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -44,14 +46,22 @@ def read_any_inputs(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Inpu
 
 
 def run(args: argparse.Namespace) -> int:
+    # Every option is checked before any input is read or any model is loaded.
+    check_output_path(args.out)
+    if args.batch_size is not None:
+        check_option("--batch-size", BATCH_SIZE, args.batch_size)
+    check_option("--max-mb", Param(float, above=0), args.max_mb)
+    params = parse_params(args.param)
+    check_summarizer(args.summarizer, **params)
     inputs = read_any_inputs(args.inputs, int(args.max_mb * 2**20))
-    summarizer = get_summarizer(args.summarizer, **parse_params(args.param))
+    summarizer = get_summarizer(args.summarizer, **params)
     cache = None if args.no_cache else SummaryCache(args.cache)
 
     def progress(done: int, total: int) -> None:
         print(f"\r{summarizer.name}: {done}/{total} inputs", end="", file=sys.stderr, flush=True)
 
-    report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress)
+    with stage(f"summarize {args.inputs} with {summarizer.name}"):
+        report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress)
     print(file=sys.stderr)
     write_jsonl(args.out, report.summaries)
     print(f"wrote {len(report.summaries)} summaries to {args.out} ({report.cache_hits} from cache, "

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
+from bias_core.validation import Param, ParamError, check_params
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Summarizer(ABC):
     """
 
     name: str
+    # The parameters a config or ``--param`` may set, each with its type and range (see ``validation.Param``).
+    parameter_spec: ClassVar[dict[str, Param]] = {}
     code_version: ClassVar[str] = "1"
     prompt_version: str | None = None
     default_batch_size: int = 64
@@ -89,32 +92,98 @@ def text_seed(seed: int, text: str) -> int:
 
 
 Factory = Callable[[re.Match[str], dict[str, Any]], Summarizer]
-_REGISTRY: list[tuple[re.Pattern[str], str, Factory]] = []
+NameParameters = Callable[[re.Match[str]], dict[str, Any]]
 
 
-def register(pattern: str, example: str) -> Callable[[Factory], Factory]:
-    """Register a factory for summarizer names matching ``pattern`` (a full-match regex)."""
+@dataclass(frozen=True)
+class Registration:
+    """A family of summarizer names: the pattern, an example, and how a matching name is built.
+
+    With ``summarizer`` (a class), a name builds ``summarizer(**from_name(match), **params)`` after the parameters
+    are checked against ``summarizer.parameter_spec``; ``from_name`` gives the parameters the name itself fixes
+    (``lead-3`` → ``k=3``, ``hf:<id>`` → ``model=<id>``). A bare ``factory`` builds the summarizer unchecked.
+    """
+
+    pattern: re.Pattern[str]
+    example: str
+    summarizer: type[Summarizer] | None = None
+    from_name: NameParameters | None = None
+    factory: Factory | None = None
+
+    def build_arguments(self, match: re.Match[str], params: dict[str, Any]) -> dict[str, Any]:
+        """The checked constructor arguments for ``summarizer``; raises ``ParamError`` naming the problem."""
+        assert self.summarizer is not None
+        spec = self.summarizer.parameter_spec
+        fixed = self.from_name(match) if self.from_name else {}
+        for key in params:
+            if key in fixed:
+                raise ParamError(f"{key} is set by the name '{match.group(0)}'; remove the parameter")
+        named = {key: spec[key].check(key, value) if key in spec else value for key, value in fixed.items()}
+        return {**named, **check_params(spec, params)}
+
+
+_REGISTRY: list[Registration] = []
+
+
+def register(pattern: str, example: str, summarizer: type[Summarizer] | None = None, *,
+             from_name: NameParameters | None = None) -> Callable[[Factory], Factory]:
+    """Register the summarizer names matching ``pattern`` (a full-match regex).
+
+    Give the class (and ``from_name`` for what the name fixes) so that parameters are checked against its
+    ``parameter_spec`` before anything is built; or use the result as a decorator on a factory of your own.
+    """
+    compiled = re.compile(pattern)
+    if summarizer is not None:
+        _REGISTRY.append(Registration(compiled, example, summarizer, from_name))
 
     def decorator(factory: Factory) -> Factory:
-        _REGISTRY.append((re.compile(pattern), example, factory))
+        _REGISTRY.append(Registration(compiled, example, factory=factory))
         return factory
 
     return decorator
 
 
-def get_summarizer(name: str, **params: Any) -> Summarizer:
-    """Build the summarizer a name stands for, e.g. ``get_summarizer("lead-3")`` or ``("openai:gpt-4o", base_url=…)``."""
-    for pattern, _, factory in _REGISTRY:
-        match = pattern.fullmatch(name)
+def _find(name: str) -> tuple[Registration, re.Match[str]]:
+    for registration in _REGISTRY:
+        match = registration.pattern.fullmatch(name)
         if match:
-            try:
-                return factory(match, dict(params))
-            except TypeError as error:
-                raise SummarizerError(f"summarizer '{name}': bad parameters ({error})") from None
-    known = ", ".join(example for _, example, _ in _REGISTRY)
+            return registration, match
+    known = ", ".join(registration.example for registration in _REGISTRY)
     raise SummarizerError(f"unknown summarizer '{name}'; known forms: {known}")
+
+
+def check_summarizer(name: str, **params: Any) -> None:
+    """Check a summarizer name and its parameters (type, range, known names) without building anything.
+
+    Raises ``SummarizerError``, e.g. "summarizer 'textrank' has bad parameters: damping = 5 is out of range: it
+    must be a number > 0 and < 1". This is what lets an audit refuse a bad config before it creates a run or loads
+    a model.
+    """
+    registration, match = _find(name)
+    if registration.summarizer is not None:
+        try:
+            registration.build_arguments(match, dict(params))
+        except ParamError as error:
+            raise SummarizerError(f"summarizer '{name}' has bad parameters: {error}") from None
+
+
+def get_summarizer(name: str, **params: Any) -> Summarizer:
+    """Build the summarizer a name stands for, e.g. ``get_summarizer("lead-3")`` or ``("openai:gpt-4o", base_url=…)``.
+
+    Parameters are checked first (``check_summarizer``), so a bad value never reaches a model load.
+    """
+    registration, match = _find(name)
+    try:
+        if registration.summarizer is not None:
+            return registration.summarizer(**registration.build_arguments(match, dict(params)))
+        assert registration.factory is not None
+        return registration.factory(match, dict(params))
+    except ParamError as error:
+        raise SummarizerError(f"summarizer '{name}' has bad parameters: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise SummarizerError(f"summarizer '{name}' has bad parameters ({error})") from None
 
 
 def summarizer_examples() -> list[str]:
     """Return one example name per registered summarizer family, in registration order."""
-    return [example for _, example, _ in _REGISTRY]
+    return [registration.example for registration in _REGISTRY]

@@ -19,7 +19,8 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from bias_core import nlp
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryOutcome, register, text_seed
+from bias_core.summarize.base import Param, Summarizer, SummaryOutcome, register, text_seed
+from bias_core.validation import SEED
 from bias_core.wordlists import FAMILY_WORDS, GENDER_WORDS, SPORT_WORDS
 
 
@@ -55,10 +56,16 @@ def split_inputs(inputs: Sequence[Input]) -> list[SentenceSet]:
     return sets
 
 
+K = Param(int, minimum=1, maximum=10_000)
+# PageRank's damping: the power iteration converges only for 0 < d < 1 (Mihalcea & Tarau and Erkan & Radev use 0.85).
+DAMPING = Param(float, above=0, below=1)
+
+
 class ExtractiveSummarizer(Summarizer):
     """Scores sentences and keeps the ``k`` best, in document order; ties go to the earlier sentence."""
 
     extractive = True
+    parameter_spec = {"k": K}
     default_batch_size = 256  # large batches let the sentence split run in parallel (nlp.worker_count)
 
     def __init__(self, k: int = 3):
@@ -117,6 +124,8 @@ class Lead(ExtractiveSummarizer):
 class RandomK(ExtractiveSummarizer):
     """Random-k: k sentences drawn uniformly, seeded per (seed, input text) (Steen & Markert §4)."""
 
+    parameter_spec = {"k": K, "seed": SEED}
+
     def __init__(self, k: int = 3, seed: int = 0):
         super().__init__(k)
         self.seed = int(seed)
@@ -149,6 +158,7 @@ class Topic(ExtractiveSummarizer):
     """
 
     SENTENCES_PER_TOPIC = {"family": 1, "unknown": 3, "sport": 6}
+    parameter_spec = {"seed": SEED}
 
     def __init__(self, seed: int = 0):
         super().__init__(3)
@@ -173,6 +183,7 @@ class Sexist(ExtractiveSummarizer):
     """
 
     FAVOURED_BY_TOPIC = {"sport": "male", "family": "female"}
+    parameter_spec = {"k": K, "seed": SEED, "favour": Param(str, choices=("topic", "female", "male"))}
 
     def __init__(self, k: int = 3, seed: int = 0, favour: str = "topic"):
         super().__init__(k)
@@ -211,6 +222,8 @@ class TextRank(ExtractiveSummarizer):
     single word the denominator is 0 and the raw overlap is used.
     """
 
+    parameter_spec = {"k": K, "damping": DAMPING}
+
     def __init__(self, k: int = 3, damping: float = 0.85):
         super().__init__(k)
         self.damping = float(damping)
@@ -240,6 +253,8 @@ class LexRank(ExtractiveSummarizer):
     (threshold LexRank, the paper's default 0.1); ``threshold=0`` gives continuous LexRank.
     """
 
+    parameter_spec = {"k": K, "threshold": Param(float, minimum=0, maximum=1), "damping": DAMPING}
+
     def __init__(self, k: int = 3, threshold: float = 0.1, damping: float = 0.85):
         super().__init__(k)
         self.threshold = float(threshold)
@@ -261,11 +276,14 @@ class LexRank(ExtractiveSummarizer):
         return _pagerank(weights, self.damping), self.k, {}
 
 
-register(r"lead-(\d+)", "lead-3")(lambda m, p: Lead(k=int(m.group(1)), **p))
-register(r"random-(\d+)", "random-3")(lambda m, p: RandomK(k=int(m.group(1)), **p))
-register(r"textrank(?:-(\d+))?", "textrank")(lambda m, p: TextRank(k=int(m.group(1) or p.pop("k", 3)), **p))
-register(r"lexrank(?:-(\d+))?", "lexrank")(lambda m, p: LexRank(k=int(m.group(1) or p.pop("k", 3)), **p))
-register(r"topic", "topic")(lambda m, p: Topic(**p))
-register(r"sexist(?:-(female|male))?", "sexist")(
-    lambda m, p: Sexist(favour=m.group(1) or p.pop("favour", "topic"), **p)
-)
+def _k_from_name(match) -> dict[str, int]:
+    return {"k": int(match.group(1))} if match.group(1) else {}
+
+
+register(r"lead-(\d+)", "lead-3", Lead, from_name=_k_from_name)
+register(r"random-(\d+)", "random-3", RandomK, from_name=_k_from_name)
+register(r"textrank(?:-(\d+))?", "textrank", TextRank, from_name=_k_from_name)
+register(r"lexrank(?:-(\d+))?", "lexrank", LexRank, from_name=_k_from_name)
+register(r"topic", "topic", Topic)
+register(r"sexist(?:-(female|male))?", "sexist", Sexist,
+         from_name=lambda match: {"favour": match.group(1)} if match.group(1) else {})

@@ -19,8 +19,8 @@ from typing import Any
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryOutcome, clean_output, register
-from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
+from bias_core.summarize.base import Param, Summarizer, SummaryOutcome, clean_output, register
+from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.summarize.truncation import complete_sentences
 
 logger = logging.getLogger(__name__)
@@ -76,6 +76,16 @@ class HuggingFaceSummarizer(Summarizer):
 
     prompt_version = PROMPT_VERSION
     default_batch_size = 4
+    # Token limits above these are taken for typos (no summarizer in the papers used more than a few hundred).
+    parameter_spec = {
+        **PROMPT_PARAMETERS,
+        "revision": Param(str, optional=True),
+        "max_new_tokens": Param(int, minimum=1, maximum=32_768, optional=True),
+        "num_beams": Param(int, minimum=1, maximum=64, optional=True),
+        "max_input_tokens": Param(int, minimum=1, maximum=1_048_576),
+        "batch_size": Param(int, minimum=1, maximum=4096),
+        "prompt": Param(PromptSettings, optional=True),
+    }
 
     def __init__(
         self,
@@ -218,8 +228,4 @@ def _stop_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
-def _build_hf(match, params: dict[str, Any]) -> HuggingFaceSummarizer:
-    return HuggingFaceSummarizer(match.group(1), **params)
-
-
-register(r"hf:(.+)", "hf:<model id or path>")(_build_hf)
+register(r"hf:(.+)", "hf:<model id or path>", HuggingFaceSummarizer, from_name=lambda match: {"model": match.group(1)})

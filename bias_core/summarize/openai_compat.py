@@ -15,18 +15,33 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome, clean_output, register
-from bias_core.summarize.prompts import PROMPT_VERSION, PromptSettings, build_prompt
+from bias_core.summarize.base import Param, Summarizer, SummaryFailure, SummaryOutcome, clean_output, register
+from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
+from bias_core.validation import SEED
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+# No summary needs more tokens than this; a larger value is taken for a typo (and would tie up the endpoint).
+MAX_TOKENS = Param(int, minimum=1, maximum=32_768)
 
 
 class OpenAICompatibleSummarizer(Summarizer):
     """Chat-completion summaries from an OpenAI-compatible server."""
 
     prompt_version = PROMPT_VERSION
+    parameter_spec = {
+        **PROMPT_PARAMETERS,
+        "base_url": Param(str, optional=True),
+        "api_key_env": Param(str),
+        "temperature": Param(float, minimum=0, maximum=2),  # the range the OpenAI API accepts
+        "seed": SEED,
+        "max_tokens": MAX_TOKENS,
+        "timeout": Param(float, above=0, maximum=3600),
+        "retries": Param(int, minimum=0, maximum=20),
+        "concurrency": Param(int, minimum=1, maximum=256),
+        "prompt": Param(PromptSettings, optional=True),
+    }
 
     def __init__(
         self,
@@ -121,4 +136,5 @@ class OpenAICompatibleSummarizer(Summarizer):
             return list(pool.map(self._one, inputs))
 
 
-register(r"openai:(.+)", "openai:<model>")(lambda match, params: OpenAICompatibleSummarizer(match.group(1), **params))
+register(r"openai:(.+)", "openai:<model>", OpenAICompatibleSummarizer,
+         from_name=lambda match: {"model": match.group(1)})

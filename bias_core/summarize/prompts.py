@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bias_core.records import Input
 from bias_core.summarize.base import text_seed
+from bias_core.validation import SEED, Param
 
 PROMPT_VERSION = "2026-11.2"
 
@@ -69,6 +70,15 @@ class PromptSettings:
     def __post_init__(self) -> None:
         if self.perspective_template not in PERSPECTIVE_TEMPLATES:
             raise ValueError(f"perspective_template must be one of {', '.join(PERSPECTIVE_TEMPLATES)}")
+
+
+# PromptSettings' fields as summarizer parameters (validation.Param), declared once for every prompted summarizer.
+PROMPT_PARAMETERS = {
+    "perspective_template": Param(str, choices=tuple(PERSPECTIVE_TEMPLATES)),
+    "sentences": Param(int, minimum=1, maximum=100, optional=True),
+    "induce_bias": Param(bool),
+    "seed": SEED,
+}
 
 
 def build_prompt(item: Input, settings: PromptSettings, text: str | None = None) -> tuple[str, str]:

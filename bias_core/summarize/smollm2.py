@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bias_core.errors import SummarizerError
-from bias_core.summarize.base import register
+from bias_core.summarize.base import Param, register
 from bias_core.summarize.hf import HuggingFaceSummarizer
 
 logger = logging.getLogger(__name__)
@@ -111,6 +111,8 @@ def _convert(source: Path, target: Path) -> None:
 class SmolLM2Summarizer(HuggingFaceSummarizer):
     """SmolLM2-135M-Instruct via transformers, prompted with Steen & Markert Table 15 (or Zhang et al. Table 11)."""
 
+    parameter_spec = {**HuggingFaceSummarizer.parameter_spec, "cache_root": Param(str, optional=True)}
+
     def __init__(self, *, cache_root: str | None = None, max_new_tokens: int = 128, batch_size: int = 8,
                  **params: Any):
         folder, sha = converted_model_dir(Path(cache_root) if cache_root else None)
@@ -123,4 +125,4 @@ class SmolLM2Summarizer(HuggingFaceSummarizer):
         return parameters
 
 
-register(r"smollm2", "smollm2")(lambda match, params: SmolLM2Summarizer(**params))
+register(r"smollm2", "smollm2", SmolLM2Summarizer)

@@ -1,0 +1,152 @@
+"""Checks of user-supplied values shared by the audit config, the summarizers and the command line.
+
+A ``Param`` declares one parameter (type, range or choices); ``check_params`` checks a mapping of values against a
+spec of them, so a bad value is refused with the same one-line message wherever it came from (TOML, ``--param``,
+the app) and before any run is created or any model is loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bias_core.errors import InputError
+
+# numpy's legacy seeding and scikit-learn's random_state (the SFPI random forest) accept at most 2^32 − 1.
+SEED_MAX = 2**32 - 1
+# More resamples than this take hours per measure; a value above it is taken for a typo.
+RESAMPLES_MAX = 1_000_000
+# Inputs per model call: far above any model's useful batch, so a larger value is taken for a typo.
+BATCH_SIZE_MAX = 100_000
+
+_KIND_NAMES = {int: "an integer", float: "a number", str: "text", bool: "true or false"}
+
+
+class ParamError(ValueError):
+    """A value that does not fit its declared parameter; the message names the parameter and the value."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter: its type, an inclusive (``minimum``/``maximum``) or exclusive (``above``/``below``)
+    range, or a fixed set of ``choices``; ``optional`` allows None (JSON ``null``)."""
+
+    kind: type
+    minimum: float | None = None
+    maximum: float | None = None
+    above: float | None = None
+    below: float | None = None
+    choices: tuple[Any, ...] | None = None
+    optional: bool = False
+
+    def describe(self) -> str:
+        """A short phrase for help and error messages, e.g. 'an integer ≥ 1' or 'a number > 0 and < 1'."""
+        if self.choices is not None:
+            return "one of " + ", ".join(str(choice) for choice in self.choices)
+        bounds = [f"≥ {_number(self.minimum)}" if self.minimum is not None else "",
+                  f"> {_number(self.above)}" if self.above is not None else "",
+                  f"≤ {_number(self.maximum)}" if self.maximum is not None else "",
+                  f"< {_number(self.below)}" if self.below is not None else ""]
+        text = " ".join([_KIND_NAMES.get(self.kind, self.kind.__name__), " and ".join(b for b in bounds if b)])
+        return text.strip() + (" (or null)" if self.optional else "")
+
+    def check(self, name: str, value: Any) -> Any:
+        """Return ``value`` (an integer given for a number becomes a float) or raise ``ParamError``."""
+        if value is None and self.optional:
+            return None
+        given = value
+        if self.choices is not None:
+            if value not in self.choices:
+                raise ParamError(f"{name} = {_show(value)} must be {self.describe()}")
+            return value
+        # bool is a subclass of int in Python: true/false is never accepted as a number.
+        numeric = self.kind in (int, float)
+        if numeric and (isinstance(value, bool) or not isinstance(value, (int, float))) \
+                or not numeric and not isinstance(value, self.kind):
+            raise ParamError(f"{name} = {_show(value)} is not {self.describe()}")
+        if self.kind is int and isinstance(value, float):
+            raise ParamError(f"{name} = {_show(value)} is not {self.describe()}")
+        if self.kind is float:
+            value = float(value)
+            if not math.isfinite(value):
+                raise ParamError(f"{name} = {_show(given)} is not {self.describe()}")
+        if numeric and not self._in_range(value):
+            raise ParamError(f"{name} = {_show(given)} is out of range: it must be {self.describe()}")
+        return value
+
+    def _in_range(self, value: float) -> bool:
+        return ((self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum)
+                and (self.above is None or value > self.above) and (self.below is None or value < self.below))
+
+
+SEED = Param(int, minimum=0, maximum=SEED_MAX)
+RESAMPLES = Param(int, minimum=1, maximum=RESAMPLES_MAX)
+BATCH_SIZE = Param(int, minimum=1, maximum=BATCH_SIZE_MAX)
+
+
+def check_params(spec: Mapping[str, Param], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Check every value against its declared parameter; an undeclared name is refused with the allowed ones.
+
+    Returns the checked values; raises ``ParamError`` with the first problem.
+    """
+    checked: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in spec:
+            raise ParamError(unknown_key_message("parameter", name, spec))
+        checked[name] = spec[name].check(name, value)
+    return checked
+
+
+def check_option(option: str, param: Param, value: Any) -> Any:
+    """Check a command-line option's value; raise ``InputError`` ("command line: --seed = -1 is out of range…")."""
+    try:
+        return param.check(option, value)
+    except ParamError as error:
+        raise InputError("command line", str(error)) from None
+
+
+def unknown_key_message(what: str, name: str, known: Mapping[str, Any] | list[str] | tuple[str, ...]) -> str:
+    """'unknown parameter 'dampng' (did you mean 'damping'?); allowed: k, damping'."""
+    names = list(known)
+    close = difflib.get_close_matches(str(name), names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    allowed = ", ".join(names) if names else "none"
+    return f"unknown {what} '{name}'{hint}; allowed: {allowed}"
+
+
+def check_output_path(path: str | os.PathLike, option: str = "--out") -> None:
+    """Refuse, before any work, an output path that is a folder or lies in a folder this process cannot write.
+
+    The check creates (and removes) a temporary file in the nearest existing folder: permission bits alone do not
+    say whether a write will succeed (read-only mounts, root), a real attempt does.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(option, f"{target} is a folder", hint="give the path of a file to write")
+    folder = target.parent if str(target.parent) else Path(".")
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(option, f"{folder} is not a folder", hint="give the path of a file in a folder")
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".summbias-write-check-"):
+            pass
+    except OSError as error:
+        raise InputError(option, f"cannot write into the folder {folder} ({error.strerror or error})",
+                         hint="choose a folder you can write to") from None
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}".replace(",", " ") if float(value).is_integer() and abs(value) >= 10_000 else f"{value:g}"
+
+
+def _show(value: Any) -> str:
+    """A value as a message shows it: strings quoted, long ones cut."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "…"
