@@ -18,16 +18,19 @@ HALLUCINATION_STYLE = "background:#fff1c2;border:1px dashed #b7791f;padding:0 2p
 
 # Streamlit has no public escaping function, hence these rules. CommonMark shows any backslash-escaped ASCII
 # punctuation literally; the characters below start inline syntax anywhere (emphasis, code, links and images,
-# footnotes, HTML, entities, tables, strikethrough, LaTeX, directive attributes, e-mail autolinks), so they are always
-# escaped. "-", "+", "=" and "1." / "1)" only mean something at the start of a line (lists, thematic breaks, setext
-# headings), "www." only as a link. A colon before a name starts Streamlit's own syntax: :red[…] colour directives,
-# :material/…: icons and :shortcode: emoji. The frontend looks for icons and emoji in the raw string, where a
-# backslash would not hide the colon, so that colon becomes the entity "&#58;" (shown as ":", never as syntax).
-_INLINE_SYNTAX = re.compile(r"([\\`*_\[\]()!#<>|~$&{}@])")
+# footnotes, HTML, entities, tables, strikethrough, LaTeX, directive attributes), so they are always escaped. "-", "+",
+# "=" and "1." / "1)" only mean something at the start of a line (lists, thematic breaks, setext headings). A colon
+# before a name starts Streamlit's own syntax: :red[…] colour directives, :material/…: icons and :shortcode: emoji.
+# The frontend looks for icons and emoji in the raw string, where a backslash would not hide the colon, so that colon
+# becomes the entity "&#58;" (shown as ":", never as syntax).
+_INLINE_SYNTAX = re.compile(r"([\\`*_\[\]()!#<>|~$&{}])")
 _LINE_START_SYNTAX = re.compile(r"^(\s*)([-+=])", re.MULTILINE)
 _ORDERED_LIST = re.compile(r"^(\s*\d+)([.)])", re.MULTILINE)
-_WWW_DOT = re.compile(r"(?<=www)\.", re.IGNORECASE)
 _NAMED_COLON = re.compile(r":(?=[\w+\-/])")
+# GFM also links bare URLs, "www." domains and e-mail addresses, after parsing, in the text itself, where no escape
+# survives. An invisible word joiner (U+2060) between "://", "www" and "." and before "@" breaks those patterns.
+WORD_JOINER = "\u2060"
+_BARE_LINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
 # Inside the app's HTML fragments backslashes would show, so there every ASCII punctuation character becomes a numeric
 # entity; line breaks do too, because a blank line ends an HTML block and Markdown would parse the rest of the text.
 _HTML_TEXT = str.maketrans({**{chr(code): f"&#{code};" for code in range(33, 127) if not chr(code).isalnum()},
@@ -35,12 +38,12 @@ _HTML_TEXT = str.maketrans({**{chr(code): f"&#{code};" for code in range(33, 127
 
 
 def md_escape(text: object) -> str:
-    """``text`` as Markdown that renders as exactly these characters: no link, image, emphasis, heading, table, HTML,
-    LaTeX, colour directive, icon or emoji."""
-    text = _INLINE_SYNTAX.sub(r"\\\1", str(text))
+    """``text`` as Markdown that renders as these characters (with an invisible word joiner inside bare URLs and
+    e-mail addresses): no link, image, emphasis, heading, table, HTML, LaTeX, colour directive, icon or emoji."""
+    text = _BARE_LINK.sub(WORD_JOINER, str(text))
+    text = _INLINE_SYNTAX.sub(r"\\\1", text)
     text = _LINE_START_SYNTAX.sub(r"\1\\\2", text)
     text = _ORDERED_LIST.sub(r"\1\\\2", text)
-    text = _WWW_DOT.sub(r"\\.", text)
     return _NAMED_COLON.sub("&#58;", text)
 
 

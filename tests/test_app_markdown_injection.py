@@ -25,7 +25,7 @@ PAGES = ["pages/corpus.py", "pages/audit.py", "pages/compare.py", "pages/fightin
 def payload(host: str, tag: str) -> str:
     """An image, a link, raw HTML, a colour directive, an icon, an emoji and LaTeX, all naming ``tag``."""
     return (f"![{tag}](http://{host}/{tag}.png) [{tag} link](http://{host}/{tag}) <img src=http://{host}/{tag}-img> "
-            f":red[{tag} red] :material/home: :smile: $x_{tag}$")
+            f":red[{tag} red] :material/home: :smile: $x_{tag}$ www.{tag}.example {tag}@example.org")
 
 
 def hostile_names(host: str) -> dict[str, str]:
@@ -86,7 +86,7 @@ def build_hostile_store(path: Path, host: str) -> dict[str, str]:
 # The payload's syntax, which must never reach a Markdown-rendering element unescaped (the app's own Markdown, such as
 # docs/measures.md, has links of its own).
 UNESCAPED = re.compile(r"!\[\w+\]\(|\[\w+ link\]\(|(?<!\\)<img src=|:red\[\w+ red\]|:material/home:|:smile:|\$x_\w+\$|"
-                       r"http://127\.0\.0\.1:9")
+                       r"http://127\.0\.0\.1:9|www\.\w+\.example|\w@example")
 
 
 def markdown_texts(at) -> list[tuple[str, str]]:
