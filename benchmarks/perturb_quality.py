@@ -191,9 +191,9 @@ def main() -> None:
         for kind in kinds:
             f = measure(kind, documents, gold_records, args.samples, templates)
             rate = f.stray / f.pronouns if f.pronouns else 0.0
+            damaged = f"{f.damaged_inputs} ({len(f.damaged_originals)} art.)"
             print(f"{corpus:<20} {kind:<12} {f.skipped:>3}/{f.originals:<3} {f.skipped / f.originals:5.1%} "
-                  f"{f.non_person_subs:>6} of {f.name_subs:<6} {f'{f.damaged_inputs} ({len(f.damaged_originals)} art.)':>16} "
-                  f"{f.stray:>4}/{f.pronouns:<5} {rate:6.1%}")
+                  f"{f.non_person_subs:>6} of {f.name_subs:<6} {damaged:>16} {f.stray:>4}/{f.pronouns:<5} {rate:6.1%}")
             for example, count in f.examples.most_common(args.show):
                 shown.append(f"  [{corpus} {kind}] {count} × {example}")
             for example, count in f.stray_examples.most_common(args.show):

@@ -70,7 +70,8 @@ def test_virginia_woolf_is_a_person_and_virginia_beach_a_place():
 
 def test_all_caps_headline_place_stays_intact():
     text = ("VIRGINIA BEACH MAYOR DEFENDS BUDGET\n\nVirginia Beach Mayor Robert Dyer defended the plan on Tuesday. "
-            "Councilwoman Linda Carver said she would vote against it. \"Virginia Beach deserves better,\" Carver said.")
+            "Councilwoman Linda Carver said she would vote against it. \"Virginia Beach deserves better,\" Carver "
+            "said.")
     for kind in ("gender-loc", "race"):
         items = _inputs(text, kind)
         assert _untouched(items, text, "VIRGINIA BEACH") and _untouched(items, text, "Virginia Beach")
@@ -262,3 +263,16 @@ def test_the_run_record_lists_each_original_s_people_with_evidence_and_the_names
         {"name": "Rivermouth FC", "reason": "organisation or place word 'FC'"},
         {"name": "Rivermouth", "reason": "named like a place or organisation in this text"},
     ]
+
+
+def test_a_subject_pronoun_goes_to_the_person_just_named_whose_gender_is_unknown():
+    """Before, "Dr. Lin said she" went to an older woman (Ms. Tran) and Lin kept no gender, so her pronouns went
+    astray whenever Tran was swapped; a relative clause still points past the apposition ("the author he backed")."""
+    text = ("Ms. Tran said the board would vote. The board's chair, Dr. Lin, asked for a study. Dr. Lin said she "
+            "was inclined to support it. Donald Trump used the event to introduce J.D. Vance, the author he backed.")
+    [template] = build_templates([Document(id="t", text=text)])
+    owner = {e.entity_id: e.label for e in template.entities}
+    pronouns = {slot.start: owner.get(slot.entity_id) for slot in template.slots if slot.kind == "pronoun"}
+    assert pronouns[text.index("she")] == "Lin"
+    assert pronouns[text.index("he backed")] == "Donald Trump"
+    assert next(e for e in template.entities if e.label == "Lin").gender == "female"

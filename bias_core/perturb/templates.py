@@ -41,7 +41,11 @@ Building entities from spaCy (NER + tagger + parser), per METHODS §1.1, with th
    first name mentioned most recently.
 4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
    attributed to it.
-5. Pronouns (he/him/his/himself, she/her/hers/herself) go to the nearest preceding entity whose gender agrees; when
+5. A subject pronoun (he, she) goes to the person named last when that person's gender is still unknown, a title
+   or full name already shows it is a person (step 6), and the mention is in the same or the previous sentence
+   ("Dr. Lin said she"), unless the pronoun's clause is a relative one ("introduced J.D. Vance, the author he
+   backed"). Other pronouns (he/him/his/himself,
+   she/her/hers/herself) go to the nearest preceding entity whose gender agrees; when
    no preceding entity agrees, to the nearest preceding entity of unknown gender (which then takes the pronoun's
    gender); when no entity precedes, to the first entity of the same sentence that agrees or is unknown. Others are
    *unattributed*: reported, rewritten only where every entity gets one gender (C_glob). ``her`` is possessive when
@@ -135,7 +139,8 @@ _ORGANISATION_WORDS = frozenset({
     "boulevard", "blvd", "drive", "parkway", "highway", "plaza", "square", "arena", "airport", "station",
     "cathedral", "chapel", "museum", "library", "gallery", "theater", "theatre", "hotel", "tower", "towers",
     "district", "province", "state", "post", "times", "herald", "tribune", "gazette", "journal", "energy", "group",
-    "partners", "holdings", "bank", "motors", "airlines", "records", "studios", "network", "news", "market", "markets", "foods", "stores",
+    "partners", "holdings", "bank", "motors", "airlines", "records", "studios", "network", "news", "market",
+    "markets", "foods", "stores",
 })
 _ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
 _NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
@@ -853,6 +858,12 @@ class _NerBuilder:
                               entity.entity_id if entity else None, _pronoun_form(token), token.ent_type_))
         return slots
 
+    @staticmethod
+    def _previous_sentence_start(token: Token) -> int:
+        """Character offset where the sentence before the token's sentence starts (its own start when first)."""
+        sentence = token.sent
+        return token.doc[sentence.start - 1].sent.start_char if sentence.start > 0 else sentence.start_char
+
     def _attribute(self, token: Token, gender: str, positions: dict[str, list[int]]) -> TemplateEntity | None:
         preceding = []
         for entity in self.found.entities:
@@ -860,6 +871,14 @@ class _NerBuilder:
             if before:
                 preceding.append((before[-1], entity))
         preceding.sort(key=lambda item: item[0], reverse=True)
+        if preceding and preceding[0][1].gender is None and preceding[0][1].evidence is not None \
+                and token.text.lower() in ("he", "she") and token.head.dep_ not in ("relcl", "acl") \
+                and preceding[0][0] >= self._previous_sentence_start(token):
+            # The person just named, of unknown gender, is the subject pronoun's antecedent ("Dr. Lin said she",
+            # "Priya Nair ... called the price generous. She noted"), not an older person of the same gender.
+            entity = preceding[0][1]
+            entity.gender, entity.gender_source = gender, "pronoun"
+            return entity
         for _, entity in preceding:
             if entity.gender == gender:
                 return entity
