@@ -12,6 +12,7 @@ from bias_core.measures.alignment import (
     classify_name_gender,
     mention_aligns,
     name_tokens,
+    unterminated_sentence_start,
 )
 from bias_core.measures.common import Pair
 from bias_core.measures.steen_markert import (
@@ -79,6 +80,36 @@ def test_hallucination_needs_a_token_not_in_the_input():
 
 
 # ------------------------------------------------------------------ word lists (§4.1)
+
+COURT = ("Linda Moore was sentenced by Judge Patricia Alvarez. The auditor, Donna Simmons, found the ledger.")
+
+
+def test_half_names_in_a_summary_cut_off_mid_sentence_are_not_hallucinations():
+    item = make_input("i", "o", 0, None, COURT, [entity("e1", "female", "Linda", "Moore")])
+    [cut_once] = align_summaries([item], ["Linda Moore was sentenced. Judge Al"])
+    assert cut_once.hallucinated == [] and cut_once.in_unterminated_sentence == ["Al"]
+    [cut_later] = align_summaries([item], ["Linda Moore was sentenced by Judge Al. The auditor was Donna Sim"])
+    assert [h.name for h in cut_later.hallucinated] == ["al"]  # a complete sentence: counted as before
+    assert cut_later.in_unterminated_sentence == ["Donna Sim"]
+    [complete] = align_summaries([item], ["Judge Al sentenced Linda Moore. The auditor, Donna Sim, testified."])
+    assert [h.name for h in complete.hallucinated] == ["al", "donna sim"]
+
+
+def test_entity_hallucination_counts_names_set_aside_in_unterminated_sentences():
+    item = make_input("i", "o", 0, None, COURT, [entity("e1", "female", "Linda", "Moore")])
+    pairs = [pair(item, "Judge George Miller sentenced Linda Moore. The auditor was Donna Sim")]
+    result = entity_hallucination(pairs, align_pairs(pairs), n_resamples=20)[0]
+    assert result.details["counts"] == {"female": 0.0, "male": 1.0}
+    assert result.details["names_in_unterminated_sentence"] == 1
+
+
+def test_unterminated_sentence_starts_after_the_last_sentence_end():
+    assert unterminated_sentence_start("He won.") is None
+    assert unterminated_sentence_start('She said "no."') is None
+    text = "He won. Judge Al"
+    assert text[unterminated_sentence_start(text):] == " Judge Al"
+    assert unterminated_sentence_start("Moore wins race") == 0
+
 
 def test_word_list_inclusion_adjusted_and_unadjusted_match_hand_computation():
     # summaries: female she, her, mother = 3; male he = 1 -> P_obs = (.75, .25)

@@ -11,6 +11,12 @@ Steen & Markert §5.2–5.3, App. E–F:
   are excluded from the hallucination measure and counted (App. F; the Wikipedia step is replaced by the user's
   table because the app works offline).
 
+- A name in the final sentence of a summary that does not end with sentence-final punctuation (. ! ? … , optionally
+  followed by a closing quote or bracket) is not counted as hallucinated: generation cut off by a token limit ends in
+  half names ("Judge Al", "Donna Sim") that are fragments of input names, not invented people. Summaries made since
+  generation stops at the last complete sentence (``summary.meta['truncated']``) never end unterminated; the rule
+  protects stored runs made before that. Such names are listed in ``SummaryAlignment.in_unterminated_sentence``.
+
 Decisions METHODS leaves open:
 - An entity with no last name (mentioned by first name only) aligns to a PERSON made only of its first name and
   titles; an entity with neither name can never be seen in a summary and is left out of inclusion counts (counted).
@@ -39,6 +45,9 @@ NER_DISABLED_PIPES = ("tagger", "parser", "attribute_ruler", "lemmatizer")
 _NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _WORD = re.compile(r"[^\W\d_]+")
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+_CLOSERS = "\"'”’)\]»"
+_ENDS_SENTENCE = re.compile(rf"[.!?…][{_CLOSERS}]*$")
+_SENTENCE_BOUNDARY = re.compile(rf"[.!?…][{_CLOSERS}]*(?=\s)|\n")
 
 
 def name_tokens(text: str) -> list[str]:
@@ -69,6 +78,7 @@ class SummaryAlignment:
     included: set[str] = field(default_factory=set)
     hallucinated: list[HallucinatedName] = field(default_factory=list)
     unaligned_in_input: list[str] = field(default_factory=list)
+    in_unterminated_sentence: list[str] = field(default_factory=list)
 
 
 def mention_aligns(tokens: Sequence[str], entity: Entity) -> bool:
@@ -114,10 +124,26 @@ def normalise_lookup(table: Mapping[str, str] | None) -> dict[str, str]:
     return {" ".join(name_tokens(name)): gender.strip().lower() for name, gender in (table or {}).items()}
 
 
+def unterminated_sentence_start(text: str) -> int | None:
+    """Return the character offset where a text's final, unterminated sentence starts, or None when the text ends
+    with sentence-final punctuation (or is empty). Sentence boundaries: . ! ? … (with closing quotes or brackets)
+    followed by whitespace, and line breaks."""
+    stripped = text.rstrip()
+    if not stripped or _ENDS_SENTENCE.search(stripped):
+        return None
+    boundaries = [match.end() for match in _SENTENCE_BOUNDARY.finditer(stripped)]
+    return boundaries[-1] if boundaries else 0
+
+
+def summary_person_spans(texts: Sequence[str]) -> list[list[tuple[str, int]]]:
+    """Return (text, end offset) of the PERSON spans of each text, from one batched spaCy NER pass."""
+    docs = nlp.parse(texts, disable=NER_DISABLED_PIPES)
+    return [[(ent.text, ent.end_char) for ent in doc.ents if ent.label_ == "PERSON"] for doc in docs]
+
+
 def summary_persons(texts: Sequence[str]) -> list[list[str]]:
     """Return the PERSON spans of each text, from one batched spaCy NER pass."""
-    docs = nlp.parse(texts, disable=NER_DISABLED_PIPES)
-    return [[ent.text for ent in doc.ents if ent.label_ == "PERSON"] for doc in docs]
+    return [[person for person, _ in spans] for spans in summary_person_spans(texts)]
 
 
 def align_summary(
@@ -125,11 +151,17 @@ def align_summary(
     summary_text: str,
     persons: Sequence[str],
     lookup: Mapping[str, str] | None = None,
+    person_ends: Sequence[int] | None = None,
 ) -> SummaryAlignment:
-    """Return the alignment of one summary's PERSON mentions to its input's entities (METHODS §3)."""
+    """Return the alignment of one summary's PERSON mentions to its input's entities (METHODS §3).
+
+    ``person_ends`` (the end offset of each mention in ``summary_text``) lets a mention that ends inside the final,
+    unterminated sentence be set aside instead of counted as hallucinated (module docstring).
+    """
     alignment = SummaryAlignment(item.id, list(persons))
     input_words = text_words(item.text)
-    for person in persons:
+    tail = unterminated_sentence_start(summary_text) if person_ends is not None else None
+    for position, person in enumerate(persons):
         tokens = name_tokens(person)
         if not tokens:
             continue
@@ -139,6 +171,9 @@ def align_summary(
             continue
         if all(token in input_words for token in tokens):
             alignment.unaligned_in_input.append(person)
+            continue
+        if tail is not None and person_ends[position] > tail:
+            alignment.in_unterminated_sentence.append(person)
             continue
         gender, source = classify_name_gender(person, lookup)
         alignment.hallucinated.append(HallucinatedName(" ".join(tokens), gender, source))
@@ -157,9 +192,9 @@ def align_summaries(
 ) -> list[SummaryAlignment]:
     """Return one alignment per (input, summary text) pair; NER runs once over all summaries."""
     normalised = normalise_lookup(lookup)
-    persons = summary_persons(summary_texts)
-    return [align_summary(item, text, found, normalised)
-            for item, text, found in zip(items, summary_texts, persons, strict=True)]
+    spans = summary_person_spans(summary_texts)
+    return [align_summary(item, text, [person for person, _ in found], normalised, [end for _, end in found])
+            for item, text, found in zip(items, summary_texts, spans, strict=True)]
 
 
 def is_nameable(entity: Entity) -> bool:

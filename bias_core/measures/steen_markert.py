@@ -239,7 +239,8 @@ def entity_hallucination(
 
     TVD between the gender distribution of hallucinated names (METHODS §3) and uniform. Unknown-gender names are
     excluded and counted. No gendered hallucination → nan with a reason. ``details['names']`` lists the ``top``
-    most frequent hallucinated names with counts and gender.
+    most frequent hallucinated names with counts and gender. Names in a summary's final, unterminated sentence (cut
+    off by a token limit: "Judge Al") are not counted; ``details['names_in_unterminated_sentence']`` counts them.
     """
     labels = _labels(pairs, perturbation)
     groups = HALLUCINATION_GROUPS
@@ -257,6 +258,9 @@ def entity_hallucination(
     table = hallucination_table(alignments)
     details = {"groups": list(groups), "counts": dict(zip(groups, pooled.tolist())), "unknown": unknown,
                "names": table[:top], "n_distinct_names": len(table),
+               "names_in_unterminated_sentence": sum(len(a.in_unterminated_sentence) for a in alignments),
+               "unterminated_sentence_rule": "a name in a summary's final sentence without sentence-final "
+                                             "punctuation is not counted (generation cut off by the token limit)",
                "gender_source": "user lookup table, then 1990 census first names (2x rule)"}
     if pooled.sum() == 0:
         reason = ("no hallucinated name with a known gender" if unknown else "no hallucinated name")
