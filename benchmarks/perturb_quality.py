@@ -174,6 +174,20 @@ def measure(kind: str, documents: list[Document], gold_records: dict[str, dict],
     return figures
 
 
+def entity_figures(templates, gold_records: dict[str, dict]) -> str:
+    """Gold people with an entity of the same last name (or the same one-word name), and entities matching no gold
+    person (places and organisations taken for people)."""
+    found = total = 0
+    strays: list[str] = []
+    for template in templates:
+        people = gold_records[template.document_id]["people"]
+        labels = [entity.label for entity in template.entities if template.slot_kinds(entity.entity_id)]
+        total += len(people)
+        found += sum(any(label.split()[-1] == person.split()[-1] for label in labels) for person in people)
+        strays += [label for label in labels if not any(label.split()[-1] == p.split()[-1] for p in people)]
+    return f"people found {found}/{total}; non-person entities {len(strays)}: {', '.join(strays) or '-'}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10, help="pairs per original (default 10)")
@@ -186,8 +200,10 @@ def main() -> None:
     print(f"{'corpus':<20} {'kind':<12} {'skip rate':>12} {'non-person subs':>22} {'damaged inputs':>16} "
           f"{'stray pronouns':>18}")
     shown: list[str] = []
+    entity_lines: list[str] = []
     for corpus, (documents, gold_records) in corpora().items():
         templates = build_templates(documents)
+        entity_lines.append(f"{corpus:<20} " + entity_figures(templates, gold_records))
         for kind in kinds:
             f = measure(kind, documents, gold_records, args.samples, templates)
             rate = f.stray / f.pronouns if f.pronouns else 0.0
@@ -198,6 +214,8 @@ def main() -> None:
                 shown.append(f"  [{corpus} {kind}] {count} × {example}")
             for example, count in f.stray_examples.most_common(args.show):
                 shown.append(f"  [{corpus} {kind}] stray {count} × {example}")
+    print("\nentities (each template's people against the gold people):")
+    print("\n".join(entity_lines))
     if shown:
         print("\nmost frequent non-person substitutions and stray pronouns:")
         print("\n".join(shown))
