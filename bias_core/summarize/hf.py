@@ -30,6 +30,11 @@ _LOAD_LOCK = threading.Lock()
 PROMPT_TOKEN_MARGIN = 96
 
 
+def thread_count() -> int:
+    """Threads for model inference: ``$SUMMBIAS_TORCH_THREADS`` capped at the number of CPU cores."""
+    return max(1, min(os.cpu_count() or 1, int(os.environ.get("SUMMBIAS_TORCH_THREADS", "64"))))
+
+
 @functools.lru_cache(maxsize=4)
 def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]:
     """Load (model, tokenizer, is_encoder_decoder) once per process; raise ``SummarizerError`` with what to do."""
@@ -39,7 +44,7 @@ def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]
 
     transformers_logging.disable_progress_bar()
 
-    torch.set_num_threads(max(1, min(os.cpu_count() or 1, int(os.environ.get("SUMMBIAS_TORCH_THREADS", "64")))))
+    torch.set_num_threads(thread_count())
     try:
         config = AutoConfig.from_pretrained(model, revision=revision)
         tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
@@ -156,20 +161,7 @@ class HuggingFaceSummarizer(Summarizer):
             prompt_ids = [None] * len(inputs)
             input_cut = [len(tokenizer(item.text).input_ids) > self.max_input_tokens for item in inputs]
         else:
-            texts = []
-            for item in inputs:
-                # As Steen & Markert's code does, the article (not the whole prompt) is cut to the input budget, so a
-                # long article never pushes the instruction or the chat template's answer cue out of the prompt.
-                article, was_cut = self._fit_article(tokenizer, item)
-                input_cut.append(was_cut)
-                message, prompt_id = build_prompt(item, self.prompt, text=article)
-                prompt_ids.append(prompt_id)
-                if tokenizer.chat_template:
-                    texts.append(tokenizer.apply_chat_template(
-                        [{"role": "user", "content": message}], add_generation_prompt=True, tokenize=False
-                    ))
-                else:
-                    texts.append(message + "\n\nSummary:")
+            texts, prompt_ids, input_cut = self.causal_prompts(tokenizer, inputs)
         encoded = tokenizer(texts, return_tensors="pt", padding=True, truncation=True,
                             max_length=self.max_input_tokens + PROMPT_TOKEN_MARGIN, add_special_tokens=encoder_decoder)
         settings = self.generation_settings(model, encoder_decoder)
@@ -180,8 +172,38 @@ class HuggingFaceSummarizer(Summarizer):
             raise SummarizerError(f"{self.name}: generation failed ({str(error).splitlines()[0]})") from None
         if not encoder_decoder:
             output = output[:, encoded["input_ids"].shape[1]:]
-        texts_out = [clean_output(text).strip() for text in tokenizer.batch_decode(output, skip_special_tokens=True)]
-        hit_limit = self._hit_token_limit(output, settings, _stop_ids(model, tokenizer))
+        hit_limit = self._hit_token_limit(output, settings, stop_ids(model.generation_config, tokenizer))
+        generation = {**model.generation_config.to_diff_dict(), **settings}
+        generation.pop("transformers_version", None)
+        return self.finish_summaries(inputs, tokenizer.batch_decode(output, skip_special_tokens=True), hit_limit,
+                                     prompt_ids, input_cut, generation, started)
+
+    def causal_prompts(self, tokenizer: Any, inputs: Sequence[Input]) -> tuple[list[str], list[str | None], list[bool]]:
+        """The prompt texts for a causal LM (chat template applied), their prompt ids, and which articles were cut."""
+        texts: list[str] = []
+        prompt_ids: list[str | None] = []
+        input_cut: list[bool] = []
+        for item in inputs:
+            # As Steen & Markert's code does, the article (not the whole prompt) is cut to the input budget, so a
+            # long article never pushes the instruction or the chat template's answer cue out of the prompt.
+            article, was_cut = self._fit_article(tokenizer, item)
+            input_cut.append(was_cut)
+            message, prompt_id = build_prompt(item, self.prompt, text=article)
+            prompt_ids.append(prompt_id)
+            if tokenizer.chat_template:
+                texts.append(tokenizer.apply_chat_template(
+                    [{"role": "user", "content": message}], add_generation_prompt=True, tokenize=False
+                ))
+            else:
+                texts.append(message + "\n\nSummary:")
+        return texts, prompt_ids, input_cut
+
+    def finish_summaries(self, inputs: Sequence[Input], decoded: Sequence[str], hit_limit: Sequence[bool],
+                         prompt_ids: Sequence[str | None], input_cut: Sequence[bool], generation: dict[str, Any],
+                         started: float) -> list[SummaryOutcome]:
+        """Summaries from decoded generations: cleaned, cut to complete sentences where the token limit was hit,
+        with the meta every engine records (``generation``, ``prompt_id``, ``input_truncated``, ``truncated``)."""
+        texts_out = [clean_output(text).strip() for text in decoded]
         cut_positions = [index for index, hit in enumerate(hit_limit) if hit]
         dropped = [""] * len(texts_out)
         for index, completed in zip(cut_positions, complete_sentences([texts_out[i] for i in cut_positions]),
@@ -189,8 +211,6 @@ class HuggingFaceSummarizer(Summarizer):
             texts_out[index], dropped[index] = completed.text, completed.dropped
         elapsed = (time.perf_counter() - started) / max(1, len(inputs))
         base_meta = self.meta()
-        generation = {**model.generation_config.to_diff_dict(), **settings}
-        generation.pop("transformers_version", None)
         return [
             Summary(item.id, self.name, text, meta={
                 **base_meta, "generation": generation, "prompt_id": prompt_id,
@@ -219,9 +239,9 @@ class HuggingFaceSummarizer(Summarizer):
         return [len(row) >= limit and not stop_ids.intersection(int(token) for token in row) for row in output]
 
 
-def _stop_ids(model: Any, tokenizer: Any) -> set[int]:
+def stop_ids(generation_config: Any, tokenizer: Any) -> set[int]:
     """Token ids that end a generation: the model's end-of-sequence id(s) and the tokenizer's."""
-    configured = model.generation_config.eos_token_id
+    configured = generation_config.eos_token_id
     ids = set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
     if tokenizer.eos_token_id is not None:
         ids.add(tokenizer.eos_token_id)

@@ -1,0 +1,162 @@
+"""CTranslate2 engine for local causal LMs: the same prompts, greedy decoding and post-processing as ``hf.py``, faster.
+
+A transformers model folder is converted once (``TransformersConverter``) into a sibling folder of the user cache,
+with int8 weights on CPU and float16 on a GPU; CTranslate2 then runs the decoder with quantised matrix products
+and a preallocated cache, about twice as fast as transformers in float32 on two cores (``benchmarks/engines.py``).
+Outputs differ slightly from float32, so the engine and the compute type are part of the revision and the cache key.
+Prompt building, the input budget, the cut to complete sentences and the meta keys are ``HuggingFaceSummarizer``'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bias_core.errors import SummarizerError
+from bias_core.records import Input
+from bias_core.summarize.base import SummaryOutcome
+from bias_core.summarize.hf import PROMPT_TOKEN_MARGIN, HuggingFaceSummarizer, stop_ids, thread_count
+
+logger = logging.getLogger(__name__)
+
+ENGINE = "ctranslate2"
+REQUIREMENT = "ctranslate2==4.8.5"
+# Copied beside the converted weights so that the folder records what it was converted from.
+SOURCE_FILES = ("generation_config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja")
+_LOAD_LOCK = threading.Lock()
+
+
+def _ctranslate2() -> Any:
+    try:
+        import ctranslate2
+    except ImportError:
+        raise SummarizerError(f"the CTranslate2 engine needs its package: `pip install {REQUIREMENT}`, "
+                              "or choose engine='transformers'") from None
+    return ctranslate2
+
+
+def device_and_compute_type() -> tuple[str, str]:
+    """``("cuda", "float16")`` when CTranslate2 sees a GPU, else ``("cpu", "int8")``."""
+    if _ctranslate2().get_cuda_device_count() > 0:
+        return "cuda", "float16"
+    return "cpu", "int8"
+
+
+def converted_ct2_dir(source: Path, compute_type: str) -> Path:
+    """The CTranslate2 folder for the transformers folder ``source`` with weights stored as ``compute_type``.
+
+    Converted on first use next to ``source`` (its name carries the source's name, which for smollm2 holds the
+    GGUF hash). As for the GGUF conversion, the model is written into a temporary folder that is renamed into
+    place, so a crash or a concurrent process never leaves a half-written model under the final name.
+    """
+    target = source.parent / f"{source.name}-ct2-{compute_type}"
+    if not (target / "model.bin").is_file():
+        started = time.perf_counter()
+        logger.info("converting %s to CTranslate2 (%s) in %s (once)", source.name, compute_type, target)
+        _convert(source, target, compute_type)
+        logger.info("converted in %.1f s", time.perf_counter() - started)
+    return target
+
+
+def _convert(source: Path, target: Path, compute_type: str) -> None:
+    ctranslate2 = _ctranslate2()
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    staging = Path(tempfile.mkdtemp(prefix=".ct2-", dir=target.parent))
+    try:
+        copy_files = [name for name in SOURCE_FILES if (source / name).is_file()]
+        converter = ctranslate2.converters.TransformersConverter(str(source), copy_files=copy_files)
+        # The staging folder exists already (mkdtemp), hence force=True; it is ours and empty.
+        converter.convert(str(staging), quantization=compute_type, force=True)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not (target / "model.bin").is_file():
+                raise
+    except (OSError, ValueError, KeyError, RuntimeError, NotImplementedError) as error:
+        raise SummarizerError(f"could not convert {source} to CTranslate2 ({_first_line(error)}); "
+                              "choose engine='transformers' or report the model") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@functools.lru_cache(maxsize=4)
+def load_generator(folder: str, source: str, device: str, compute_type: str, threads: int) -> tuple[Any, Any, Any]:
+    """Load (generator, tokenizer, generation config) once per process; raise ``SummarizerError`` with what to do.
+
+    The tokenizer and generation config come from the transformers folder the model was converted from, so the
+    chat template and the end-of-sequence ids are exactly those the transformers engine uses.
+    """
+    ctranslate2 = _ctranslate2()
+    from transformers import AutoTokenizer, GenerationConfig
+
+    try:
+        generator = ctranslate2.Generator(folder, device=device, compute_type=compute_type, intra_threads=threads)
+    except (RuntimeError, ValueError, OSError) as error:
+        raise SummarizerError(f"could not load the CTranslate2 model in {folder} ({_first_line(error)}); delete "
+                              "that folder to convert it again on next use") from None
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        generation_config = GenerationConfig.from_pretrained(source)
+    except (OSError, ValueError) as error:
+        raise SummarizerError(f"could not load the tokenizer in {source} ({_first_line(error)})") from None
+    return generator, tokenizer, generation_config
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0].rstrip(".") if text else type(error).__name__
+
+
+class CTranslate2Summarizer(HuggingFaceSummarizer):
+    """A causal LM in a local transformers folder, run by CTranslate2 (converted on first use).
+
+    Greedy (or beam) decoding with the same ``max_new_tokens``, prompts and post-processing as the transformers
+    engine; ``generate_batch`` sorts a batch by length and splits it into ``batch_size`` chunks to limit padding.
+    """
+
+    def _ct2_setup(self) -> tuple[str, str]:
+        device, compute_type = device_and_compute_type()
+        self.ct2_device, self.compute_type = device, compute_type
+        return device, compute_type
+
+    def _load_ct2(self) -> tuple[Any, Any, Any]:
+        source = Path(self.model_id)
+        device, compute_type = self._ct2_setup()
+        with _LOAD_LOCK:
+            folder = converted_ct2_dir(source, compute_type)
+            return load_generator(str(folder), str(source), device, compute_type, thread_count())
+
+    def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
+        generator, tokenizer, generation_config = self._load_ct2()
+        started = time.perf_counter()
+        texts, prompt_ids, input_cut = self.causal_prompts(tokenizer, inputs)
+        # The same cap on the whole prompt as the transformers engine's tokenizer call (truncation, right side).
+        token_ids = tokenizer(texts, truncation=True, max_length=self.max_input_tokens + PROMPT_TOKEN_MARGIN,
+                              add_special_tokens=False).input_ids
+        start_tokens = [tokenizer.convert_ids_to_tokens(ids) for ids in token_ids]
+        settings = self.generation_settings(None, False)
+        stops = stop_ids(generation_config, tokenizer)
+        try:
+            results = generator.generate_batch(
+                start_tokens, max_batch_size=self.default_batch_size, beam_size=settings["num_beams"],
+                max_length=settings["max_new_tokens"], include_prompt_in_result=False,
+                end_token=sorted(stops), return_end_token=True,
+            )
+        except (RuntimeError, ValueError) as error:
+            raise SummarizerError(f"{self.name}: generation failed ({_first_line(error)})") from None
+        output = [result.sequences_ids[0] for result in results]
+        decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
+        hit_limit = self._hit_token_limit(output, settings, stops)
+        generation = {**generation_config.to_diff_dict(), **settings, "engine": ENGINE,
+                      "compute_type": self.compute_type}
+        generation.pop("transformers_version", None)
+        return self.finish_summaries(inputs, decoded, hit_limit, prompt_ids, input_cut, generation, started)
