@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -43,13 +44,13 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    """Start `streamlit run app.py` on a free port with its own store and cache; stop it by PID at the end."""
+@contextlib.contextmanager
+def running_app(state: Path, **env: str):
+    """Run `streamlit run app.py` on a free port with its store and cache in ``state`` (and ``env`` added); yield its
+    URL and stop it by PID at the end."""
     port = _free_port()
-    state = tmp_path_factory.mktemp("app-state")
     env = {**os.environ, "SUMMBIAS_STORE": str(state / "runs.sqlite"), "SUMMBIAS_CACHE": str(state / "c.sqlite"),
-           "HF_HUB_OFFLINE": "1"}
+           "HF_HUB_OFFLINE": "1", **env}
     log = (state / "streamlit.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
@@ -67,9 +68,18 @@ def app_url(tmp_path_factory):
     else:
         process.kill()
         pytest.fail(f"streamlit did not start; log: {(state / 'streamlit.log').read_text()[-2000:]}")
-    yield url
-    process.terminate()
-    process.wait(timeout=20)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """The app with its own store and cache, shared by the browser tests of a session."""
+    with running_app(tmp_path_factory.mktemp("app-state")) as url:
+        yield url
 
 
 @pytest.fixture
