@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bias_core.measures import fightin_words as fw
+from bias_core.measures.quality import degenerate_reason
 from pages.common import current_run, measure_help, run_records, run_store
 from pages.render import marked_names, md_escape
 
@@ -57,6 +58,11 @@ if comparison == COMPARISONS[0]:
     label_b = columns[3].selectbox("Arm B", arms, index=1, key="fw_arm_b")
     chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
               and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
+    degenerate = [s for s, _ in chosen if degenerate_reason(s.text)]
+    chosen = [(s, item) for s, item in chosen if not degenerate_reason(s.text)]
+    if degenerate:
+        st.caption(f"{len(degenerate)} degenerate summaries (empty, separator runs or repetition loops) are left "
+                   "out, as in every measure.")
     side_a = [s.text for s, item in chosen if item.arm == label_a]
     side_b = [s.text for s, item in chosen if item.arm == label_b]
     mask = fw.substitution_mask(item for _, item in chosen)
