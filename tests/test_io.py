@@ -646,7 +646,7 @@ def test_decode_text_reads_utf16_without_a_byte_order_mark(codec):
 def test_utf16_without_a_byte_order_mark_that_does_not_decode_says_it_looks_like_utf16():
     message = "looks like UTF-16 text without a byte-order mark but does not decode"
     with pytest.raises(InputError, match=message) as caught:
-        decode_text("s.txt", ARTICLE.encode("utf-16-le")[:-1] + b"\x00\xd8")  # a lone high surrogate at the end
+        decode_text("s.txt", ARTICLE.encode("utf-16-le")[:-1] + b"\x00\xd8")  # an odd number of bytes
     assert caught.value.hint == "re-save the file as UTF-8"
 
 

@@ -2,7 +2,8 @@
 
 Writes ``--out`` (inputs.jsonl) and two files beside it: ``<out>.skips.json`` (the skip report: originals skipped and
 why, unattributed pronouns, entities without a first name) and ``<out>.run.json`` (perturbation, configuration,
-seed and the name lists drawn from). The skip report's summary goes to stderr.
+seed and the name lists drawn from). The skip report's summary goes to stderr, and so does a progress bar over the
+documents (``--quiet`` hides it).
 """
 
 from __future__ import annotations
