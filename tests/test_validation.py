@@ -173,3 +173,11 @@ def test_unknown_top_level_keys_are_warnings_that_name_the_known_keys(caplog):
                         "corpus, perturbations, summarizers, measures (ignored)"]
     assert warnings[0] in caplog.text
     assert "sed" not in loaded.to_dict()
+
+
+def test_summarize_inputs_refuses_a_batch_size_below_one_instead_of_dropping_every_input():
+    from bias_core.records import Input
+    from bias_core.summarize import summarize_inputs
+
+    with pytest.raises(ParamError, match="batch_size = -1 is out of range"):
+        summarize_inputs(get_summarizer("lead-3"), [Input(id="a", original_id="a", text="One. Two.")], batch_size=-1)

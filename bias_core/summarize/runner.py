@@ -11,6 +11,7 @@ from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
 from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome
 from bias_core.summarize.cache import SummaryCache, cache_key
+from bias_core.validation import BATCH_SIZE
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,8 @@ def summarize_inputs(
     Caching batch by batch is what makes an interrupted run resumable: everything finished before the interruption
     is a cache hit the next time.
     """
+    if batch_size is not None:
+        BATCH_SIZE.check("batch_size", batch_size)  # a batch size below 1 would silently drop every input
     started = time.perf_counter()
     report = SummarizeReport()
     try:
