@@ -121,7 +121,7 @@ _NON_PERSON_LABELS = frozenset({"GPE", "LOC", "ORG", "FAC", "EVENT", "WORK_OF_AR
 # starting with one is no person's name.
 _PLACE_PREFIXES = frozenset({
     "san", "santa", "santo", "sao", "st", "ste", "saint", "fort", "ft", "port", "mount", "mt", "lake", "new", "los",
-    "las", "el", "la", "le", "les", "del", "des", "cape", "glen", "north", "south", "east", "west", "upper", "lower",
+    "las", "el", "la", "le", "des", "cape", "north", "south", "east", "west", "upper", "lower",
 })
 # Words before a name that do not make it a person's name ("St. John's", "former Virginia ...").
 _NO_EVIDENCE_TITLES = frozenset({"st", "saint", "former"})
