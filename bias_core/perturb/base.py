@@ -122,7 +122,15 @@ def merge_results(results: Sequence[PerturbationResult]) -> PerturbationResult:
         report.incomplete += result.report.incomplete
         report.unattributed_pronouns += result.report.unattributed_pronouns
         report.entities_without_first_name += result.report.entities_without_first_name
-    run_info = dict(results[0].run_info) if results else {}
+    # Chunks share their configuration and name lists; what is recorded per document (a dict keyed by document id,
+    # such as the people of each original) is united, in corpus order.
+    run_info: dict[str, Any] = {}
+    for result in results:
+        for key, value in result.run_info.items():
+            if isinstance(value, dict) and isinstance(run_info.get(key), dict):
+                run_info[key] = {**run_info[key], **value}
+            else:
+                run_info.setdefault(key, value)
     if "n_inputs" in run_info:
         run_info["n_inputs"] = len(inputs)
     return PerturbationResult(inputs, report, run_info)
