@@ -177,3 +177,27 @@ def test_resuming_a_stored_run_whose_config_is_invalid_fails_it_instead_of_offer
     info = store.get_run(run_id)
     assert info.status == "failed" and info.message.startswith("cannot resume: the stored run config: summarizer")
     assert [run.id for run in store.list_runs()] == [run_id]
+
+
+def test_a_detached_worker_that_fails_before_its_audit_starts_records_the_failure(tmp_path, demo_news):
+    import hashlib
+    import time
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    documents = demo_news[:2]
+    # The app's copy of the corpus was cut short (say, the disk filled up while it was written): the worker cannot
+    # read it, which it only finds out in its own process, after the app created the run.
+    corpus_text = "".join(json.dumps(d.to_dict(), sort_keys=True) for d in documents)
+    corpus_file = tmp_path / "corpora" / f"{hashlib.sha256(corpus_text.encode()).hexdigest()[:16]}.jsonl"
+    corpus_file.parent.mkdir()
+    corpus_file.write_text('{"id": "news-01", "text": "A former bra')
+    run_id = launch_audit(audit_config(), documents, store, cache_path=tmp_path / "cache.sqlite")
+    deadline = time.time() + 240
+    while time.time() < deadline and store.get_run(run_id).status == "running":
+        time.sleep(0.5)
+    info = store.get_run(run_id)
+    log = (tmp_path / "logs" / f"{run_id}.log").read_text()
+    assert info.status == "failed", log
+    assert info.message.startswith(f"{corpus_file}, line 1: is not valid JSON"), info.message
+    assert log.strip().splitlines()[-1] == f"error: {info.message}"
+    assert "Traceback" not in log
