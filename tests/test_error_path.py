@@ -141,6 +141,22 @@ def test_a_worker_whose_config_cannot_be_read_marks_its_run_failed(tmp_path, cap
     assert info.message.startswith(f"{broken}: is not valid JSON")
 
 
+def test_a_worker_that_hits_an_unexpected_exception_marks_its_run_failed_naming_the_command(tmp_path, capsys,
+                                                                                           monkeypatch, demo_news):
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = open_run(store, audit_config(), demo_news)
+    store.update_run(run_id, status="running", stage="starting")
+
+    def broken(path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(AuditConfig, "from_file", broken)
+    assert main(["audit", "--config", "c.json", "--store", str(store.path), "--run", run_id, "--quiet"]) == 2
+    info = store.get_run(run_id)
+    assert info.status == "failed" and info.message == "audit: PermissionError: [Errno 13] Permission denied"
+    assert capsys.readouterr().err.startswith(f"error: {info.message} (run again with --debug")
+
+
 def test_a_worker_given_another_audits_run_refuses_it(tmp_path, capsys, demo_news):
     store = RunStore(tmp_path / "runs.sqlite")
     other = open_run(store, audit_config("random-3"), demo_news)

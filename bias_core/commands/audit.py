@@ -10,7 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bias_core.audit import AuditConfig, run_audit
-from bias_core.errors import one_line
+from bias_core.errors import BiasCoreError, one_line
 from bias_core.executors import EXECUTORS, get_executor
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         _mark(args, "interrupted", "interrupted; run the same audit again to resume")
         raise
     except Exception as error:
-        _mark(args, "failed", one_line(error))
+        _mark(args, "failed", one_line(error) if isinstance(error, BiasCoreError) else f"audit: {one_line(error)}")
         raise
 
 
