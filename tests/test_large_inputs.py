@@ -156,3 +156,18 @@ def test_perturb_cli_refuses_a_pair_with_two_equals_signs_in_one_line(tmp_path):
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: ") and f"politician pair {pair!r}: needs exactly one '='" in line
     assert not (tmp_path / "i.jsonl").exists()
+
+
+def test_the_app_loads_a_utf16_upload_and_refuses_deep_json_naming_the_line():
+    from tests.conftest import open_app
+
+    text = "Robert Moore met Linda Clark in Kraków. He said she was right."
+    app = open_app()
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("notes.txt", text.encode("utf-16"), "text/plain").run()
+    assert not app.exception and not app.error
+    assert [d.text for d in app.session_state["documents"]] == [text]
+    deep = b'{"id": "a", "text": "x", "meta": {"k": ' + b"[" * 200_000 + b"]" * 200_000 + b"}}\n"
+    app.file_uploader(key="corpus_upload").upload("deep.jsonl", deep, "application/octet-stream").run()
+    assert not app.exception
+    assert app.error[0].value.startswith("Could not load the file. deep.jsonl, line 1: nests JSON more than 100")
