@@ -1,73 +1,187 @@
-"""Plotly figures of measure results, shared by the app's pages and the HTML report.
+"""Charts of measure results, shared by the app's pages (plotly) and the HTML report (static SVG).
 
-Charts show every value with its confidence interval and n in the hover. Where the identity perturbation has a value
-for the same measure and summarizer, it is drawn as a grey reference band, the noise floor (METHODS §1.7). Undefined
-values are listed in the chart's note with their reason, never plotted as 0.
+Charts show every result's primary estimate (``findings.primary_estimate``: the signed one where the score cannot be
+negative) with its 95% interval and n. A result is drawn as a red diamond only when ``findings.judge`` calls it a
+finding — the same rule as the Overview, the report and the CSV export; every other defined result is a grey circle.
+The dotted line is the measure's null (0, or 1 for similarities). Where the identity perturbation has a value for
+the same measure and summarizer, it is drawn as a grey band, the noise floor (METHODS §1.7). Undefined values are
+listed in the chart's note with their reason, never plotted as 0.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from bias_core.findings import Verdict, judge, primary_estimate, semantics
 from bias_core.records import MeasureResult
+
+FINDING_COLOUR = "#b2182b"
+OTHER_COLOUR = "#4d4d4d"
 
 
 def _label(result: MeasureResult) -> str:
     # Plotly renders a subset of HTML in labels and annotations, so user-controlled names are escaped.
-    return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}")
+    kind = f" ({result.ci_kind})" if result.ci_kind else ""
+    return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}{kind}")
 
 
-def excludes_zero(result: MeasureResult) -> bool:
-    """Whether the result's 95% CI excludes 0: the signed interval when the measure has one (scores such as TVD or
-    the odds-ratio score are never negative, so their own interval cannot contain 0), else the main interval.
-    Never with fewer than two units of analysis."""
-    if result.n < 2:  # one original: every resample is the same, so the interval says nothing
-        return False
-    signed = result.details.get("signed") if isinstance(result.details, dict) else None
-    low, high = (signed.get("ci_low"), signed.get("ci_high")) if isinstance(signed, dict) else (result.ci_low,
-                                                                                                  result.ci_high)
-    return low is not None and high is not None and (low > 0 or high < 0)
+@dataclass(frozen=True)
+class ChartRow:
+    """One plotted result: its primary estimate, interval and verdict."""
+
+    result: MeasureResult
+    value: float
+    low: float
+    high: float
+    verdict: Verdict
+
+    @property
+    def marker(self) -> str:
+        return "diamond" if self.verdict.significant else "circle"
+
+
+@dataclass(frozen=True)
+class ChartData:
+    rows: list[ChartRow]
+    undefined: list[MeasureResult]
+    floors: dict[str, tuple[float, float]]  # summarizer → identity floor interval
+    null: float
+
+
+def chart_data(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> ChartData:
+    """What a chart of ``measure`` draws: defined results with their verdict (``judge`` over all ``results``),
+    undefined ones, identity floors and the null line."""
+    rows = [r for r in results if r.measure == measure and (ci_kind is None or r.ci_kind in (ci_kind, None))]
+    floors: dict[str, tuple[float, float]] = {}
+    for r in rows:
+        if r.perturbation == "identity":
+            value, low, high = primary_estimate(r)
+            if value is not None and (r.summarizer or "—") not in floors:
+                low, high = (value if low is None else low), (value if high is None else high)
+                floors[r.summarizer or "—"] = (min(low, value), max(high, value))
+    shown = [r for r in rows if r.perturbation != "identity" or not floors]
+    plotted, undefined = [], []
+    for r in shown:
+        value, low, high = primary_estimate(r)
+        if value is None:
+            undefined.append(r)
+            continue
+        plotted.append(ChartRow(r, value, value if low is None else low, value if high is None else high,
+                                judge(r, results)))
+    return ChartData(plotted, undefined, floors, semantics(measure).null)
+
+
+def _title(measure: str) -> str:
+    sem = semantics(measure)
+    return sem.name or measure.replace("_", " ")
 
 
 def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> go.Figure:
-    """A horizontal dot-and-whisker chart of one measure across summarizers × perturbations."""
-    rows = [r for r in results if r.measure == measure and (ci_kind is None or r.ci_kind in (ci_kind, None))]
-    floor = {r.summarizer: r for r in rows if r.perturbation == "identity" and r.is_defined}
-    shown = [r for r in rows if r.perturbation != "identity" or not floor]
-    defined = [r for r in shown if r.is_defined]
-    undefined = [r for r in shown if not r.is_defined]
+    """A horizontal dot-and-whisker plotly chart of one measure across summarizers × perturbations (the app)."""
+    data = chart_data(results, measure, ci_kind=ci_kind)
     figure = go.Figure()
-    if defined:
-        lows = [r.value - r.ci_low if r.ci_low is not None else 0 for r in defined]
-        highs = [r.ci_high - r.value if r.ci_high is not None else 0 for r in defined]
-        significant = [excludes_zero(r) for r in defined]
+    if data.rows:
         figure.add_trace(go.Scatter(
-            x=[r.value for r in defined], y=[_label(r) for r in defined], mode="markers",
-            marker={"size": 11, "symbol": ["diamond" if s else "circle" for s in significant],
-                    "color": ["#b2182b" if s else "#4d4d4d" for s in significant]},
-            error_x={"type": "data", "symmetric": False, "array": highs, "arrayminus": lows, "thickness": 1.5},
-            customdata=[[r.n, r.ci_low, r.ci_high, r.ci_kind or "none"] for r in defined],
-            hovertemplate="%{y}<br>value %{x:.4f}<br>95% CI [%{customdata[1]:.4f}, %{customdata[2]:.4f}] "
-                          "(%{customdata[3]})<br>n = %{customdata[0]}<extra></extra>",
+            x=[row.value for row in data.rows], y=[_label(row.result) for row in data.rows], mode="markers",
+            marker={"size": 11, "symbol": [row.marker for row in data.rows],
+                    "color": [FINDING_COLOUR if row.verdict.significant else OTHER_COLOUR for row in data.rows]},
+            error_x={"type": "data", "symmetric": False, "array": [row.high - row.value for row in data.rows],
+                     "arrayminus": [row.value - row.low for row in data.rows], "thickness": 1.5},
+            customdata=[[row.result.n, row.low, row.high, row.result.ci_kind or "none", row.verdict.status]
+                        for row in data.rows],
+            hovertemplate="%{y}<br>estimate %{x:.4f}<br>95% CI [%{customdata[1]:.4f}, %{customdata[2]:.4f}] "
+                          "(%{customdata[3]})<br>n = %{customdata[0]}<br>%{customdata[4]}<extra></extra>",
             name=measure, showlegend=False,
         ))
-    for summarizer, result in floor.items():
-        low = result.ci_low if result.ci_low is not None else result.value
-        high = result.ci_high if result.ci_high is not None else result.value
-        figure.add_vrect(x0=min(low, result.value), x1=max(high, result.value), fillcolor="#bbbbbb", opacity=0.35,
-                         line_width=0, annotation_text=html.escape(f"identity floor ({summarizer})"),
+    for summarizer, (low, high) in data.floors.items():
+        figure.add_vrect(x0=low, x1=high, fillcolor="#bbbbbb", opacity=0.35, line_width=0,
+                         annotation_text=html.escape(f"identity floor ({summarizer})"),
                          annotation_position="top left")
-    figure.add_vline(x=0, line_dash="dot", line_color="#888888")
-    note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in undefined)
+    figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
+    note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in data.undefined)
     figure.update_layout(
-        title={"text": measure.replace("_", " ")}, height=max(220, 60 + 42 * len(defined)) + 18 * len(undefined),
-        margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(undefined)}, xaxis_title="value (95% CI)",
-        template="plotly_white",
+        title={"text": html.escape(_title(measure))},
+        height=max(220, 60 + 42 * len(data.rows)) + 18 * len(data.undefined),
+        margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(data.undefined)},
+        xaxis_title=f"{semantics(measure).unit} (95% CI)", template="plotly_white",
     )
     if note:
         figure.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yshift=-45, yanchor="top",
                               showarrow=False, align="left", font={"size": 11, "color": "#666666"})
     return figure
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    step = (high - low) / (count - 1)
+    return [low + i * step for i in range(count)]
+
+
+def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None,
+                width: int = 860) -> str:
+    """The same dot-and-whisker chart as static SVG, for the HTML report.
+
+    Hand-written because the report must open offline and stay under 1 MB: inlining plotly.js costs ~3.5 MB (plotly's
+    smallest official partial bundle, "basic", is still ~1 MB), while these charts are a few kB each and need no
+    script at all. Every label is escaped. Each marker carries ``data-status`` (the verdict) for tests.
+    """
+    e = html.escape
+    data = chart_data(results, measure, ci_kind=ci_kind)
+    left, right, top, row_height = 260, 30, 34, 28
+    height = top + row_height * max(len(data.rows), 1) + 40 + 16 * len(data.undefined)
+    xs = [data.null] + [x for row in data.rows for x in (row.low, row.high, row.value)]
+    xs += [x for band in data.floors.values() for x in band]
+    lo, hi = min(xs), max(xs)
+    if hi - lo < 1e-12:
+        lo, hi = lo - 1.0, hi + 1.0
+    pad = (hi - lo) * 0.05
+    lo, hi = lo - pad, hi + pad
+    plot_width = width - left - right
+
+    def x_of(value: float) -> float:
+        return left + (value - lo) / (hi - lo) * plot_width
+
+    bottom = top + row_height * max(len(data.rows), 1)
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' width='{width}' height='{height}' "
+             f"viewBox='0 0 {width} {height}' font-family='system-ui,sans-serif' font-size='12'>",
+             f"<title>{e(_title(measure))}</title>",
+             f"<text x='0' y='16' font-size='14' font-weight='bold'>{e(_title(measure))}</text>"]
+    for summarizer, (f_low, f_high) in data.floors.items():
+        parts.append(f"<rect x='{x_of(f_low):.1f}' y='{top - 6}' width='{max(x_of(f_high) - x_of(f_low), 1):.1f}' "
+                     f"height='{bottom - top + 6}' fill='#bbbbbb' opacity='0.35'>"
+                     f"<title>identity floor ({e(summarizer)})</title></rect>")
+    for tick in _ticks(lo, hi):
+        parts.append(f"<line x1='{x_of(tick):.1f}' x2='{x_of(tick):.1f}' y1='{top - 6}' y2='{bottom}' "
+                     f"stroke='#eeeeee'/><text x='{x_of(tick):.1f}' y='{bottom + 14}' text-anchor='middle' "
+                     f"fill='#666'>{tick:.2f}</text>")
+    parts.append(f"<line x1='{x_of(data.null):.1f}' x2='{x_of(data.null):.1f}' y1='{top - 6}' y2='{bottom}' "
+                 f"stroke='#888' stroke-dasharray='3,3'/>")
+    for index, row in enumerate(data.rows):
+        y = top + row_height * index + row_height / 2
+        colour = FINDING_COLOUR if row.verdict.significant else OTHER_COLOUR
+        tip = (f"{row.result.summarizer} · {row.result.perturbation}: {row.value:.4f} "
+               f"[{row.low:.4f}, {row.high:.4f}], n = {row.result.n}, {row.verdict.status}")
+        parts.append(f"<text x='{left - 8}' y='{y + 4:.1f}' text-anchor='end'>{_label(row.result)}</text>"
+                     f"<line x1='{x_of(row.low):.1f}' x2='{x_of(row.high):.1f}' y1='{y:.1f}' y2='{y:.1f}' "
+                     f"stroke='{colour}' stroke-width='1.5'/>")
+        cx, cy = x_of(row.value), y
+        if row.verdict.significant:
+            shape = (f"<polygon points='{cx:.1f},{cy - 7:.1f} {cx + 7:.1f},{cy:.1f} {cx:.1f},{cy + 7:.1f} "
+                     f"{cx - 7:.1f},{cy:.1f}'")
+        else:
+            shape = f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='5'"
+        parts.append(f"{shape} fill='{colour}' class='marker' data-status='{e(row.verdict.status)}' "
+                     f"data-summarizer='{e(str(row.result.summarizer))}' "
+                     f"data-perturbation='{e(str(row.result.perturbation))}' "
+                     f"data-ci-kind='{e(str(row.result.ci_kind))}'><title>{e(tip)}</title>"
+                     f"{'</polygon>' if row.verdict.significant else '</circle>'}")
+    parts.append(f"<text x='{left}' y='{bottom + 30}' fill='#444'>{e(semantics(measure).unit)} (95% interval); "
+                 f"dotted line: no bias</text>")
+    for index, r in enumerate(data.undefined):
+        parts.append(f"<text x='0' y='{bottom + 46 + 16 * index}' fill='#666'>{_label(r)}: undefined — "
+                     f"{e(r.reason or '')}</text>")
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,6 +1,8 @@
 """Export a stored run: everything as JSON, tables as CSV, and one self-contained HTML report for stakeholders.
 
-The HTML report embeds plotly.js, so it opens offline. Every piece of text that came from a document, a model or
+The HTML report leads with the findings of ``bias_core.findings`` (the Overview's lines and table), then the evidence
+pairs with their diffs, the charts (static SVG, no script) and the results table; configuration and sample summaries
+are an appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came from a document, a model or
 a user (article text, summaries, names, config values) is escaped before it becomes HTML, and every CSV cell a
 spreadsheet would evaluate as a formula is neutralised (``spreadsheet_safe``). The Runs page and
 ``python -m bias_core export`` produce the same bytes through ``EXPORT_FORMATS``.
@@ -21,8 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bias_core.charts import measure_figure
+from bias_core.charts import measure_svg
+from bias_core.diff import expected_words, word_diff
 from bias_core.errors import InputError
+from bias_core.findings import (PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, findings, how_to_read, judge,
+                                 primary_estimate, semantics)
 from bias_core.io import json_safe
 from bias_core.records import MeasureResult
 from bias_core.store import RunStore
@@ -73,16 +78,23 @@ def run_json(store: RunStore, run_id: str) -> str:
 
 
 def measures_csv(results: list[MeasureResult]) -> str:
-    """One row per result: measure, perturbation, summarizer, value, CI, n, reason (details as JSON); formula-like
-    cells neutralised."""
+    """One row per result: the record (measure, perturbation, summarizer, value, CI, n, reason), the primary estimate
+    shown everywhere (the signed one where the score cannot be negative) and the verdict of ``findings.judge`` —
+    verdict, favoured, survives_correction, Holm p and the correction in words — then the details as JSON;
+    formula-like cells neutralised."""
     rows = []
     for r in results:
         row = r.to_dict()
+        verdict = judge(r, results)
+        estimate, low, high = primary_estimate(r)
+        survives = "" if verdict.p_holm is None else verdict.p_holm < 0.05
         rows.append([row["measure"], row["perturbation"], row["summarizer"], row["value"], row["ci_low"],
-                     row["ci_high"], row["ci_kind"], row["n"], row["reason"],
-                     json.dumps(row["details"], ensure_ascii=False, default=str)])
+                     row["ci_high"], row["ci_kind"], row["n"], row["reason"], estimate, low, high, verdict.status,
+                     verdict.favoured or "", survives, "" if verdict.p_holm is None else verdict.p_holm,
+                     verdict.correction, json.dumps(row["details"], ensure_ascii=False, default=str)])
     return _csv_text(["measure", "perturbation", "summarizer", "value", "ci_low", "ci_high", "ci_kind", "n", "reason",
-                      "details"], rows)
+                      "estimate", "estimate_ci_low", "estimate_ci_high", "verdict", "favoured",
+                      "survives_correction", "p_holm", "correction", "details"], rows)
 
 
 def summaries_csv(store: RunStore, run_id: str) -> str:
@@ -100,52 +112,153 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None or value != value else f"{value:.4f}"
 
 
-def html_report(store: RunStore, run_id: str, *, max_summaries: int = 200) -> str:
-    """A self-contained HTML page: run facts, measure charts with CIs, the results table and sample summaries."""
+_STYLE = ("<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}"
+          "table{border-collapse:collapse;width:100%;font-size:13px}td,th{border:1px solid #ddd;padding:4px 6px;"
+          "vertical-align:top;text-align:left}th{background:#f4f4f4}pre{white-space:pre-wrap}"
+          ".finding{color:#b2182b;font-weight:600}.diff{display:grid;grid-template-columns:1fr 1fr;gap:1em;"
+          "font-size:14px}.diff div{border:1px solid #ddd;padding:.5em}ins{background:#d9f0d3;text-decoration:none}"
+          "del{background:#f6d2d2}ins.swap,del.swap{background:#e8e8e8;text-decoration:none}"
+          "svg.chart{display:block;margin:1em 0}</style>")
+
+
+def _tick(flag: bool | None) -> str:
+    return "n/a" if flag is None else ("yes" if flag else "no")
+
+
+def _diff_html(tokens, side: str) -> str:
+    """One side of a word diff as HTML: model-made changes highlighted, the perturbation's swaps greyed."""
+    e = html.escape
+    out = []
+    for token in tokens:
+        if token.op == "equal":
+            out.append(e(token.text))
+        elif token.op == side:
+            tag = "del" if side == "delete" else "ins"
+            out.append(f"<{tag}{' class=swap' if token.expected else ''}>{e(token.text)}</{tag}>")
+    return " ".join(out)
+
+
+def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, limit: int = 12) -> list[str]:
+    e = html.escape
+    parts = []
+    shown = [f for f in rows if f.evidence is not None and f.verdict.significant] or \
+        [f for f in rows if f.evidence is not None][:4]
+    seen = set()
+    for finding in shown:
+        pair = finding.evidence
+        key = (finding.summarizer, pair.input_a, pair.input_b)
+        if key in seen or len(seen) >= limit:
+            continue
+        seen.add(key)
+        text_a = summaries.get((pair.input_a, finding.summarizer), "")
+        text_b = summaries.get((pair.input_b, finding.summarizer), "")
+        items = [inputs[i] for i in (pair.input_a, pair.input_b) if i in inputs]
+        tokens = word_diff(text_a, text_b, expected_words(*items))
+        parts.append(f"<h3>{e(finding.sentence)}</h3><p>Original <code>{e(pair.original_id)}</code>: "
+                     f"{e(pair.why)}. Highlighted words are changes the model made; grey ones are the "
+                     f"perturbation's own swaps.</p><div class='diff'><div><b>{e(pair.input_a)}</b><br>"
+                     f"{_diff_html(tokens, 'delete')}</div><div><b>{e(pair.input_b)}</b><br>"
+                     f"{_diff_html(tokens, 'insert')}</div></div>")
+    return parts
+
+
+def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str:
+    """A self-contained HTML page that leads with the findings.
+
+    Order: run facts; the Overview (``how_to_read`` and the same ``findings`` lines and table as the app);
+    the evidence pairs with their word diffs; what every summarizer, perturbation and measure named means; the
+    charts (static SVG) and the table of every result with its verdict; an appendix with the configuration and the
+    first ``max_summaries`` summaries (all of them are in the JSON export). Every text from a document, a model or a
+    user is escaped.
+    """
     info = store.get_run(run_id)
     results = store.measures(run_id)
+    inputs = store.inputs(run_id)
+    summaries = store.summaries(run_id)
+    rows = findings(results, inputs, summaries)
     e = html.escape
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>summbias report — {e(info.name or info.id)}</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse;width:100%;font-size:13px}td,th{border:1px solid #ddd;padding:4px 6px;"
-        "vertical-align:top;text-align:left}th{background:#f4f4f4}pre{white-space:pre-wrap}</style></head><body>",
+        f"<title>summbias report — {e(info.name or info.id)}</title>", _STYLE, "</head><body>",
         f"<h1>summbias audit report: {e(info.name or info.id)}</h1>",
         f"<p>Run <code>{e(info.id)}</code>, status <b>{e(info.status)}</b>, created "
         f"{e(datetime.datetime.fromtimestamp(info.created).isoformat(timespec='seconds'))}. "
         f"{e(info.message or '')}</p>",
-        "<h2>Configuration, seeds and versions</h2>",
-        f"<pre>{e(json.dumps({'config': info.config, 'environment': info.environment, 'model_revisions': info.model_revisions}, indent=1, default=str))}</pre>",
+        "<h2 id='overview'>Findings</h2>", f"<p>{e(how_to_read())}</p>",
     ]
-    measures = list(dict.fromkeys(r.measure for r in results))
-    if measures:
-        parts.append("<h2>Measures</h2><p>Dots are point estimates with 95% bootstrap intervals; red diamonds mark "
-                     "results whose interval (the signed one, where the score itself cannot be negative) excludes "
-                     "0; the grey band is the identity noise floor. A value of 0 means no evidence of bias.</p>")
-        charted = [m for m in measures if any(r.measure == m and r.is_defined for r in results)]
-        for index, measure in enumerate(charted):
-            figure = measure_figure(results, measure)
-            parts.append(figure.to_html(include_plotlyjs=index == 0, full_html=False,
-                                        config={"displaylogo": False}))
-        undefined = [m for m in measures if m not in charted]
-        if undefined:
-            parts.append(f"<p>Undefined for every summarizer (reasons in the table): {e(', '.join(undefined))}.</p>")
-        parts.append("<h2>All results</h2><table><tr><th>measure</th><th>perturbation</th><th>summarizer</th>"
-                     "<th>value</th><th>95% CI</th><th>CI kind</th><th>n</th><th>note</th></tr>")
-        for r in results:
-            parts.append(f"<tr><td>{e(r.measure)}</td><td>{e(str(r.perturbation))}</td><td>{e(str(r.summarizer))}</td>"
-                         f"<td>{_fmt(r.value)}</td><td>[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]</td>"
-                         f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(r.reason or '')}</td></tr>")
+    if rows:
+        significant = [f for f in rows if f.verdict.significant]
+        parts.append("<ul>" + "".join(f"<li class='finding'>{e(f.sentence)} — {e(f.effect)}</li>"
+                                      for f in significant) + "</ul>" if significant else
+                     "<p>No result passes every check: no evidence of bias in this run.</p>")
+        parts.append("<table id='findings'><tr><th>finding</th><th>effect (95% interval)</th><th>measure</th>"
+                     "<th>perturbation</th><th>n</th><th>beyond noise floor</th><th>survives correction</th>"
+                     "<th>verdict</th><th>evidence</th></tr>")
+        for f in rows:
+            evidence = (f"{e(f.evidence.input_a)} vs {e(f.evidence.input_b)}" if f.evidence else "—")
+            parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
+                         f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}</td><td>{e(f.effect)}</td>"
+                         f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
+                         f"<td>{_tick(f.clears_floor)}</td><td>{_tick(f.survives_correction)} "
+                         f"<small>({e(f.correction)})</small></td><td>{e(f.verdict.status)}</td>"
+                         f"<td>{evidence}</td></tr>")
         parts.append("</table>")
+        by_id = {item.id: item for item in inputs}
+        texts = {(s.input_id, s.summarizer): s.text for s in summaries}
+        evidence_parts = _evidence_html(rows, by_id, texts)
+        if evidence_parts:
+            parts.append("<h2 id='evidence'>Evidence: where the summaries differ most</h2>")
+            parts += evidence_parts
     else:
         parts.append("<p>This run has no measure results.</p>")
-    summaries = store.summaries(run_id)
-    parts.append(f"<h2>Summaries ({len(summaries)}{', first ' + str(max_summaries) if len(summaries) > max_summaries else ''})</h2>"
-                 "<table><tr><th>input</th><th>summarizer</th><th>summary</th></tr>")
+    summarizers = sorted({str(r.summarizer) for r in results if r.summarizer} | {s.summarizer for s in summaries})
+    perturbations = sorted({str(r.perturbation) for r in results if r.perturbation})
+    measures = list(dict.fromkeys(r.measure for r in results))
+    if summarizers or measures:
+        parts.append("<h2 id='glossary'>What the names mean</h2><ul>")
+        for name in summarizers:
+            parts.append(f"<li><b>{e(name)}</b>: {e(SUMMARIZER_NOTES.get(name, f'{name} is a summarizer configured in this run (its model and settings are in the appendix).'))}</li>")
+        for name in perturbations:
+            parts.append(f"<li><b>{e(name)}</b>: {e(PERTURBATION_NOTES.get(name, 'a perturbation of this run'))}</li>")
+        for name in measures:
+            sem = semantics(name)
+            parts.append(f"<li><b>{e(sem.name)}</b>: {e(sem.describe)}</li>")
+        parts.append("</ul>")
+    if measures:
+        parts.append("<h2 id='details'>Details by measure</h2><p>Dots are the estimates with 95% intervals (the signed "
+                     "estimate where the score itself cannot be negative); red diamonds are findings by the rule "
+                     "above; the dotted line is the value meaning no bias; the grey band is the identity noise "
+                     "floor.</p>")
+        charted = [m for m in measures if any(r.measure == m and primary_estimate(r)[0] is not None for r in results)]
+        for measure in charted:
+            parts.append(measure_svg(results, measure))
+        undefined = [m for m in measures if m not in charted]
+        if undefined:
+            parts.append("<p>Undefined for every summarizer (reasons in the table): "
+                         f"{e(', '.join(semantics(m).name for m in undefined))}.</p>")
+        parts.append("<h3>All results</h3><table id='results'><tr><th>measure</th><th>perturbation</th>"
+                     "<th>summarizer</th><th>estimate</th><th>95% CI</th><th>CI kind</th><th>n</th><th>verdict</th>"
+                     "<th>favoured</th><th>Holm p</th><th>note</th></tr>")
+        for r in results:
+            verdict = judge(r, results)
+            value, low, high = primary_estimate(r)
+            holm = _fmt(verdict.p_holm) if verdict.p_holm is not None else e(verdict.correction)
+            parts.append(f"<tr data-measure='{e(r.measure)}' data-summarizer='{e(str(r.summarizer))}' "
+                         f"data-perturbation='{e(str(r.perturbation))}' data-ci-kind='{e(str(r.ci_kind))}' "
+                         f"data-status='{e(verdict.status)}'><td>{e(semantics(r.measure).name)}</td>"
+                         f"<td>{e(str(r.perturbation))}</td><td>{e(str(r.summarizer))}</td>"
+                         f"<td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
+                         f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(verdict.status)}</td>"
+                         f"<td>{e(verdict.favoured or '')}</td><td>{holm}</td><td>{e(r.reason or '')}</td></tr>")
+        parts.append("</table>")
+    parts.append("<h2 id='appendix'>Appendix</h2><details><summary>Configuration, seeds and versions</summary>"
+                 f"<pre>{e(json.dumps({'config': info.config, 'environment': info.environment, 'model_revisions': info.model_revisions}, indent=1, default=str))}</pre></details>")
+    parts.append(f"<details><summary>Summaries ({len(summaries)}"
+                 f"{', first ' + str(max_summaries) if len(summaries) > max_summaries else ''}; all in the JSON "
+                 "export)</summary><table><tr><th>input</th><th>summarizer</th><th>summary</th></tr>")
     for s in summaries[:max_summaries]:
         parts.append(f"<tr><td>{e(s.input_id)}</td><td>{e(s.summarizer)}</td><td>{e(s.text)}</td></tr>")
-    parts.append("</table><p><small>Generated by summbias; every number can be recomputed with "
+    parts.append("</table></details><p><small>Generated by summbias; every number can be recomputed with "
                  "<code>python -m bias_core</code>.</small></p></body></html>")
     return "".join(parts)
 

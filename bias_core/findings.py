@@ -238,10 +238,10 @@ def _p_value(result: MeasureResult, sem: MeasureSemantics) -> float | None:
     se = (high - low) / (2 * Z95)
     z = (value - sem.null) / se
     if sem.direction == "signed":
-        return float(2 * norm.sf(abs(z)))
+        return math.erfc(abs(z) / math.sqrt(2))  # two-sided normal tail
     if sem.direction == "higher_is_less_bias":
         z = -z
-    return float(norm.sf(z))
+    return 0.5 * math.erfc(z / math.sqrt(2))  # one-sided normal tail, P(Z > z)
 
 
 def _confirmatory(results: Sequence[MeasureResult], kind: str) -> list[MeasureResult]:
@@ -251,17 +251,35 @@ def _confirmatory(results: Sequence[MeasureResult], kind: str) -> list[MeasureRe
             and semantics(r.measure).kind == "interval" and _p_value(r, semantics(r.measure)) is not None]
 
 
+_HOLM_CACHE: dict[tuple, dict[int, tuple[float, float, str]]] = {}
+
+
+def _holm_table(results: Sequence[MeasureResult], kind: str) -> dict[int, tuple[float, float, str]]:
+    """(raw p, Holm p, label) of every confirmatory result of one CI kind, keyed by ``id(result)``; cached per
+    results list, since statsmodels' ``multipletests`` is slow (it runs the garbage collector on each call)."""
+    key = (kind, tuple((id(r), r.measure, r.summarizer, r.perturbation, r.ci_kind, r.value, r.ci_low, r.ci_high)
+                       for r in results))
+    table = _HOLM_CACHE.get(key)
+    if table is None:
+        family = _confirmatory(results, kind)
+        p_values = [_p_value(r, semantics(r.measure)) for r in family]
+        label = f"Holm over {len(family)} confirmatory result{'s' if len(family) != 1 else ''} (CI kind {kind})"
+        adjusted = stats.adjust_pvalues(p_values, "holm", alpha=ALPHA).adjusted if family else []
+        table = {id(r): (p, float(q), label) for r, p, q in zip(family, p_values, adjusted)}
+        if len(_HOLM_CACHE) > 16:
+            _HOLM_CACHE.clear()
+        _HOLM_CACHE[key] = table
+    return table
+
+
 def _holm(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
-    family = _confirmatory(results, _kind(result))
-    if not any(r is result for r in family):
-        family = [*family, result] if _p_value(result, semantics(result.measure)) is not None else family
-    p_values = [_p_value(r, semantics(r.measure)) for r in family]
-    index = next((i for i, r in enumerate(family) if r is result), None)
-    if index is None:
+    """The result's raw p, its Holm-adjusted p over the confirmatory family of ``results`` and the label."""
+    if not any(r is result for r in results):
+        results = [*results, result]
+    found = _holm_table(results, _kind(result)).get(id(result))
+    if found is None:
         return None, None, "correction not applicable: the result has no interval to derive a p-value from"
-    adjusted = stats.adjust_pvalues(p_values, "holm", alpha=ALPHA)
-    label = f"Holm over {len(family)} confirmatory result{'s' if len(family) != 1 else ''}"
-    return p_values[index], float(adjusted.adjusted[index]), label
+    return found
 
 
 _GROUP_WORDS = {"female": "women", "male": "men", "f": "women", "m": "men"}
@@ -571,6 +589,7 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
     results = list(results)
     order = {name: i for i, name in enumerate(_SEMANTICS)}
     rows: list[Finding] = []
+    pairs: dict[tuple[str, str], EvidencePair | None] = {}
     for (summarizer, perturbation, family), members in _family_results(results).items():
         has_d = {r.measure for r in members if _kind(r) == "d"}
         members = [r for r in members if not (r.ci_kind == "s" and r.measure in has_d)]
@@ -586,7 +605,9 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
         value, low, high = primary_estimate(result)
         evidence = None
         if inputs is not None and summaries is not None and summarizer != "—" and perturbation != "—":
-            evidence = evidence_pair(summarizer, perturbation, inputs, summaries)
+            if (summarizer, perturbation) not in pairs:
+                pairs[(summarizer, perturbation)] = evidence_pair(summarizer, perturbation, inputs, summaries)
+            evidence = pairs[(summarizer, perturbation)]
         survives = None if verdict.p_holm is None else verdict.p_holm < ALPHA
         if semantics(result.measure).kind == "tests" and result.is_defined:
             survives = result.value > 0

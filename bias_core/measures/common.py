@@ -113,11 +113,39 @@ def interval_results(
                                                             n_resamples=n_resamples, seed=seed)
                 row["signed"] = {"value": signed_value, "ci_low": signed_interval.low,
                                  "ci_high": signed_interval.high, "meaning": signed[1]}
+                folded = _folded_interval(value, signed_value, signed_interval)
+                if folded is not None:
+                    interval = folded
+                    row["ci"] = interval.as_details()
         results.append(MeasureResult(
             measure=measure, value=value, n=n, ci_low=interval.low if interval else None,
             ci_high=interval.high if interval else None, ci_kind=kind, reason=reason,
             details=stats.json_ready(row), **labels))
     return results
+
+
+def _folded_interval(value: float, signed_value: float | None, signed_interval: stats.Interval
+                     ) -> stats.Interval | None:
+    """The score's interval as the image of the signed interval under |·|, where the score is |signed|.
+
+    A non-negative score near 0 (TVD, the odds-ratio score) has a skewed bootstrap: every resample folds to a
+    positive value, so its percentile interval can lie wholly above the estimate (e.g. 0.0003 with [0.0038, 0.2442],
+    issue 11). The signed statistic is smooth through 0 and its percentile interval is the one METHODS §4.5
+    prescribes; since the score equals |signed|, {|s| : s in the signed interval} covers |true| whenever the signed
+    interval covers the true signed value, so it is a valid 95% interval that always contains the estimate:
+    [0, max(|low|, |high|)] when the signed interval contains 0, else [min(|low|, |high|), max(|low|, |high|)].
+    Returns None (keep the percentile interval) where the score is not |signed| or a bound is not finite.
+    """
+    low, high = signed_interval.low, signed_interval.high
+    if (signed_value is None or not all(math.isfinite(x) for x in (value, signed_value, low, high))
+            or abs(abs(signed_value) - value) > 1e-9 * max(1.0, abs(value))):
+        return None
+    top = max(abs(low), abs(high))
+    bottom = 0.0 if low <= 0.0 <= high else min(abs(low), abs(high))
+    note = "the image of the signed percentile interval under |·| (the score is |signed|; METHODS §4.5)"
+    return stats.Interval(bottom, top, signed_interval.kind, "signed percentile, folded", signed_interval.n_resamples,
+                          signed_interval.confidence, signed_interval.n_undefined,
+                          f"{signed_interval.note}; {note}" if signed_interval.note else note)
 
 
 def undefined_results(measure: str, reason: str, kinds: Sequence[str], n: int = 0, details: dict | None = None,
