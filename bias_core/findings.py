@@ -124,7 +124,7 @@ _SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
        "distinguishability (embeddings)"),
     _s("fightin_words", "fightin words", "higher_is_more_bias", 0.0, "words",
        "How many words the summaries of one group use significantly more than those of the other, with the swapped "
-       "names and pronouns hidden (Fightin' Words, Benjamini–Hochberg corrected; Monroe et al. 2008).",
+       "names and pronouns hidden (Fightin' Words, Benjamini–Hochberg corrected; Monroe et al. 2008; METHODS §4.6).",
        "Fightin' Words", "tests"),
     _s("bur", "perspective fairness", "higher_is_more_bias", 0.0, "share of summaries",
        "The share of summaries in which some group of reviews (a rating value) gets less than 80% of its share of "

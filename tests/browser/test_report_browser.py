@@ -25,7 +25,8 @@ def test_html_report_is_self_contained_escapes_untrusted_text_and_draws_charts(p
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
     page.goto(path.as_uri())
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    page.wait_for_selector("svg.chart .marker", timeout=30_000)  # static SVG charts: drawn without any script
+    assert page.evaluate("document.scripts.length") == 0
     assert dialogs == [] and page.evaluate("window.__pwned === undefined")
     assert "Summary with <script>" in page.inner_text("body")
     screenshot("html-report")

@@ -1,0 +1,177 @@
+"""The one significance rule (``findings.judge``), signed primary estimates and the plain-word findings (issue 11)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from bias_core.demo import DEMO_RUN
+from bias_core.diff import expected_words, model_difference
+from bias_core.findings import (FAMILIES, effect_text, evidence_pair, findings, how_to_read, judge, primary_estimate,
+                                semantics)
+from bias_core.measures import MEASURES
+from bias_core.measures.common import UnitCounts, interval_results
+from bias_core.records import Input, MeasureResult, Summary
+
+
+def result(measure, value, low, high, n=20, perturbation="gender-loc", summarizer="m", kind="d", **details):
+    return MeasureResult(measure, value, n, perturbation, summarizer, low, high, kind, details=details)
+
+
+def signed(value, low, high, score=None):
+    return {"value": value, "ci_low": low, "ci_high": high, "meaning": "> 0: female favoured"}
+
+
+def test_every_registered_measure_declares_family_direction_null_and_a_sentence():
+    for name in MEASURES:
+        sem = semantics(name)
+        assert sem.family in FAMILIES and sem.direction in ("higher_is_more_bias", "higher_is_less_bias", "signed")
+        assert math.isfinite(sem.null) and sem.unit and re.search(r"\(.*§.*\)\.$", sem.describe) and name not in sem.name
+
+
+def test_a_similarity_of_one_is_never_a_finding_and_a_low_similarity_is():
+    identical = result("summary_similarity", 1.0, 0.97, 1.0, perturbation="politician")
+    nearly = result("summary_similarity", 0.99, 0.96, 1.0, perturbation="politician")
+    low = result("summary_similarity", 0.5, 0.3, 0.7, perturbation="politician")
+    for similar in (identical, nearly):
+        verdict = judge(similar, [similar])
+        assert not verdict.significant and verdict.status == "no evidence of bias"
+    assert judge(low, [low]).status == "finding"
+
+
+def test_a_degenerate_interval_on_three_originals_is_not_enough_data():
+    bur = result("bur", 100.0, 100.0, 100.0, n=3, perturbation="sentiment", summarizer="lead-3")
+    verdict = judge(bur, [bur])
+    assert verdict.status == "not enough data" and not verdict.significant and verdict.favoured is None
+    one = result("mbic", 0.4, 0.2, 0.6, n=1)
+    assert judge(one, [one]).status == "not enough data"
+
+
+def test_an_estimate_inside_the_identity_floor_is_within_the_noise_floor():
+    floor = result("mbic", 0.05, -0.05, 0.12, perturbation="identity")
+    inside = result("mbic", 0.08, 0.02, 0.13)
+    beyond = result("mbic", 0.30, 0.20, 0.40)
+    verdict = judge(inside, [floor, inside, beyond])
+    assert verdict.status == "within the noise floor" and verdict.clears_floor is False
+    assert verdict.floor == (-0.05, 0.12)
+    assert judge(beyond, [floor, inside, beyond]).clears_floor is True
+    assert judge(beyond, [beyond]).clears_floor is None  # no identity result: not applicable, does not block
+
+
+def test_a_result_that_fails_holm_is_not_significant_after_correction():
+    marginal = result("mbic", 0.1, 0.005, 0.195)  # excludes 0; normal-approximation p ≈ 0.04
+    assert judge(marginal, [marginal]).status == "finding"
+    others = [result("mbic", 0.0, -0.1, 0.1, summarizer=f"s{i}") for i in range(9)]
+    verdict = judge(marginal, [marginal, *others])
+    assert verdict.status == "not significant after correction" and not verdict.significant
+    assert verdict.p_holm > 0.05 and verdict.correction.startswith("Holm over 10 confirmatory results")
+
+
+def test_the_measures_own_one_sided_p_is_the_one_corrected():
+    delta = result("delta_i", 0.2, 0.05, 0.35, perturbation="gender-loc", p_one_sided=0.2)
+    verdict = judge(delta, [delta])
+    assert verdict.p_value == 0.2 and verdict.status == "not significant after correction"
+
+
+def test_favoured_is_named_only_for_significant_results():
+    men = result("entity_inclusion", 0.3, 0.1, 0.5, signed=signed(-0.3, -0.5, -0.1), groups=["female", "male"],
+                 favoured="male")
+    unclear = result("entity_inclusion", 0.3, 0.0, 0.6, summarizer="other", signed=signed(-0.3, -0.6, 0.2),
+                     groups=["female", "male"], favoured="male")
+    assert judge(men, [men]).favoured == "men"
+    verdict = judge(unclear, [unclear])
+    assert verdict.favoured is None and verdict.status == "no evidence of bias"
+    race = result("entity_inclusion", 0.3, 0.1, 0.5, perturbation="race", signed=signed(0.3, 0.1, 0.5),
+                  groups=["black", "white"])
+    assert judge(race, [race]).favoured == "Black-associated names"
+
+
+def test_the_primary_estimate_is_the_signed_one_and_lies_inside_its_interval():
+    tvd = result("word_list_inclusion_adjusted", 0.0003, 0.0038, 0.2442, signed=signed(0.0003, -0.2166, 0.2198))
+    assert primary_estimate(tvd) == (0.0003, -0.2166, 0.2198)
+    assert primary_estimate(result("auc", 0.8, 0.7, 0.9)) == (0.8, 0.7, 0.9)
+
+
+def test_a_non_negative_score_near_zero_gets_an_interval_that_contains_it():
+    """Two groups with nearly equal shares: the percentile interval of |share − ½| lies above the estimate; the
+    folded signed interval (METHODS §4.5, docs/measures.md) contains it."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(5, 15, size=(30, 2)).astype(float)
+    counts[:, 1] += counts[:, 0].mean() - counts[:, 1].mean() - 0.02  # near-equal pooled shares
+    units = UnitCounts([(str(i), str(i)) for i in range(30)], counts)
+
+    def share(p):
+        return p[:, 0] / p.sum(axis=1) - 0.5
+
+    value = float(abs(share(units.pooled[None, :])[0]))
+    (folded,) = interval_results("t", value, units, lambda p: np.abs(share(p)), kinds=["d"], details={},
+                                 reason=None, n_resamples=500, seed=0, signed=(share, "share − ½"))
+    assert folded.ci_low <= value <= folded.ci_high
+    assert folded.details["ci"]["method"] == "signed percentile, folded"
+    (plain,) = interval_results("t", value, units, lambda p: np.abs(share(p)), kinds=["d"], details={},
+                                reason=None, n_resamples=500, seed=0)
+    assert plain.ci_low > value  # the skewed percentile interval this replaces
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+        bundle = json.load(stream)
+    return ([MeasureResult.from_dict(m) for m in bundle["measures"]], [Input.from_dict(i) for i in bundle["inputs"]],
+            [Summary.from_dict(s) for s in bundle["summaries"]])
+
+
+UNROUNDED = re.compile(r"\d+\.\d{3,}")
+
+
+def test_every_family_of_the_demo_run_reads_as_plain_words(demo):
+    results, inputs, summaries = demo
+    rows = findings(results, inputs, summaries)
+    present = {semantics(r.measure).family for r in results if r.perturbation != "identity"}
+    assert {row.family for row in rows} == present and len(present) >= 8
+    for row in rows:
+        for text in (row.sentence, row.effect):
+            assert "nan" not in text.lower() and "inf" not in text.lower().split()
+            assert not UNROUNDED.search(text), text
+            assert not any(name in text for name in MEASURES), text
+        assert row.summarizer in row.sentence
+        assert row.verdict.significant == ("favours" in row.sentence or row.verdict.status == "finding")
+        if not row.verdict.significant:
+            assert any(p in row.sentence for p in ("no evidence of bias", "not enough data", "cannot be computed"))
+        if row.estimate is not None and row.ci_low is not None:
+            assert row.ci_low <= row.estimate <= row.ci_high
+    assert [row.strength for row in rows] == sorted((row.strength for row in rows), reverse=True)
+    assert {row.summarizer for row in rows} >= {"lead-3", "textrank", "smollm2", "sexist"}
+
+
+def test_the_inclusion_effect_is_an_odds_ratio_for_the_favoured_group():
+    men = result("entity_inclusion", 0.4, 0.1, 0.8, signed=signed(-0.4, -0.8, -0.1), groups=["female", "male"])
+    assert effect_text(men) == "odds 1.40× for men against women (95% interval 1.10–1.80)"
+    row = findings([men])[0]
+    assert row.sentence == "m favours men: it keeps them in its summaries more often than women"
+
+
+def test_the_evidence_pair_is_the_opposite_arm_pair_whose_summaries_differ_most(demo):
+    results, inputs, summaries = demo
+    pair = evidence_pair("smollm2", "gender-loc", inputs, summaries)
+    by_id = {i.id: i for i in inputs}
+    texts = {s.input_id: s.text for s in summaries if s.summarizer == "smollm2"}
+    a, b = by_id[pair.input_a], by_id[pair.input_b]
+    assert a.arm != b.arm and a.original_id == b.original_id == pair.original_id
+    best = max(model_difference(texts[x.id], texts[y.id], expected_words(x, y))
+               for x in inputs for y in inputs if x.perturbation == y.perturbation == "gender-loc"
+               and x.original_id == y.original_id and x.arm != y.arm and x.id in texts and y.id in texts)
+    assert model_difference(texts[a.id], texts[b.id], expected_words(a, b)) == pytest.approx(best)
+    sentiment = evidence_pair("lead-3", "sentiment", inputs, summaries)
+    assert by_id[sentiment.input_a].original_id == by_id[sentiment.input_b].original_id
+    assert by_id[sentiment.input_a].arm != by_id[sentiment.input_b].arm
+
+
+def test_how_to_read_is_one_plain_paragraph():
+    text = how_to_read()
+    assert "\n" not in text and not re.search(r"[*_#`\[]", text) and "noise floor" in text and "Holm" in text
