@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from bias_core.findings import Verdict, judge, primary_estimate, semantics
+from bias_core.findings import Verdict, judge, primary_estimate, semantics, variant
 from bias_core.records import MeasureResult
 
 FINDING_COLOUR = "#b2182b"
@@ -26,7 +26,8 @@ OTHER_COLOUR = "#4d4d4d"
 def _label(result: MeasureResult) -> str:
     # Plotly renders a subset of HTML in labels and annotations, so user-controlled names are escaped.
     kind = f" ({result.ci_kind})" if result.ci_kind else ""
-    return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}{kind}")
+    which = f" · {variant(result)}" if variant(result) else ""
+    return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}{which}{kind}")
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
         parts.append(f"{shape} fill='{colour}' class='marker' data-status='{e(row.verdict.status)}' "
                      f"data-summarizer='{e(str(row.result.summarizer))}' "
                      f"data-perturbation='{e(str(row.result.perturbation))}' "
-                     f"data-ci-kind='{e(str(row.result.ci_kind))}'><title>{e(tip)}</title>"
+                     f"data-ci-kind='{e(str(row.result.ci_kind))}' data-variant='{e(variant(row.result))}'><title>{e(tip)}</title>"
                      f"{'</polygon>' if row.verdict.significant else '</circle>'}")
     parts.append(f"<text x='{left}' y='{bottom + 30}' fill='#444'>{e(semantics(measure).unit)} (95% interval); "
                  f"dotted line: no bias</text>")

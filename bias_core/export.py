@@ -27,7 +27,7 @@ from bias_core.charts import measure_svg
 from bias_core.diff import expected_words, word_diff
 from bias_core.errors import InputError
 from bias_core.findings import (PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, findings, how_to_read, judge,
-                                 primary_estimate, semantics)
+                                 primary_estimate, semantics, variant)
 from bias_core.io import json_safe
 from bias_core.records import MeasureResult
 from bias_core.store import RunStore
@@ -245,9 +245,9 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
             holm = _fmt(verdict.p_holm) if verdict.p_holm is not None else e(verdict.correction)
             parts.append(f"<tr data-measure='{e(r.measure)}' data-summarizer='{e(str(r.summarizer))}' "
                          f"data-perturbation='{e(str(r.perturbation))}' data-ci-kind='{e(str(r.ci_kind))}' "
-                         f"data-status='{e(verdict.status)}'><td>{e(semantics(r.measure).name)}</td>"
-                         f"<td>{e(str(r.perturbation))}</td><td>{e(str(r.summarizer))}</td>"
-                         f"<td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
+                         f"data-variant='{e(variant(r))}' data-status='{e(verdict.status)}'><td>{e(semantics(r.measure).name)}</td>"
+                         f"<td>{e(str(r.perturbation))}{' · ' + e(variant(r)) if variant(r) else ''}</td>"
+                         f"<td>{e(str(r.summarizer))}</td><td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
                          f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(verdict.status)}</td>"
                          f"<td>{e(verdict.favoured or '')}</td><td>{holm}</td><td>{e(r.reason or '')}</td></tr>")
         parts.append("</table>")

@@ -93,6 +93,7 @@ class Finding:
     evidence: EvidencePair | None
     measure_name: str = ""
     ci_kind: str | None = None
+    variant: str = ""  # the swap direction or SFPI feature of the reported result (``variant``)
 
 
 def _s(measure, family, direction, null, unit, describe, name, kind="interval") -> MeasureSemantics:
@@ -193,6 +194,13 @@ def semantics(measure: str) -> MeasureSemantics:
         return found
     return MeasureSemantics(measure, "other", "signed", 0.0, "value", f"The measure {measure}.",
                             measure.replace("_", " "))
+
+
+def variant(result: MeasureResult) -> str:
+    """What tells apart results of one measure × summarizer × perturbation × CI kind: the swap direction of the
+    politician measures, the feature of SFPI; "" otherwise."""
+    details = result.details if isinstance(result.details, dict) else {}
+    return str(details.get("direction") or details.get("feature") or "")
 
 
 def _finite(x) -> float | None:
@@ -617,7 +625,7 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
             estimate=value, ci_low=low, ci_high=high, n=result.n, clears_floor=verdict.clears_floor,
             survives_correction=survives, correction=verdict.correction, verdict=verdict,
             strength=_strength(verdict), evidence=evidence, measure_name=semantics(result.measure).name,
-            ci_kind=result.ci_kind))
+            ci_kind=result.ci_kind, variant=variant(result)))
     rows.sort(key=lambda f: (-f.strength, f.summarizer, f.perturbation, f.family))
     return rows
 
