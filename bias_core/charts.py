@@ -108,12 +108,24 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
         title={"text": html.escape(_title(measure))},
         height=max(220, 60 + 42 * len(data.rows)) + 18 * len(data.undefined),
         margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(data.undefined)},
-        xaxis_title=f"{semantics(measure).unit} (95% CI)", template="plotly_white",
+        xaxis_title=f"{_axis_label(measure)} (95% CI)", template="plotly_white",
     )
     if note:
         figure.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yshift=-45, yanchor="top",
                               showarrow=False, align="left", font={"size": 11, "color": "#666666"})
     return figure
+
+
+def _tick_text(value: float) -> str:
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def _axis_label(measure: str) -> str:
+    unit = semantics(measure).unit
+    if unit == "percentage points" and measure != "uer":  # uer is stored in % already
+        return "difference in shares (0.10 = 10 percentage points)"
+    return unit
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -157,7 +169,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
     for tick in _ticks(lo, hi):
         parts.append(f"<line x1='{x_of(tick):.1f}' x2='{x_of(tick):.1f}' y1='{top - 6}' y2='{bottom}' "
                      f"stroke='#eeeeee'/><text x='{x_of(tick):.1f}' y='{bottom + 14}' text-anchor='middle' "
-                     f"fill='#666'>{tick:.2f}</text>")
+                     f"fill='#666'>{_tick_text(tick)}</text>")
     parts.append(f"<line x1='{x_of(data.null):.1f}' x2='{x_of(data.null):.1f}' y1='{top - 6}' y2='{bottom}' "
                  f"stroke='#888' stroke-dasharray='3,3'/>")
     for index, row in enumerate(data.rows):
@@ -179,7 +191,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
                      f"data-perturbation='{e(str(row.result.perturbation))}' "
                      f"data-ci-kind='{e(str(row.result.ci_kind))}' data-variant='{e(variant(row.result))}'><title>{e(tip)}</title>"
                      f"{'</polygon>' if row.verdict.significant else '</circle>'}")
-    parts.append(f"<text x='{left}' y='{bottom + 30}' fill='#444'>{e(semantics(measure).unit)} (95% interval); "
+    parts.append(f"<text x='{left}' y='{bottom + 30}' fill='#444'>{e(_axis_label(measure))} (95% interval); "
                  f"dotted line: no bias</text>")
     for index, r in enumerate(data.undefined):
         parts.append(f"<text x='0' y='{bottom + 46 + 16 * index}' fill='#666'>{_label(r)}: undefined — "
