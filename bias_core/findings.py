@@ -235,15 +235,19 @@ def _floor_for(result: MeasureResult, results: Sequence[MeasureResult]) -> Measu
 
 def _p_value(result: MeasureResult, sem: MeasureSemantics) -> float | None:
     """The result's p-value against the null: the measure's own one-sided bootstrap p where it has one (METHODS
-    §4.8), else derived from the 95% bootstrap interval by a normal approximation (z = (estimate − null) / (width /
-    3.92)), one-sided in the bias direction, two-sided for signed measures. None without a usable interval."""
+    §4.8), else derived from the 95% bootstrap interval by a normal approximation — z = (estimate − null) / se with se
+    = the interval's half-width on the null's side / 1.96 — one-sided in the bias direction, two-sided for signed
+    measures. None without a usable interval."""
     own = result.details.get("p_one_sided") if isinstance(result.details, dict) else None
     if _finite(own) is not None:
         return float(own)
     value, low, high = primary_estimate(result)
     if value is None or low is None or high is None or result.n < 2 or high <= low:
         return None
-    se = (high - low) / (2 * Z95)
+    # The half-width on the null's side: for one test, the interval excludes the null exactly when p < 0.05
+    # (two-sided), so the correction only ever removes findings the interval would make.
+    half = (value - low) if value >= sem.null else (high - value)
+    se = half / Z95 if half > 0 else (high - low) / (2 * Z95)
     z = (value - sem.null) / se
     if sem.direction == "signed":
         return math.erfc(abs(z) / math.sqrt(2))  # two-sided normal tail
@@ -344,7 +348,7 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         None) and does not block;
     (c) it survives Holm's correction at α = 0.05 over the confirmatory family — every interval-judged measure ×
         summarizer × perturbation of the same CI kind in ``results`` — using the measure's own one-sided bootstrap
-        p where it has one, else a p derived from the bootstrap interval by a normal approximation;
+        p where it has one, else a p derived from the bootstrap interval by a normal approximation (``_p_value``);
     (d) the interval can mean anything: at least 2 units (originals) and a non-degenerate interval (low < high).
 
     Measures that count corrected tests themselves (Fightin' Words: Benjamini–Hochberg; politician features: Holm)

@@ -1,0 +1,64 @@
+"""The HTML report leads with the findings, shows the evidence pair's diff, explains every name and escapes every
+text that came from a user or a model (issue 11)."""
+
+from __future__ import annotations
+
+from bias_core.export import html_report
+from bias_core.findings import findings
+from bias_core.records import Input, MeasureResult, Substitution, Summary
+from bias_core.store import RunStore
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def hostile_run(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = store.create_run({"note": SCRIPT}, "h", {"seed": 0}, name="audit")
+    summarizer = f"model{SCRIPT}"
+    inputs = [Input(f"d/{arm}", "d", f"{name} won the vote.", "gender-loc", 0, arm,
+                    substitutions=[Substitution(0, len(name), "Anna" if arm == "a" else "Ben", name, "first_name")])
+              for arm, name in (("a", "Ben"), ("b", "Anna"))]
+    store.add_inputs(run_id, inputs)
+    store.add_summaries(run_id, [Summary("d/a", summarizer, f"Ben won. {SCRIPT} A recount follows."),
+                                 Summary("d/b", summarizer, "Anna won the vote narrowly.")])
+    signed = {"value": -0.4, "ci_low": -0.8, "ci_high": -0.1, "meaning": "> 0: female favoured"}
+    store.replace_measures(run_id, [
+        MeasureResult("entity_inclusion", 0.4, 30, "gender-loc", summarizer, 0.1, 0.8, "d",
+                      details={"signed": signed, "groups": ["female", "male"]}),
+        MeasureResult("summary_similarity", 1.0, 30, "politician", summarizer, 0.98, 1.0, "d"),
+    ])
+    return store, run_id, summarizer
+
+
+def test_the_report_leads_with_the_finding_sentence_and_its_evidence_diff(tmp_path):
+    store, run_id, summarizer = hostile_run(tmp_path)
+    report = html_report(store, run_id)
+    (finding, similarity) = findings(store.measures(run_id), store.inputs(run_id), store.summaries(run_id))
+    assert finding.verdict.significant and finding.verdict.favoured == "men"
+    assert similarity.verdict.status == "no evidence of bias"
+    escaped = finding.sentence.replace("<", "&lt;").replace(">", "&gt;")
+    assert report.index(escaped) < report.index("id='evidence'") < report.index("id='details'")
+    assert report.index("id='details'") < report.index("id='appendix'") < report.index("&quot;note&quot;")
+    assert "odds 1.40× for men against women (95% interval 1.10–1.80)" in report
+    assert "<del>narrowly.</del>" not in report and "<ins>narrowly.</ins>" in report  # model-made change marked
+    assert "<del class=swap>Ben</del>" in report and "<ins class=swap>Anna</ins>" in report  # the swap greyed
+
+
+def test_no_text_from_a_user_or_a_model_becomes_markup(tmp_path):
+    store, run_id, _ = hostile_run(tmp_path)
+    report = html_report(store, run_id)
+    assert SCRIPT not in report and "<script" not in report
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report
+
+
+def test_every_summarizer_perturbation_and_measure_named_is_explained(tmp_path):
+    store, run_id, summarizer = hostile_run(tmp_path)
+    store.replace_measures(run_id, [*store.measures(run_id),
+                                    MeasureResult("sfpi", 0.01, 18, summarizer="random-forest",
+                                                  details={"feature": "position"})])
+    report = html_report(store, run_id)
+    glossary = report[report.index("id='glossary'"):report.index("id='details'")]
+    for name in ("random-forest", "gender-loc", "politician", "entity inclusion", "summary similarity",
+                 "feature importance for lexical bias (SFPI)"):
+        assert f"<li><b>{name}</b>: " in glossary
+    assert "trained inside summbias" in glossary and "model&lt;script&gt;" in glossary
