@@ -2,19 +2,30 @@
 
 import streamlit as st
 
-from pages.common import load_secrets
+from bias_core.errors import BiasCoreError
+from pages.common import load_secrets, run_store
+from pages.render import md_escape
 
 st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
 load_secrets()
 
+# Once a run exists (the demo run is imported on the first start) the app opens on what it found.
+try:
+    has_runs = bool(run_store().list_runs())
+except BiasCoreError as error:  # a damaged or foreign store: say so once; the Corpus page still works
+    st.sidebar.error(f"The run store could not be opened. {md_escape(error)}")
+    has_runs = False
+overview = st.Page("pages/overview.py", title="Overview", icon=":material/summarize:", default=has_runs)
 navigation = st.navigation([
-    st.Page("pages/corpus.py", title="Corpus", icon=":material/library_books:", default=True),
+    *([overview] if has_runs else []),
+    st.Page("pages/corpus.py", title="Corpus", icon=":material/library_books:", default=not has_runs),
     st.Page("pages/audit.py", title="Audit", icon=":material/tune:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
     st.Page("pages/fightin_words.py", title="Fightin' Words", icon=":material/sports_mma:"),
     st.Page("pages/metrics.py", title="Metrics", icon=":material/bar_chart:"),
     st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
     st.Page("pages/summarize.py", title="Summarize one document", icon=":material/description:"),
+    *([] if has_runs else [overview]),
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
 from bias_core.errors import BiasCoreError
+from bias_core.findings import Finding, run_findings
 from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.records import Document, Input, Summary
 from bias_core.store import RunInfo, RunStore
@@ -120,6 +121,13 @@ def run_records(run_id: str, updated: float) -> tuple[list[Input], list[Summary]
     """A run's inputs and summaries; ``updated`` is part of the cache key so a growing run is re-read."""
     store = run_store()
     return store.inputs(run_id), store.summaries(run_id)
+
+
+@st.cache_data(show_spinner="Reading the findings…", max_entries=8)
+def findings_for(run_id: str, updated: float) -> list[Finding]:
+    """The run's findings from ``bias_core.findings`` (the one significance rule); ``updated`` is part of the cache
+    key so a growing run is judged again."""
+    return run_findings(run_store(), run_id)
 
 
 def current_run() -> RunInfo | None:

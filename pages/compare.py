@@ -8,13 +8,45 @@ import streamlit as st
 
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.measures.alignment import align_summaries
-from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records
+from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records, run_store
 from pages.render import LEGEND, diff_html, highlighted_input, marked_names, md_escape
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "
            "words themselves (1 − difflib ratio over words). Pick one to read its variants and summaries.")
 
+
+
+def apply_deep_link() -> None:
+    """Preselect the run, original, variants and summarizer named in the URL (``?run=…&original=…&a=…&b=…``, as the
+    Overview's "see the evidence" links write it), once per link followed (the Overview forgets the last one), so later choices on this page stick."""
+    params = {key: st.query_params.get(key) for key in ("run", "original", "a", "b", "summarizer")}
+    link = tuple(sorted((key, value) for key, value in params.items() if value))
+    if not params["run"] or st.session_state.get("compare_link") == link:
+        return
+    st.session_state["compare_link"] = link
+    store = run_store()
+    if not store.has_run(params["run"]):
+        st.warning(f"The linked run {md_escape(params['run'])} is not in the run store; showing the current run.")
+        return
+    st.session_state["run_id"] = params["run"]
+    linked_inputs, linked_summaries = run_records(params["run"], store.get_run(params["run"]).updated)
+    linked = {item.id: item for item in linked_inputs}
+    pair = [linked[key] for key in (params["a"], params["b"]) if key in linked]
+    names = sorted({s.summarizer for s in linked_summaries})
+    if params["summarizer"] in names:
+        st.session_state["compare_summarizers"] = [params["summarizer"]]
+    perturbations = {item.perturbation for item in pair} - {"identity"}
+    st.session_state["compare_perturbation"] = perturbations.pop() if len(perturbations) == 1 else "all"
+    original = params["original"] or (pair[0].original_id if pair else None)
+    if original in {item.original_id for item in linked_inputs}:
+        st.session_state["compare_original"] = original
+        if len(pair) == 2:
+            st.session_state[f"compare_a/{original}"] = pair[0].id
+            st.session_state[f"compare_b/{original}"] = pair[1].id
+
+
+apply_deep_link()
 run = current_run()
 if run is None:
     st.stop()

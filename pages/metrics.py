@@ -10,9 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bias_core.charts import excludes_zero, measure_figure
+from bias_core.charts import measure_figure
+from bias_core.findings import FAMILIES, judge, primary_estimate, semantics
 from bias_core.measures import MEASURE_NAMES
-from pages.common import current_run, measure_help, run_store
+from pages.common import current_run, findings_for, measure_help, run_store
 from pages.render import md_escape
 
 ONE_LINERS = {
@@ -41,10 +42,14 @@ ONE_LINERS = {
     "sfpi": "How much each feature of a feature-based summarizer drives lexical-bias amplification.",
 }
 
+# Session keys of this page's choices; they are forgotten when another run is opened, so a new run shows all of its
+# measures rather than the ones chosen for the previous run.
+CHOICE_KEYS = ("metrics_ci_kind", "metrics_family", "metrics_measures/")
+
 st.title("Metrics")
-st.caption("Each dot is a measure's value with its 95% bootstrap interval; red diamonds mark intervals that exclude "
-           "0 (the signed interval where the score cannot be negative); the grey band is the identity noise floor. "
-           "0 means no evidence of bias.")
+st.caption("One measure family at a time: the chart first (each dot a measure's value with its 95% bootstrap "
+           "interval; red diamonds are results judged significant; the grey band is the identity noise floor), the "
+           "finding it supports in words, then the table. 0 means no evidence of bias.")
 
 run = current_run()
 if run is None:
@@ -53,12 +58,24 @@ results = run_store().measures(run.id)
 if not results:
     st.info("This run has no measure results yet. They are computed when the summaries are done; see Runs.")
     st.stop()
+if st.session_state.get("metrics_run") != run.id:
+    for key in [key for key in st.session_state if str(key).startswith(CHOICE_KEYS)]:
+        del st.session_state[key]
+    st.session_state["metrics_run"] = run.id
+run_findings_list = findings_for(run.id, run.updated)
 kinds = sorted({r.ci_kind for r in results if r.ci_kind})
 kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key="metrics_ci_kind",
                 format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(
                     k, md_escape(k)))
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
-chosen = st.multiselect("Measures", present, default=present, key="metrics_measures")
+# The families of bias_core.findings, so Metrics is navigated by the same families the Overview states findings for.
+families = sorted({semantics(name).family for name in present},
+                  key=lambda f: FAMILIES.index(f) if f in FAMILIES else len(FAMILIES))
+family = st.radio("Measure family", families, horizontal=True, key="metrics_family",
+                  format_func=lambda f: f[:1].upper() + f[1:])
+in_family = [name for name in present if semantics(name).family == family]
+chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_measures/{family}",
+                        format_func=lambda name: name.replace("_", " "))
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
 st.caption("Multiple comparisons: Holm across the confirmatory family (measure × summarizer × perturbation) where a "
@@ -68,25 +85,41 @@ st.caption("Multiple comparisons: Holm across the confirmatory family (measure �
 
 
 def result_table(rows) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "perturbation": r.perturbation, "summarizer": r.summarizer, "value": r.to_dict()["value"],
-        "95% CI": "—" if r.ci_low is None else f"[{r.ci_low:.4f}, {r.ci_high:.4f}]", "n": r.n,
-        "excludes 0": excludes_zero(r) if r.is_defined else None,
-        "favoured": r.details.get("favoured"), "Holm p": r.details.get("p_holm"),
-        "note": r.reason or "",
-    } for r in rows])
+    """The results with the marks of the one significance rule (``bias_core.findings.judge``): the primary (signed,
+    where the score has a signed version) estimate and its interval, "favoured" only where the result is significant,
+    and the score as the measure computes it."""
+    table = []
+    for r in rows:
+        verdict = judge(r, results)
+        estimate, low, high = primary_estimate(r)
+        table.append({
+            "perturbation": r.perturbation, "summarizer": r.summarizer, "estimate": estimate,
+            "95% CI": "—" if low is None else f"[{low:.4f}, {high:.4f}]", "n": r.n,
+            "verdict": verdict.status, "significant": verdict.significant,
+            "favoured": verdict.favoured if verdict.significant else None,
+            "Holm p": verdict.p_holm, "score": r.to_dict()["value"],
+            "note": "; ".join([*(verdict.reasons or []), *([r.reason] if r.reason else [])]),
+        })
+    return pd.DataFrame(table)
 
 
+family_findings = [f for f in run_findings_list if f.family == family and f.ci_kind in (kind, None)]
+if family_findings:
+    st.markdown("**What this family found**")
+    for finding in family_findings:
+        st.markdown(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)}; "
+                    f"{md_escape(finding.verdict.status)})")
 for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))
     st.caption(ONE_LINERS.get(name, ""))
-    measure_help(name)
     if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
         st.plotly_chart(measure_figure(rows, name), width="stretch", key=f"chart_{name}")
     elif rows and not any(r.is_defined for r in rows):
         st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
-    st.dataframe(result_table(rows), hide_index=True, width="stretch")
+    with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
+        st.dataframe(result_table(rows), hide_index=True, width="stretch")
+    measure_help(name)
 
     if name == "entity_hallucination":
         names = [dict(row, summarizer=r.summarizer) for r in rows for row in r.details.get("names", [])]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 
 import pandas as pd
 import streamlit as st
 
 from bias_core.audit import AuditConfig
 from bias_core.export import html_report, measures_csv, run_json, summaries_csv
+from bias_core.findings import judge, primary_estimate, semantics
 from bias_core.launch import launch_audit
 from bias_core.store import RunInfo
 from pages.common import run_store
@@ -79,26 +81,53 @@ columns[2].download_button("Measures (CSV)", measures_csv(store.measures(chosen)
 columns[3].download_button("Summaries (CSV)", summaries_csv(store, chosen),
                            file_name=f"summbias-{chosen}-summaries.csv", mime="text/csv", key="export_summaries")
 
-others = [run_id for run_id in ids if run_id != chosen]
-if others:
-    st.markdown("**Compare with another run**")
-    other = st.selectbox("Second run", others, format_func=lambda run_id: describe(store.get_run(run_id)),
-                         key="runs_compare")
-    def keyed(run_id: str) -> dict:
-        return {(r.measure, r.perturbation, r.summarizer, r.ci_kind): r for r in store.measures(run_id)}
-    mine, theirs = keyed(chosen), keyed(other)
-    rows = []
-    for key in sorted(mine.keys() | theirs.keys(), key=str):
-        a, b = mine.get(key), theirs.get(key)
-        rows.append({"measure": key[0], "perturbation": key[1], "summarizer": key[2], "CI kind": key[3],
-                     "this run": None if a is None else a.to_dict()["value"],
-                     "this CI": None if a is None else f"[{a.ci_low}, {a.ci_high}]",
-                     "other run": None if b is None else b.to_dict()["value"],
-                     "other CI": None if b is None else f"[{b.ci_low}, {b.ci_high}]"})
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+@st.cache_data(max_entries=64)
+def corpus_fingerprint(run_id: str, updated: float) -> str:
+    """A hash of the run's documents (ids and texts), so runs on the same corpus can be found whatever its name."""
+    digest = hashlib.sha256()
+    for document in sorted(store.documents(run_id), key=lambda d: d.id):
+        digest.update(f"{len(document.id)}:{document.id}{len(document.text)}:{document.text}".encode())
+    return digest.hexdigest()
+
+
+def cell(result, results) -> str:
+    """One leaderboard cell: the primary estimate, its 95% interval, n and the verdict of ``judge``."""
+    value, low, high = primary_estimate(result)
+    verdict = judge(result, results)
+    estimate = "—" if value is None else f"{value:.3f}"
+    interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+    favoured = f", favours {verdict.favoured}" if verdict.significant and verdict.favoured else ""
+    return f"{estimate}{interval} · n = {result.n} · {verdict.status}{favoured}"
+
+
+st.markdown("**Compare runs: summarizers side by side**")
+st.caption("Runs on the same corpus (the same documents) and perturbation, one column per run × summarizer: the "
+           "estimate with its 95% interval, n and the verdict of the one significance rule (the Overview's).")
+mine = store.measures(chosen)
+perturbations = sorted({r.perturbation for r in mine if r.perturbation and r.perturbation != "identity"})
+if not perturbations:
+    st.caption("This run has no measure results on a perturbation yet.")
+else:
+    perturbation = st.selectbox("Perturbation", perturbations, key="runs_board_perturbation")
+    fingerprint = corpus_fingerprint(chosen, info.updated)
+    candidates = [run.id for run in runs if corpus_fingerprint(run.id, run.updated) == fingerprint
+                  and any(r.perturbation == perturbation for r in store.measures(run.id))]
+    board_runs = st.multiselect("Runs on the same corpus", candidates, default=candidates,
+                                format_func=lambda run_id: describe(store.get_run(run_id)), key="runs_board_runs")
+    board: dict[str, dict[str, str]] = {}
+    for run_id in board_runs:
+        results = store.measures(run_id)
+        label = store.get_run(run_id).name or run_id
+        for result in results:
+            if result.perturbation != perturbation or result.measure == "fightin_words" or result.ci_kind == "s":
+                continue
+            column = f"{label} · {result.summarizer}" if len(board_runs) > 1 else str(result.summarizer)
+            board.setdefault(semantics(result.measure).name or result.measure, {})[column] = cell(result, results)
+    if board:
+        st.dataframe(pd.DataFrame.from_dict(board, orient="index").rename_axis("measure").reset_index(),
+                     hide_index=True, width="stretch", key="runs_board")
     else:
-        st.caption("Neither run has measure results yet.")
+        st.caption("None of the chosen runs has results on this perturbation.")
 
 with st.expander("Delete this run"):
     confirm = st.checkbox("I understand that the run and all its records are deleted", key="runs_confirm_delete")

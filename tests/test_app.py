@@ -75,8 +75,10 @@ def test_runs_page_lists_runs_exports_them_and_compares_two(app):
     assert set(listed["run"]) == {first, second}
     app.selectbox(key="runs_selected").set_value(first).run()
     assert app.session_state["run_id"] == first
-    comparison = app.dataframe[1].value
-    assert comparison.loc[0, "this run"] == 0.2 and comparison.loc[0, "other run"] == 0.5
+    board = app.dataframe[1].value.set_index("measure")
+    assert set(board.columns) == {"first · lead-3", "second · lead-3"}
+    assert board.loc["entity inclusion", "first · lead-3"].startswith("0.200 [0.050, 0.400] · n = 12 · ")
+    assert board.loc["entity inclusion", "second · lead-3"].startswith("0.500 [0.050, 0.400] · n = 12 · ")
 
 
 def test_deleting_a_run_needs_confirmation(app):

@@ -19,7 +19,7 @@ from pages.render import md_escape
 from tests.conftest import open_app
 
 PAGES = ["pages/corpus.py", "pages/audit.py", "pages/compare.py", "pages/fightin_words.py", "pages/metrics.py",
-         "pages/runs.py", "pages/summarize.py"]
+         "pages/runs.py", "pages/summarize.py", "pages/overview.py"]
 
 
 def payload(host: str, tag: str) -> str:
@@ -142,6 +142,9 @@ def test_no_page_renders_markdown_from_a_hostile_run_or_upload(hostile_app):
             at.selectbox(key="compare_original").set_value(names["doc_id"]).run()
         if page == "pages/summarize.py":
             at.button[0].click().run()
+        if page == "pages/overview.py":  # the completed run, the one with findings
+            completed = next(run.id for run in RunStore().list_runs() if run.status == "completed")
+            at.selectbox(key="sidebar_run").set_value(completed).run()
         if page == "pages/runs.py":
             for run in [run.id for run in RunStore().list_runs()]:
                 at.selectbox(key="runs_selected").set_value(run).run()
@@ -154,6 +157,8 @@ def test_no_page_renders_markdown_from_a_hostile_run_or_upload(hostile_app):
     assert md_escape(names["run"]) in shown["pages/runs.py"]
     assert md_escape(names["failure"]) in shown["pages/runs.py"]
     assert md_escape(names["summarizer"]) in shown["pages/compare.py"]
+    assert md_escape(names["run"]) in shown["pages/overview.py"]
+    assert md_escape(names["summarizer"]) in shown["pages/overview.py"]
     assert md_escape(names["reason"]) in shown["pages/metrics.py"]
     assert md_escape("hostile :red[file] [f](x).csv") in shown["pages/audit.py"]
     assert "Summary by lead-3" in shown["pages/summarize.py"]
@@ -172,6 +177,7 @@ def test_compare_html_blocks_hold_hostile_text_only_as_entities(hostile_app):
 def test_metrics_plotly_titles_and_ticks_escape_hostile_values(hostile_app):
     at, names = hostile_app
     at.switch_page("pages/metrics.py").run()
+    at.radio(key="metrics_family").set_value("perspective fairness").run()
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     bars = next(spec for spec in specs if spec["data"][0].get("type") == "bar")
     assert "<img" not in json.dumps(bars) and "&lt;img src=http://127.0.0.1:9/value-img&gt;" in bars["data"][0]["x"][0]

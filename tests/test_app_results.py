@@ -28,16 +28,23 @@ def test_fightin_words_on_originals_splits_them_by_majority_identifiers(audited_
     assert any("originals mention female identifiers more" in c.value for c in at.caption)
 
 
-def test_metrics_page_charts_every_measure_with_its_interval_and_help(audited_store, tmp_path, monkeypatch):
+def test_metrics_page_charts_every_measure_family_with_its_interval_and_help(audited_store, tmp_path, monkeypatch):
     at = open_page("pages/metrics.py", audited_store, tmp_path, monkeypatch)
-    shown = [h.value for h in at.subheader]
+    families = [label.lower() for label in at.radio(key="metrics_family").options]  # shown capitalised
+    assert families[:4] == ["inclusion", "hallucination", "distinguishability", "word lists"]
+    shown = []
+    for family in families:
+        at.radio(key="metrics_family").set_value(family).run()
+        assert not at.exception
+        shown += [h.value for h in at.subheader]
+        charts = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+        assert all(chart["data"] or chart["layout"].get("annotations") for chart in charts)
+        if family == "inclusion":
+            assert charts and any("How to read entity inclusion" in expander.label for expander in at.expander)
+            table = at.dataframe[0].value
+            assert {"estimate", "95% CI", "n", "verdict", "significant", "favoured"} <= set(table.columns)
     assert "entity inclusion" in shown and "distinguishability dense" in shown
     assert "word list inclusion adjusted" in shown
-    charts = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    assert charts and all(chart["data"] or chart["layout"].get("annotations") for chart in charts)
-    assert any("How to read entity inclusion" in expander.label for expander in at.expander)
-    table = at.dataframe[0].value
-    assert {"value", "95% CI", "n", "excludes 0"} <= set(table.columns)
 
 
 def test_metrics_s_intervals_can_be_chosen(audited_store, tmp_path, monkeypatch):

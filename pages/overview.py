@@ -1,0 +1,74 @@
+"""Overview: what the chosen run found, in words. One row per summarizer × perturbation × measure family with the
+finding sentence, its effect, the 95% interval, whether it clears the identity noise floor and the multiple-comparison
+correction, the verdict, and a link that opens Compare on the pair of inputs where it shows most. Every number and
+mark comes from ``bias_core.findings`` (the same code the HTML report uses); this page only lays it out."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bias_core.findings import how_to_read
+from pages.common import current_run, findings_for
+from pages.render import md_escape
+
+COLUMNS = ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict", "Evidence")
+WIDTHS = (4.2, 1.8, 1.5, 0.9, 1.0, 1.2, 1.3)
+
+
+def mark(flag: bool | None) -> str:
+    """✓ / ✗ for a yes/no test, — where the test does not apply (no floor or no p-value for this measure)."""
+    return "—" if flag is None else ("✓" if flag else "✗")
+
+
+def number(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.3g}"
+
+
+st.title("Overview")
+run = current_run()
+if run is None:
+    st.stop()
+# Following a "see the evidence" link again must select its pair again, even after choices made on Compare.
+st.session_state.pop("compare_link", None)
+st.caption(f"Run {md_escape(run.name or 'unnamed')} · {md_escape(run.id)} · {md_escape(run.status)}")
+st.markdown(md_escape(how_to_read()))
+
+found = sorted(findings_for(run.id, run.updated), key=lambda finding: finding.strength, reverse=True)
+if not found:
+    st.info("This run has no findings yet: its measures are computed when the summaries are done (see Runs).")
+    st.stop()
+
+st.subheader("In short: the strongest finding for each summarizer")
+strongest = {}
+for finding in found:
+    strongest.setdefault(finding.summarizer, finding)
+st.markdown("\n".join(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)})"
+                      for finding in strongest.values()))
+
+st.subheader("Every finding, strongest evidence first")
+header = st.columns(WIDTHS, vertical_alignment="bottom")
+for column, label in zip(header, COLUMNS):
+    column.markdown(f"**{label}**")
+with st.container(key="overview_findings"):
+    for index, finding in enumerate(found):
+        st.divider()
+        row = st.columns(WIDTHS, vertical_alignment="center")
+        row[0].caption(md_escape(f"{finding.summarizer} · {finding.perturbation} · {finding.family}"))
+        row[0].markdown(md_escape(finding.sentence))
+        row[1].markdown(md_escape(finding.effect))
+        row[2].markdown(f"[{number(finding.ci_low)}, {number(finding.ci_high)}]" if finding.ci_low is not None
+                        else "—")
+        row[2].caption(f"n = {finding.n}")
+        row[3].markdown(mark(finding.clears_floor))
+        row[4].markdown(mark(finding.survives_correction))
+        if finding.correction:
+            row[4].caption(md_escape(finding.correction))
+        row[5].markdown(md_escape(finding.verdict.status))
+        evidence = finding.evidence
+        if evidence is not None:
+            row[6].page_link("pages/compare.py", label="See the evidence", icon=":material/compare:",
+                             query_params={"run": run.id, "original": evidence.original_id, "a": evidence.input_a,
+                                           "b": evidence.input_b, "summarizer": finding.summarizer},
+                             help=md_escape(evidence.why))
+        else:
+            row[6].caption("no pair to show")

@@ -1,0 +1,191 @@
+"""The Overview page, the evidence links into Compare, the Metrics family navigation and the cross-run leaderboard,
+with AppTest on the real precomputed demo run (and a real audit run) in temporary stores."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import pytest
+
+from bias_core.demo import ensure_demo_run
+from bias_core.findings import judge, run_findings, semantics
+from bias_core.store import RunStore
+from pages.overview import COLUMNS
+from tests.conftest import open_app
+from tests.test_app_compare import open_page
+
+VERDICTS = {"finding", "no evidence of bias", "not enough data", "undefined", "within the noise floor",
+            "not significant after correction"}
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """A store holding the imported demo run, and the run's findings as bias_core states them."""
+    path = tmp_path_factory.mktemp("demo") / "runs.sqlite"
+    store = RunStore(path)
+    run_id = ensure_demo_run(store)
+    found = run_findings(store, run_id)
+    summarizers = {s.summarizer for s in store.summaries(run_id)}
+    results = store.measures(run_id)
+    store.close()
+    return path, run_id, found, summarizers, results
+
+
+@pytest.fixture(scope="module")
+def overview(demo_store):
+    """The app opened as a newcomer opens it (no page chosen), on the demo store."""
+    path = demo_store[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SUMMBIAS_STORE", str(path))
+        yield open_app()
+
+
+def plain(text: str) -> str:
+    """Markdown written by ``md_escape`` back to the characters it shows."""
+    return text.replace("\\", "").replace("&#58;", ":")
+
+
+def row_captions(at) -> list[str]:
+    """The first cell's caption of every findings row: summarizer · perturbation · family."""
+    return [plain(c.value) for c in at.caption if c.value.count(" · ") == 2 and not c.value.startswith("Run ")]
+
+
+def test_the_app_opens_on_the_overview_of_the_demo_run(overview, demo_store):
+    _, run_id, _, _, _ = demo_store
+    assert overview.title[0].value == "Overview"
+    assert overview.session_state["run_id"] == run_id
+    assert overview.markdown[0].value.startswith("Each row is one summarizer on one kind of perturbation")
+
+
+def test_the_first_screen_states_a_finding_for_every_summarizer_of_the_demo_run(overview, demo_store):
+    _, _, found, summarizers, _ = demo_store
+    assert overview.subheader[0].value == "In short: the strongest finding for each summarizer"
+    short = plain(overview.markdown[1].value).splitlines()
+    for summarizer in summarizers:
+        strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
+        assert f"- {strongest.sentence} ({strongest.effect})" in short
+    assert len(short) == len({f.summarizer for f in found})
+
+
+def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_first(overview, demo_store):
+    _, _, found, _, _ = demo_store
+    headers = [m.value for m in overview.markdown if m.value.startswith("**") and m.value.endswith("**")]
+    assert headers == [f"**{label}**" for label in COLUMNS]
+    assert COLUMNS == ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict",
+                       "Evidence")
+    ordered = sorted(found, key=lambda f: f.strength, reverse=True)
+    assert row_captions(overview) == [f"{f.summarizer} · {f.perturbation} · {f.family}" for f in ordered]
+    shown = [plain(m.value) for m in overview.markdown]
+    for finding in ordered:
+        assert finding.sentence in shown and finding.effect in shown and finding.verdict.status in VERDICTS
+    strengths = [f.strength for f in ordered]
+    assert strengths == sorted(strengths, reverse=True)
+
+
+def test_every_measure_family_of_the_demo_run_has_a_row_in_plain_words(overview, demo_store):
+    _, _, found, _, results = demo_store
+    families = {semantics(r.measure).family for r in results if r.perturbation != "identity"}
+    assert families >= {"inclusion", "hallucination", "distinguishability", "word lists", "perspective fairness",
+                        "politician features", "lexical bias"}
+    captions = row_captions(overview)
+    for family in families:
+        assert any(caption.endswith(f" · {family}") for caption in captions), family
+    texts = " ".join(m.value for m in overview.markdown)
+    for word in ("favours", "no evidence of bias", "not enough data", "percentage points", "odds", "% of summaries"):
+        assert word in texts, word
+    assert "entity_inclusion" not in texts and "word_list_inclusion" not in texts  # no raw measure ids
+
+
+def test_see_the_evidence_opens_compare_on_that_original_and_pair(overview, demo_store):
+    path, run_id, found, _, _ = demo_store
+    links = overview.get("page_link")
+    with_evidence = [f for f in sorted(found, key=lambda f: f.strength, reverse=True) if f.evidence is not None]
+    assert len(links) == len(with_evidence) and all(link.value == "See the evidence" for link in links)
+    finding, link = with_evidence[0], links[0]
+    assert link.proto.page.endswith("compare")
+    params = {key: values[0] for key, values in parse_qs(link.proto.query_string).items()}
+    assert params == {"run": run_id, "original": finding.evidence.original_id, "a": finding.evidence.input_a,
+                      "b": finding.evidence.input_b, "summarizer": finding.summarizer}
+    overview.query_params.update(params)
+    overview.switch_page("pages/compare.py").run()
+    assert not overview.exception
+    original = finding.evidence.original_id
+    assert overview.selectbox(key="compare_original").value == original
+    assert overview.selectbox(key=f"compare_a/{original}").value == finding.evidence.input_a
+    assert overview.selectbox(key=f"compare_b/{original}").value == finding.evidence.input_b
+    assert overview.multiselect(key="compare_summarizers").value == [finding.summarizer]
+    assert [h.value for h in overview.subheader] == [finding.summarizer]
+
+
+def test_a_link_to_a_run_that_is_not_stored_says_so_and_shows_the_current_run(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    ensure_demo_run(RunStore(path))
+    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
+    at = open_app()
+    at.query_params.update({"run": "no-such-run", "original": "x", "a": "x/1", "b": "x/2"})
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "The linked run no-such-run is not in the run store" in at.warning[0].value
+
+
+def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_judge(overview, demo_store):
+    _, run_id, found, _, results = demo_store
+    overview.switch_page("pages/metrics.py").run()
+    assert not overview.exception
+    family = overview.radio(key="metrics_family")
+    assert family.value == "inclusion"
+    overview.radio(key="metrics_family").set_value("perspective fairness").run()
+    assert [h.value for h in overview.subheader] == ["bur", "uer", "auc", "sof"]
+    lines = [plain(m.value) for m in overview.markdown]
+    for finding in found:
+        if finding.family == "perspective fairness":
+            assert any(finding.sentence in line for line in lines)
+    assert all("Table: " in e.label or "How to read" in e.label for e in overview.expander)
+    table = overview.dataframe[0].value
+    assert list(table.columns[:8]) == ["perturbation", "summarizer", "estimate", "95% CI", "n", "verdict",
+                                       "significant", "favoured"]
+    bur = [r for r in results if r.measure == "bur" and r.ci_kind in ("d", None)]
+    for row, result in zip(table.itertuples(), bur):
+        verdict = judge(result, results)
+        assert (row.summarizer, row.verdict, row.significant) == (result.summarizer, verdict.status,
+                                                                 verdict.significant)
+        shown = row.favoured if isinstance(row.favoured, str) else None  # an empty cell reads back as NaN
+        assert shown == (verdict.favoured if verdict.significant else None)
+    assert any(isinstance(value, str) for value in table["favoured"])  # the demo's BUR findings name a group
+
+
+def test_metrics_choices_reset_to_all_when_another_run_is_opened(audited_store, tmp_path, monkeypatch):
+    at = open_page("pages/metrics.py", audited_store, tmp_path, monkeypatch)
+    at.radio(key="metrics_family").set_value("word lists").run()
+    at.multiselect(key="metrics_measures/word lists").set_value(["word_list_inclusion_adjusted"]).run()
+    assert [h.value for h in at.subheader] == ["word list inclusion adjusted"]
+    first = at.session_state["run_id"]
+    store = RunStore()
+    demo = ensure_demo_run(store)
+    store.close()
+    at.run()  # the sidebar lists the new run
+    at.selectbox(key="sidebar_run").set_value(demo).run()
+    assert at.session_state["run_id"] == demo != first
+    assert at.radio(key="metrics_family").value == "inclusion"
+    at.radio(key="metrics_family").set_value("word lists").run()
+    assert at.multiselect(key="metrics_measures/word lists").value == ["word_list_inclusion_adjusted",
+                                                                       "word_list_inclusion_unadjusted"]
+    assert [h.value for h in at.subheader] == ["word list inclusion adjusted", "word list inclusion unadjusted"]
+
+
+def test_runs_leaderboard_puts_the_summarizers_of_runs_on_one_corpus_side_by_side(audited_store, tmp_path,
+                                                                                   monkeypatch):
+    at = open_page("pages/runs.py", audited_store, tmp_path, monkeypatch)
+    at.selectbox(key="runs_board_perturbation").set_value("gender-loc").run()
+    assert not at.exception
+    board = at.dataframe[1].value  # [0] is the run history
+    assert list(board.columns) == ["measure", "lead-3", "sexist-female"]
+    store = RunStore()
+    results = store.measures(store.list_runs()[0].id)
+    inclusion = next(r for r in results if r.measure == "entity_inclusion" and r.summarizer == "sexist-female"
+                     and r.perturbation == "gender-loc" and r.ci_kind == "d")
+    cell = board.set_index("measure").loc["entity inclusion", "sexist-female"]
+    verdict = judge(inclusion, results)
+    assert cell.endswith(f"n = {inclusion.n} · {verdict.status}" + (f", favours {verdict.favoured}"
+                                                                     if verdict.significant else ""))
+    assert cell.startswith(f"{inclusion.details['signed']['value']:.3f} [")
