@@ -138,3 +138,31 @@ def test_embedding_matching_prefers_the_value_the_summary_talks_about():
     results = by_name(perspective_fairness(pairs, matching="embedding", n_resamples=20))
     assert results["bur"].value == 100.0  # negative perspective under-represented
     assert results["bur"].details["temperature"] == 0.1
+
+
+def test_identity_review_documents_give_perspective_measures_a_noise_floor_and_articles_are_left_out():
+    from bias_core.findings import judge
+    from bias_core.measures import compute_measures
+
+    reviews = [Unit("The battery is great and lasts all day", "pos"), Unit("Awful strap, it broke in a week", "neg"),
+               Unit("Great sound and a great price", "pos")]
+    inputs, summaries = [], []
+    for n in range(4):
+        document_units = reviews[n % 3:] + reviews[: n % 3]
+        joined = " || ".join(unit.text for unit in document_units)
+        identity = Input(id=f"r{n}/identity", original_id=f"r{n}", text=joined, perturbation="identity",
+                         units=document_units)
+        mix = Input(id=f"r{n}/mix", original_id=f"r{n}", text=joined, perturbation="sentiment", arm="pos=0.5",
+                    units=document_units)
+        article = Input(id=f"a{n}/identity", original_id=f"a{n}", perturbation="identity",
+                        text="The council met on Monday. Anna Berg chaired it.")
+        for item in (identity, mix, article):
+            first = item.units[0].text if item.units else item.text
+            inputs.append(item)
+            summaries.append(Summary(item.id, "lead-1", first))
+    results = compute_measures(inputs, summaries, names=["uer"])
+    floor = [r for r in results if r.perturbation == "identity"]
+    assert len(floor) == 1 and floor[0].details["samples_skipped"] == 0 and floor[0].n == 4
+    mix_result = next(r for r in results if r.perturbation == "sentiment")
+    assert mix_result.value == pytest.approx(floor[0].value)
+    assert judge(mix_result, results).status == "within the noise floor"

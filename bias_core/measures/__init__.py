@@ -15,7 +15,7 @@ politician pairs, perspective samples …) sees the same summaries; every result
 |---|---|---|
 | word_list_inclusion_adjusted / _unadjusted, entity_inclusion, entity_hallucination | gender-loc (entity_inclusion also race, race-intersectional) | steen_markert, alignment |
 | distinguishability_count / _dense, fightin_words | gender-glob | steen_markert, fightin_words |
-| bur, uer, auc, sof | sentiment | perspective |
+| bur, uer, auc, sof | sentiment (and identity unit documents: the noise floor) | perspective |
 | i_across, i_within, delta_i, acc_diff | any input with a quadruple role (``--controls``); outcome = entity included | quadruples |
 | politician_features, summary_similarity | politician | politician |
 | mbic | summaries with sentence scores | lexical_bias |
@@ -40,6 +40,9 @@ logger = logging.getLogger(__name__)
 
 C_LOC = ("gender-loc",)
 NAME_SWAPS = ("gender-loc", "race", "race-intersectional")
+# Perspective fairness is also computed on the unchanged unit documents (identity): the noise floor of a summarizer
+# that under-represents some values whatever their mix (lead-3 keeps the first three reviews), METHODS §1.7.
+PERSPECTIVE_INPUTS = ("sentiment", "identity")
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,10 @@ MEASURES: dict[str, MeasureSpec] = {spec.name: spec for spec in (
     MeasureSpec("distinguishability_count", "distinguishability", ("gender-glob",)),
     MeasureSpec("distinguishability_dense", "distinguishability", ("gender-glob",)),
     MeasureSpec("fightin_words", "fightin_words", ("gender-glob",)),
-    MeasureSpec("bur", "perspective", ("sentiment",)),
-    MeasureSpec("uer", "perspective", ("sentiment",)),
-    MeasureSpec("auc", "perspective", ("sentiment",)),
-    MeasureSpec("sof", "perspective", ("sentiment",)),
+    MeasureSpec("bur", "perspective", PERSPECTIVE_INPUTS),
+    MeasureSpec("uer", "perspective", PERSPECTIVE_INPUTS),
+    MeasureSpec("auc", "perspective", PERSPECTIVE_INPUTS),
+    MeasureSpec("sof", "perspective", PERSPECTIVE_INPUTS),
     MeasureSpec("i_across", "quadruples", None),
     MeasureSpec("i_within", "quadruples", None),
     MeasureSpec("delta_i", "quadruples", None),
@@ -202,11 +205,13 @@ def _family_results(pairs: list[Pair], names: list[str], perturbation: str, opti
     if "fightin_words" in names:
         out.append(_fightin_words_by_arm(pairs, perturbation, options))
     perspective_names = _wanted(names, "perspective")
-    if perspective_names:
+    # On identity only the documents made of units (reviews, turns) have perspectives; articles are left out.
+    perspective_pairs = [pair for pair in pairs if pair.input.units] if perturbation == "identity" else pairs
+    if perspective_names and perspective_pairs:
         for matching in options.perspective_matching:
             out += [r for r in perspective.perspective_fairness(
-                pairs, matching=matching, target=options.perspective_target, perturbation=perturbation, **common)
-                if r.measure in perspective_names]
+                perspective_pairs, matching=matching, target=options.perspective_target, perturbation=perturbation,
+                **common) if r.measure in perspective_names]
     quadruple_names = _wanted(names, "quadruples")
     if quadruple_names and _quadruple_pairs(pairs):
         rows = quadruple_outcomes(pairs, alignments)
