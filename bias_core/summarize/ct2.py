@@ -58,6 +58,9 @@ def converted_ct2_dir(source: Path, compute_type: str) -> Path:
     """
     target = source.parent / f"{source.name}-ct2-{compute_type}"
     if not (target / "model.bin").is_file():
+        if not (source / "config.json").is_file():
+            raise SummarizerError(f"no transformers model in {source} (config.json is missing) to convert to "
+                                  "CTranslate2; for smollm2, delete the folder so that it is converted again")
         started = time.perf_counter()
         logger.info("converting %s to CTranslate2 (%s) in %s (once)", source.name, compute_type, target)
         _convert(source, target, compute_type)
@@ -98,8 +101,12 @@ def load_generator(folder: str, source: str, device: str, compute_type: str, thr
     ctranslate2 = _ctranslate2()
     from transformers import AutoTokenizer, GenerationConfig
 
+    # On CPU, one single-threaded replica per core, each generating whole inputs: measured as fast as one batch of 8
+    # on two OpenMP threads (benchmarks/README.md), with less CPU time under load, and each summary independent of
+    # the other inputs in its batch. On a GPU, one replica takes whole batches.
+    threading_options = {"inter_threads": threads, "intra_threads": 1} if device == "cpu" else {}
     try:
-        generator = ctranslate2.Generator(folder, device=device, compute_type=compute_type, intra_threads=threads)
+        generator = ctranslate2.Generator(folder, device=device, compute_type=compute_type, **threading_options)
     except (RuntimeError, ValueError, OSError) as error:
         raise SummarizerError(f"could not load the CTranslate2 model in {folder} ({_first_line(error)}); delete "
                               "that folder to convert it again on next use") from None
@@ -120,7 +127,8 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
     """A causal LM in a local transformers folder, run by CTranslate2 (converted on first use).
 
     Greedy (or beam) decoding with the same ``max_new_tokens``, prompts and post-processing as the transformers
-    engine; ``generate_batch`` sorts a batch by length and splits it into ``batch_size`` chunks to limit padding.
+    engine. ``generate_batch`` gets the whole batch; on CPU its replicas take one input each in parallel, on a GPU
+    it splits the batch into ``batch_size`` chunks sorted by length.
     """
 
     def _ct2_setup(self) -> tuple[str, str]:
@@ -145,9 +153,12 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
         start_tokens = [tokenizer.convert_ids_to_tokens(ids) for ids in token_ids]
         settings = self.generation_settings(None, False)
         stops = stop_ids(generation_config, tokenizer)
+        # One input per CTranslate2 batch on CPU (see load_generator): a batch pads its prompts to a common prefix
+        # and decodes the rest token by token, which changes the arithmetic and so, at times, the greedy output.
+        max_batch_size = 1 if self.ct2_device == "cpu" else self.default_batch_size
         try:
             results = generator.generate_batch(
-                start_tokens, max_batch_size=self.default_batch_size, beam_size=settings["num_beams"],
+                start_tokens, max_batch_size=max_batch_size, beam_size=settings["num_beams"],
                 max_length=settings["max_new_tokens"], include_prompt_in_result=False,
                 end_token=sorted(stops), return_end_token=True,
             )
