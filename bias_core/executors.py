@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bias_core.perturb.base import Perturbation, PerturbationResult, merge_results
+from bias_core.perturb.shared import SharedRun, chunk_jobs, merge_jobs, run_shared
 from bias_core.records import Document, Input
 from bias_core.summarize.base import Summarizer, SummaryOutcome
 from bias_core.summarize.runner import run_batches_locally, summarize_batch_safely
@@ -31,6 +32,11 @@ class LocalExecutor:
 
     def perturb(self, perturbation: Perturbation, documents: Sequence[Document]) -> PerturbationResult:
         return perturbation.run(documents)
+
+    def perturb_shared(self, perturbations: Sequence[Perturbation], documents: Sequence[Sequence[Document]]
+                       ) -> SharedRun:
+        """Every perturbation over its documents, one parse per original (``perturb.shared.run_shared``)."""
+        return run_shared(perturbations, documents)
 
     def map_batches(self, summarizer: Summarizer, batches: list[list[Input]]
                     ) -> Iterator[tuple[int, list[SummaryOutcome]]]:
@@ -71,6 +77,15 @@ class RayExecutor:
         size = self.documents_per_task
         chunks = [list(documents[start : start + size]) for start in range(0, len(documents), size)]
         return merge_results(self._ray.get([run_chunk.remote(perturbation, chunk) for chunk in chunks]))
+
+    def perturb_shared(self, perturbations: Sequence[Perturbation], documents: Sequence[Sequence[Document]]
+                       ) -> SharedRun:
+        """``run_shared`` as one Ray task per chunk of originals: each task parses its originals once for all the
+        perturbations."""
+        run_chunk = self._ray.remote(run_shared)
+        jobs = chunk_jobs(perturbations, documents, self.documents_per_task)
+        runs = self._ray.get([run_chunk.remote(chosen, docs) for _, chosen, docs in jobs])
+        return merge_jobs(len(perturbations), [(indices, run) for (indices, _, _), run in zip(jobs, runs)])
 
     def map_batches(self, summarizer: Summarizer, batches: list[list[Input]]
                     ) -> Iterator[tuple[int, list[SummaryOutcome]]]:

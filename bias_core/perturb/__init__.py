@@ -7,7 +7,8 @@ dataclass::
     result.inputs, result.report, result.run_info
 
 Name-based perturbations parse each original once (``templates.build_templates``) and can share that parse through
-``run_templates``.
+``run_templates``; ``shared.run_shared`` runs several perturbations over one corpus with one parse per original (what
+an audit does).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bias_core.perturb.identity import Identity, IdentityConfig
 from bias_core.perturb.politician import PoliticianConfig, PoliticianPair, PoliticianSwap, back_replace, parse_pair
 from bias_core.perturb.race import Race, RaceConfig, RaceIntersectional
 from bias_core.perturb.sentiment import PerspectiveSplit, SentimentConfig
+from bias_core.perturb.shared import SharedRun, run_shared
 from bias_core.perturb.templates import EntityTemplate, build_templates
 
 PERTURBATIONS: dict[str, type[Perturbation]] = {
@@ -55,9 +57,11 @@ __all__ = [
     "RaceConfig",
     "RaceIntersectional",
     "SentimentConfig",
+    "SharedRun",
     "SkipReport",
     "back_replace",
     "build_templates",
     "get_perturbation",
     "parse_pair",
+    "run_shared",
 ]
