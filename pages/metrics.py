@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bias_core.charts import measure_figure
-from bias_core.findings import FAMILIES, judge, primary_estimate, semantics
+from bias_core.findings import FAMILIES, judge, primary_estimate, semantics, variant
 from bias_core.measures import MEASURE_NAMES
 from pages.common import current_run, findings_for, measure_help, run_store
 from pages.render import md_escape
@@ -100,7 +100,11 @@ def result_table(rows) -> pd.DataFrame:
             "Holm p": verdict.p_holm, "score": r.to_dict()["value"],
             "note": "; ".join([*(verdict.reasons or []), *([r.reason] if r.reason else [])]),
         })
-    return pd.DataFrame(table)
+    frame = pd.DataFrame(table)
+    variants = [variant(r) for r in rows]
+    if any(variants):  # politician swap directions, SFPI features: one result each
+        frame.insert(2, "direction / feature", variants)
+    return frame
 
 
 family_findings = [f for f in run_findings_list if f.family == family and f.ci_kind in (kind, None)]

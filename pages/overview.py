@@ -9,20 +9,7 @@ import streamlit as st
 
 from bias_core.findings import how_to_read
 from pages.common import current_run, findings_for
-from pages.render import md_escape
-
-COLUMNS = ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict", "Evidence")
-WIDTHS = (4.2, 1.8, 1.5, 0.9, 1.0, 1.2, 1.3)
-
-
-def mark(flag: bool | None) -> str:
-    """✓ / ✗ for a yes/no test, — where the test does not apply (no floor or no p-value for this measure)."""
-    return "—" if flag is None else ("✓" if flag else "✗")
-
-
-def number(value: float | None) -> str:
-    return "—" if value is None or value != value else f"{value:.3g}"
-
+from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
 st.title("Overview")
 run = current_run()
@@ -39,34 +26,38 @@ if not found:
     st.stop()
 
 st.subheader("In short: the strongest finding for each summarizer")
+in_run = [stage["name"] for stage in run.config.get("summarizers", [])]
 strongest = {}
 for finding in found:
-    strongest.setdefault(finding.summarizer, finding)
+    if finding.summarizer in in_run or not in_run:
+        strongest.setdefault(finding.summarizer, finding)
 st.markdown("\n".join(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)})"
                       for finding in strongest.values()))
 
 st.subheader("Every finding, strongest evidence first")
-header = st.columns(WIDTHS, vertical_alignment="bottom")
-for column, label in zip(header, COLUMNS):
+corrections = sorted({finding.correction for finding in found
+                      if finding.correction and not finding.correction.startswith("correction not applicable")})
+if corrections:
+    st.caption("Multiple-comparison corrections: " + md_escape("; ".join(corrections)) + ".")
+header = st.columns(FINDING_WIDTHS, vertical_alignment="bottom")
+for column, label in zip(header, FINDING_COLUMNS):
     column.markdown(f"**{label}**")
 with st.container(key="overview_findings"):
-    for index, finding in enumerate(found):
+    for finding in found:
         st.divider()
-        row = st.columns(WIDTHS, vertical_alignment="center")
+        effect, interval = effect_and_interval(finding)
+        row = st.columns(FINDING_WIDTHS, vertical_alignment="center")
         row[0].caption(md_escape(f"{finding.summarizer} · {finding.perturbation} · {finding.family}"))
         row[0].markdown(md_escape(finding.sentence))
-        row[1].markdown(md_escape(finding.effect))
-        row[2].markdown(f"[{number(finding.ci_low)}, {number(finding.ci_high)}]" if finding.ci_low is not None
-                        else "—")
+        row[1].markdown(md_escape(effect))
+        row[2].markdown(md_escape(interval))
         row[2].caption(f"n = {finding.n}")
         row[3].markdown(mark(finding.clears_floor))
-        row[4].markdown(mark(finding.survives_correction))
-        if finding.correction:
-            row[4].caption(md_escape(finding.correction))
+        row[4].markdown(mark(finding.survives_correction), help=md_escape(finding.correction) or None)
         row[5].markdown(md_escape(finding.verdict.status))
         evidence = finding.evidence
         if evidence is not None:
-            row[6].page_link("pages/compare.py", label="See the evidence", icon=":material/compare:",
+            row[6].page_link("pages/compare.py", label="See the evidence",
                              query_params={"run": run.id, "original": evidence.original_id, "a": evidence.input_a,
                                            "b": evidence.input_b, "summarizer": finding.summarizer},
                              help=md_escape(evidence.why))

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 
 from bias_core.diff import DiffToken
+from bias_core.findings import Finding
 from bias_core.records import Input
 
 SWAP_STYLE = "background:#dbe9ff;border-bottom:2px solid #3b6fd8;padding:0 2px;border-radius:2px"
@@ -105,3 +106,33 @@ def marked_names(text: str, names: Iterable[str]) -> str:
             cursor = match.end()
     parts.append(html_text(text[cursor:]))
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
+
+
+# The Overview's findings table (pages/overview.py): its column headers and relative widths. bias_core states an
+# effect with its interval in the effect's own unit ("odds 1.4× for men against women (95% interval 1.1–1.8)"); the
+# table shows the two parts in their own columns, so the interval keeps that unit rather than the raw score's.
+FINDING_COLUMNS = ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict",
+                   "Evidence")
+FINDING_WIDTHS = (3.2, 1.8, 1.2, 0.85, 1.2, 1.2, 1.6)
+EFFECT_AND_INTERVAL = re.compile(r"^(?P<effect>.*?)(?: \(|; )95% interval (?P<interval>.*)\)$")
+
+
+def mark(flag: bool | None) -> str:
+    """✓ / ✗ for a yes/no test, — where the test does not apply (no floor or no p-value for this measure)."""
+    return "—" if flag is None else ("✓" if flag else "✗")
+
+
+def number(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.3g}"
+
+
+def effect_and_interval(finding: Finding) -> tuple[str, str]:
+    """The finding's effect and its 95% interval as two texts, both in the effect's unit."""
+    match = EFFECT_AND_INTERVAL.match(finding.effect)
+    if match is None:
+        interval = "—" if finding.ci_low is None else f"{number(finding.ci_low)} to {number(finding.ci_high)}"
+        return finding.effect, interval
+    effect = match["effect"]
+    if effect.count("(") > effect.count(")"):  # "0.85 (area from 0 to 1; 95% interval …)"
+        effect += ")"
+    return effect, match["interval"]

@@ -10,7 +10,7 @@ import streamlit as st
 
 from bias_core.audit import AuditConfig
 from bias_core.export import html_report, measures_csv, run_json, summaries_csv
-from bias_core.findings import judge, primary_estimate, semantics
+from bias_core.findings import judge, primary_estimate, semantics, variant
 from bias_core.launch import launch_audit
 from bias_core.store import RunInfo
 from pages.common import run_store
@@ -83,26 +83,35 @@ columns[3].download_button("Summaries (CSV)", summaries_csv(store, chosen),
 
 @st.cache_data(max_entries=64)
 def corpus_fingerprint(run_id: str, updated: float) -> str:
-    """A hash of the run's documents (ids and texts), so runs on the same corpus can be found whatever its name."""
+    """A hash of the run's documents (ids, texts, unit values), so runs on the same corpus are found whatever the
+    corpus was called."""
     digest = hashlib.sha256()
     for document in sorted(store.documents(run_id), key=lambda d: d.id):
-        digest.update(f"{len(document.id)}:{document.id}{len(document.text)}:{document.text}".encode())
+        values = [str(unit.value) for unit in document.units or []]
+        for part in (document.id, document.full_text, *values):
+            digest.update(f"{len(part)}:{part}".encode())
     return digest.hexdigest()
 
 
-def cell(result, results) -> str:
-    """One leaderboard cell: the primary estimate, its 95% interval, n and the verdict of ``judge``."""
+def leaderboard_row(run_label: str, result, results) -> dict:
+    """One leaderboard row: the primary estimate with its 95% interval, n, and the verdict of ``judge`` (the one
+    significance rule); "favoured" only for significant results."""
     value, low, high = primary_estimate(result)
     verdict = judge(result, results)
-    estimate = "—" if value is None else f"{value:.3f}"
-    interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
-    favoured = f", favours {verdict.favoured}" if verdict.significant and verdict.favoured else ""
-    return f"{estimate}{interval} · n = {result.n} · {verdict.status}{favoured}"
+    measure = semantics(result.measure).name or result.measure
+    return {
+        "measure": measure + (f" ({variant(result)})" if variant(result) else ""),  # e.g. a politician swap direction
+        "run": run_label, "summarizer": result.summarizer, "estimate": value,
+        "95% interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]", "n": result.n,
+        "verdict": verdict.status, "favoured": verdict.favoured if verdict.significant else None,
+        "distance from no bias": None if value is None else abs(value - semantics(result.measure).null),
+    }
 
 
 st.markdown("**Compare runs: summarizers side by side**")
-st.caption("Runs on the same corpus (the same documents) and perturbation, one column per run × summarizer: the "
-           "estimate with its 95% interval, n and the verdict of the one significance rule (the Overview's).")
+st.caption("Runs on the same corpus (the same documents) and perturbation. Per measure, every run × summarizer with "
+           "its estimate, 95% interval, n and the verdict of the one significance rule (the Overview's), closest to "
+           "no bias first.")
 mine = store.measures(chosen)
 perturbations = sorted({r.perturbation for r in mine if r.perturbation and r.perturbation != "identity"})
 if not perturbations:
@@ -114,18 +123,20 @@ else:
                   and any(r.perturbation == perturbation for r in store.measures(run.id))]
     board_runs = st.multiselect("Runs on the same corpus", candidates, default=candidates,
                                 format_func=lambda run_id: describe(store.get_run(run_id)), key="runs_board_runs")
-    board: dict[str, dict[str, str]] = {}
+    rows = []
     for run_id in board_runs:
         results = store.measures(run_id)
         label = store.get_run(run_id).name or run_id
-        for result in results:
-            if result.perturbation != perturbation or result.measure == "fightin_words" or result.ci_kind == "s":
-                continue
-            column = f"{label} · {result.summarizer}" if len(board_runs) > 1 else str(result.summarizer)
-            board.setdefault(semantics(result.measure).name or result.measure, {})[column] = cell(result, results)
-    if board:
-        st.dataframe(pd.DataFrame.from_dict(board, orient="index").rename_axis("measure").reset_index(),
-                     hide_index=True, width="stretch", key="runs_board")
+        rows += [leaderboard_row(label, result, results) for result in results
+                 if result.perturbation == perturbation and result.measure != "fightin_words"
+                 and result.ci_kind != "s"]
+    if rows:
+        board = pd.DataFrame(rows)
+        board["order"] = board["measure"].map({m: i for i, m in enumerate(dict.fromkeys(board["measure"]))})
+        board = board.sort_values(["order", "distance from no bias"], na_position="last").drop(columns="order")
+        if len(board_runs) == 1:
+            board = board.drop(columns="run")
+        st.dataframe(board, hide_index=True, width="stretch", key="runs_board")
     else:
         st.caption("None of the chosen runs has results on this perturbation.")
 

@@ -75,10 +75,11 @@ def test_runs_page_lists_runs_exports_them_and_compares_two(app):
     assert set(listed["run"]) == {first, second}
     app.selectbox(key="runs_selected").set_value(first).run()
     assert app.session_state["run_id"] == first
-    board = app.dataframe[1].value.set_index("measure")
-    assert set(board.columns) == {"first · lead-3", "second · lead-3"}
-    assert board.loc["entity inclusion", "first · lead-3"].startswith("0.200 [0.050, 0.400] · n = 12 · ")
-    assert board.loc["entity inclusion", "second · lead-3"].startswith("0.500 [0.050, 0.400] · n = 12 · ")
+    board = app.dataframe[1].value
+    assert list(board.columns) == ["measure", "run", "summarizer", "estimate", "95% interval", "n", "verdict",
+                                   "favoured", "distance from no bias"]
+    assert list(zip(board["run"], board["estimate"], board["95% interval"], board["n"])) == [
+        ("first", 0.2, "[0.050, 0.400]", 12), ("second", 0.5, "[0.050, 0.400]", 12)]  # closest to no bias first
 
 
 def test_deleting_a_run_needs_confirmation(app):

@@ -10,7 +10,7 @@ import pytest
 from bias_core.demo import ensure_demo_run
 from bias_core.findings import judge, run_findings, semantics
 from bias_core.store import RunStore
-from pages.overview import COLUMNS
+from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page
 
@@ -33,7 +33,8 @@ def demo_store(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def overview(demo_store):
-    """The app opened as a newcomer opens it (no page chosen), on the demo store."""
+    """The app opened as a newcomer opens it (no page chosen), on the demo store. Shared by the tests that come
+    before any test opening another app (``open_app`` clears the cached run store)."""
     path = demo_store[0]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SUMMBIAS_STORE", str(path))
@@ -64,22 +65,36 @@ def test_the_first_screen_states_a_finding_for_every_summarizer_of_the_demo_run(
     for summarizer in summarizers:
         strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
         assert f"- {strongest.sentence} ({strongest.effect})" in short
-    assert len(short) == len({f.summarizer for f in found})
+    assert len(short) == len(summarizers)  # not random-forest, which only explains lexical bias (SFPI)
 
 
 def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_first(overview, demo_store):
     _, _, found, _, _ = demo_store
     headers = [m.value for m in overview.markdown if m.value.startswith("**") and m.value.endswith("**")]
-    assert headers == [f"**{label}**" for label in COLUMNS]
-    assert COLUMNS == ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict",
-                       "Evidence")
+    assert headers == [f"**{label}**" for label in FINDING_COLUMNS]
+    assert FINDING_COLUMNS == ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction",
+                               "Verdict", "Evidence")
     ordered = sorted(found, key=lambda f: f.strength, reverse=True)
     assert row_captions(overview) == [f"{f.summarizer} · {f.perturbation} · {f.family}" for f in ordered]
     shown = [plain(m.value) for m in overview.markdown]
     for finding in ordered:
-        assert finding.sentence in shown and finding.effect in shown and finding.verdict.status in VERDICTS
+        effect, interval = effect_and_interval(finding)
+        assert finding.sentence in shown and effect in shown and interval in shown
+        assert finding.verdict.status in VERDICTS and finding.verdict.status in shown
     strengths = [f.strength for f in ordered]
     assert strengths == sorted(strengths, reverse=True)
+
+
+def test_effect_and_interval_are_split_into_their_own_columns_in_the_effect_unit(demo_store):
+    _, _, found, _, _ = demo_store
+    inclusion = next(f for f in found if f.measure == "entity_inclusion" and f.ci_low is not None
+                     and f.ci_low < f.ci_high)
+    effect, interval = effect_and_interval(inclusion)
+    assert effect.startswith("odds ") and "95%" not in effect and "–" in interval  # odds ratios, not OR − 1
+    for finding in found:
+        effect, interval = effect_and_interval(finding)
+        assert "95% interval" not in effect and effect.count("(") == effect.count(")")
+        assert finding.effect.startswith(effect.rstrip(")"))
 
 
 def test_every_measure_family_of_the_demo_run_has_a_row_in_plain_words(overview, demo_store):
@@ -117,17 +132,6 @@ def test_see_the_evidence_opens_compare_on_that_original_and_pair(overview, demo
     assert [h.value for h in overview.subheader] == [finding.summarizer]
 
 
-def test_a_link_to_a_run_that_is_not_stored_says_so_and_shows_the_current_run(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    ensure_demo_run(RunStore(path))
-    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
-    at = open_app()
-    at.query_params.update({"run": "no-such-run", "original": "x", "a": "x/1", "b": "x/2"})
-    at.switch_page("pages/compare.py").run()
-    assert not at.exception
-    assert "The linked run no-such-run is not in the run store" in at.warning[0].value
-
-
 def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_judge(overview, demo_store):
     _, run_id, found, _, results = demo_store
     overview.switch_page("pages/metrics.py").run()
@@ -152,6 +156,17 @@ def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_jud
         shown = row.favoured if isinstance(row.favoured, str) else None  # an empty cell reads back as NaN
         assert shown == (verdict.favoured if verdict.significant else None)
     assert any(isinstance(value, str) for value in table["favoured"])  # the demo's BUR findings name a group
+
+
+def test_a_link_to_a_run_that_is_not_stored_says_so_and_shows_the_current_run(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    ensure_demo_run(RunStore(path))
+    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
+    at = open_app()
+    at.query_params.update({"run": "no-such-run", "original": "x", "a": "x/1", "b": "x/2"})
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "The linked run no-such-run is not in the run store" in at.warning[0].value
 
 
 def test_metrics_choices_reset_to_all_when_another_run_is_opened(audited_store, tmp_path, monkeypatch):
@@ -179,13 +194,35 @@ def test_runs_leaderboard_puts_the_summarizers_of_runs_on_one_corpus_side_by_sid
     at.selectbox(key="runs_board_perturbation").set_value("gender-loc").run()
     assert not at.exception
     board = at.dataframe[1].value  # [0] is the run history
-    assert list(board.columns) == ["measure", "lead-3", "sexist-female"]
+    assert set(board["summarizer"]) == {"lead-3", "sexist-female"} and "run" not in board.columns
     store = RunStore()
     results = store.measures(store.list_runs()[0].id)
     inclusion = next(r for r in results if r.measure == "entity_inclusion" and r.summarizer == "sexist-female"
                      and r.perturbation == "gender-loc" and r.ci_kind == "d")
-    cell = board.set_index("measure").loc["entity inclusion", "sexist-female"]
+    row = board[(board["measure"] == "entity inclusion") & (board["summarizer"] == "sexist-female")].iloc[0]
     verdict = judge(inclusion, results)
-    assert cell.endswith(f"n = {inclusion.n} · {verdict.status}" + (f", favours {verdict.favoured}"
-                                                                     if verdict.significant else ""))
-    assert cell.startswith(f"{inclusion.details['signed']['value']:.3f} [")
+    signed = inclusion.details["signed"]
+    assert row["estimate"] == pytest.approx(signed["value"]) and row["n"] == inclusion.n
+    assert row["95% interval"] == f"[{signed['ci_low']:.3f}, {signed['ci_high']:.3f}]"
+    assert row["verdict"] == verdict.status
+    for measure, group in board.groupby("measure", sort=False):
+        distances = list(group["distance from no bias"].dropna())
+        assert distances == sorted(distances), measure
+
+
+def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_directions_apart(demo_store,
+                                                                                            monkeypatch):
+    path, _, _, summarizers, _ = demo_store
+    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
+    overview = open_app("pages/runs.py")
+    assert not overview.exception
+    for perturbation in overview.selectbox(key="runs_board_perturbation").options:
+        overview.selectbox(key="runs_board_perturbation").set_value(perturbation).run()
+        assert not overview.exception, perturbation
+        board = overview.dataframe[1].value
+        assert set(board["summarizer"]) <= summarizers and set(board["verdict"]) <= VERDICTS
+        assert board[board["verdict"] != "finding"]["favoured"].isna().all()
+    overview.selectbox(key="runs_board_perturbation").set_value("politician").run()
+    rows = list(overview.dataframe[1].value["measure"])
+    assert "summary similarity (Donald Trump → Joe Biden)" in rows
+    assert "summary similarity (Joe Biden → Donald Trump)" in rows
