@@ -113,6 +113,20 @@ def test_an_empty_input_gives_an_empty_summary_not_an_error():
     assert isinstance(summary, Summary) and summary.text == "" and summary.sentences == []
 
 
+@pytest.mark.parametrize("name", ["textrank", "lexrank"])
+def test_graph_summarizers_refuse_an_input_with_too_many_sentences_with_a_message(name, monkeypatch):
+    from bias_core.summarize import extractive
+
+    summarizer = get_summarizer(name)
+    monkeypatch.setattr(type(summarizer), "max_sentences", 8)
+    long_input = Input(id="long", original_id="long", text=" ".join(f"Sentence {n} is here." for n in range(9)))
+    outcomes = summarizer.summarize([long_input, Input(id="short", original_id="s", text=ARTICLE)])
+    failure, summary = outcomes
+    assert isinstance(failure, extractive.SummaryFailure) and "has 9 sentences" in failure.error
+    assert "at most 8" in failure.error and isinstance(summary, Summary) and summary.text
+    assert extractive.GRAPH_MAX_SENTENCES == 5_000 and get_summarizer("lead-3").max_sentences is None
+
+
 def test_batching_gives_the_same_summaries_as_one_at_a_time(demo_news):
     inputs = [Input.from_document(d) for d in demo_news[:6]]
     summarizer = get_summarizer("lexrank")

@@ -19,7 +19,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from bias_core import nlp
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Param, Summarizer, SummaryOutcome, register, text_seed
+from bias_core.summarize.base import Param, Summarizer, SummaryFailure, SummaryOutcome, register, text_seed
 from bias_core.validation import SEED
 from bias_core.wordlists import FAMILY_WORDS, GENDER_WORDS, SPORT_WORDS
 
@@ -59,12 +59,16 @@ def split_inputs(inputs: Sequence[Input]) -> list[SentenceSet]:
 K = Param(int, minimum=1, maximum=10_000)
 # PageRank's damping: the power iteration converges only for 0 < d < 1 (Mihalcea & Tarau and Erkan & Radev use 0.85).
 DAMPING = Param(float, above=0, below=1)
+GRAPH_MAX_SENTENCES = 5_000
 
 
 class ExtractiveSummarizer(Summarizer):
     """Scores sentences and keeps the ``k`` best, in document order; ties go to the earlier sentence."""
 
     extractive = True
+    # Graph summarizers build an n × n sentence matrix; above this many sentences an input is refused with a message
+    # (20,000 sentences would need 3.2 GB per matrix). None: no limit (scoring is linear in the sentences).
+    max_sentences: int | None = None
     parameter_spec = {"k": K}
     default_batch_size = 256  # large batches let the sentence split run in parallel (nlp.worker_count)
 
@@ -90,6 +94,12 @@ class ExtractiveSummarizer(Summarizer):
             if count == 0:
                 outcomes.append(Summary(item.id, self.name, "", sentences=[], sentence_scores=[],
                                         meta={**base_meta, "selected": []}))
+                continue
+            if self.max_sentences is not None and count > self.max_sentences:
+                outcomes.append(SummaryFailure(
+                    item.id, self.name,
+                    f"{self.name}: input '{item.id}' has {count:,} sentences; {self.name} compares every pair of "
+                    f"sentences and accepts at most {self.max_sentences:,} — use lead-k or split the document"))
                 continue
             scores, keep, extra = self.score(sentence_set, item)
             # Stable sort on negated scores: equal scores keep document order, so ties go to earlier sentences.
@@ -223,6 +233,7 @@ class TextRank(ExtractiveSummarizer):
     """
 
     parameter_spec = {"k": K, "damping": DAMPING}
+    max_sentences = GRAPH_MAX_SENTENCES
 
     def __init__(self, k: int = 3, damping: float = 0.85):
         super().__init__(k)
@@ -254,6 +265,7 @@ class LexRank(ExtractiveSummarizer):
     """
 
     parameter_spec = {"k": K, "threshold": Param(float, minimum=0, maximum=1), "damping": DAMPING}
+    max_sentences = GRAPH_MAX_SENTENCES
 
     def __init__(self, k: int = 3, threshold: float = 0.1, damping: float = 0.85):
         super().__init__(k)
