@@ -26,10 +26,11 @@ if not found:
     st.stop()
 
 st.subheader("In short: the strongest finding for each summarizer")
-in_run = [stage["name"] for stage in run.config.get("summarizers", [])]
 strongest = {}
 for finding in found:
-    if finding.summarizer in in_run or not in_run:
+    # Findings with no perturbation (SFPI's random-forest, trained only to explain lexical bias) are no summarizer
+    # of the run; they stay in the table below.
+    if finding.perturbation not in ("—", None):
         strongest.setdefault(finding.summarizer, finding)
 st.markdown("\n".join(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)})"
                       for finding in strongest.values()))

@@ -113,7 +113,7 @@ def marked_names(text: str, names: Iterable[str]) -> str:
 # table shows the two parts in their own columns, so the interval keeps that unit rather than the raw score's.
 FINDING_COLUMNS = ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict",
                    "Evidence")
-FINDING_WIDTHS = (3.2, 1.8, 1.2, 0.85, 1.2, 1.2, 1.6)
+FINDING_WIDTHS = (3.0, 1.8, 1.2, 0.85, 1.2, 1.2, 1.85)
 EFFECT_AND_INTERVAL = re.compile(r"^(?P<effect>.*?)(?: \(|; )95% interval (?P<interval>.*)\)$")
 
 

@@ -111,6 +111,7 @@ def upload_article(page, app_url: str, path: Path) -> None:
 
     page.goto(app_url)
     wait_for_app(page)
+    open_page(page, "Corpus")  # the app opens on the Overview once a run (the demo run) exists
     page.get_by_text("Upload a file", exact=True).click()
     wait_for_app(page)
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))

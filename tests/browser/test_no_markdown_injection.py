@@ -88,8 +88,10 @@ def assert_plain(page, trap: str, shown: list[str], name: str, screenshot) -> No
         else:
             pytest.fail(f"{name}: not shown literally: {text}\n{main.aria_snapshot()[-3000:]}")
     port = trap.rsplit(":", 1)[1]
-    embedded = page.locator(f"img[src*='{port}'], a[href*='{port}']:not([href^='#']), a[href^=mailto], iframe, "
-                            "object, embed")
+    # The Overview's "see the evidence" links go to the app's own Compare page; their query string holds the
+    # (URL-encoded) hostile ids, which is not a link to the trap.
+    embedded = page.locator(f"img[src*='{port}'], a[href*='{port}']:not([href^='#']):not([href^='compare?']), "
+                            "a[href^=mailto], iframe, object, embed")
     assert embedded.count() == 0, (name, embedded.evaluate_all("nodes => nodes.map(n => n.outerHTML.slice(0, 300))"))
     screenshot(f"markdown-{name}")
     assert Trap.requests == [], (name, Trap.requests)
@@ -99,7 +101,11 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
     url, names = hostile
     page.goto(url)
     wait_for_app(page)
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible(timeout=60_000)
+    page.locator(".st-key-overview_findings [data-testid=stPageLink]").first.wait_for(timeout=60_000)
+    assert_plain(page, trap, [names["run"], names["summarizer"]], "overview", screenshot)  # the newest run
 
+    open_page(page, "Corpus")
     column, file_name = upload_hostile_csv(page, trap, names, tmp_path)
     expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)
     assert_plain(page, trap, [column, f"{names['doc_id']} — {names['title']}", names["summary"]], "corpus",
@@ -123,9 +129,11 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     assert_plain(page, trap, [names["summarizer"], "texts contain “[pronoun]”"], "fightin-words", screenshot)
 
-    open_page(page, "Metrics")
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
+    open_page(page, "Metrics")  # the inclusion family first: undefined here, so no chart but its reason
     assert_plain(page, trap, [names["reason"], payload(trap, "correction")], "metrics", screenshot)
+    page.get_by_test_id("stMain").get_by_text("Perspective fairness", exact=True).click()  # one family at a time
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
     bars = page.locator(".js-plotly-plot").last.inner_text()
     assert f"{names['summarizer']}: value shares" in bars and names["value"] in bars
 
