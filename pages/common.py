@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
 from bias_core.errors import BiasCoreError
-from bias_core.findings import Finding, run_findings
 from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.records import Document, Input, Summary
 from bias_core.store import RunInfo, RunStore
-from bias_core.summarize import Summarizer, SummaryCache, get_summarizer
 from pages.render import md_escape
+
+if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit-learn and networkx (issue 13)
+    from bias_core.findings import Finding
+    from bias_core.summarize import Summarizer, SummaryCache
 
 DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
 # Shown on Audit and Compare next to race perturbations: the changed pronouns are by design, not a bug (METHODS §1.4).
@@ -38,11 +41,15 @@ def demo_documents(name: str) -> list[Document]:
 
 @st.cache_resource(show_spinner="Loading the summarizer…")
 def summarizer(name: str, params: tuple[tuple[str, object], ...] = ()) -> Summarizer:
+    from bias_core.summarize import get_summarizer
+
     return get_summarizer(name, **dict(params))
 
 
 @st.cache_resource
 def summary_cache() -> SummaryCache:
+    from bias_core.summarize import SummaryCache
+
     return SummaryCache()
 
 
@@ -127,6 +134,8 @@ def run_records(run_id: str, updated: float) -> tuple[list[Input], list[Summary]
 def findings_for(run_id: str, updated: float) -> list[Finding]:
     """The run's findings from ``bias_core.findings`` (the one significance rule); ``updated`` is part of the cache
     key so a growing run is judged again."""
+    from bias_core.findings import run_findings
+
     return run_findings(run_store(), run_id)
 
 
