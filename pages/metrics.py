@@ -78,8 +78,10 @@ chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_
                         format_func=lambda name: name.replace("_", " "))
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
-st.caption("Multiple comparisons: Holm across the confirmatory family (measure × summarizer × perturbation) where a "
-           "measure has a p-value, Benjamini–Hochberg for term tables"
+st.caption("Significant means what it means on the Overview (bias_core.findings.judge): the 95% interval excludes "
+           "the value meaning no bias, the estimate clears the identity noise floor, it survives Holm's correction "
+           "over the confirmatory family (measure × summarizer × perturbation), and n is large enough; "
+           "Benjamini–Hochberg for term tables"
            + (f"; corrections stated by these results: {md_escape('; '.join(corrections))}." if corrections
               else "."))
 
@@ -111,8 +113,8 @@ family_findings = [f for f in run_findings_list if f.family == family and f.ci_k
 if family_findings:
     st.markdown("**What this family found**")
     for finding in family_findings:
-        st.markdown(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)}; "
-                    f"{md_escape(finding.verdict.status)})")
+        verdict = "" if finding.verdict.status in finding.sentence else f" · {finding.verdict.status}"
+        st.markdown(f"- {md_escape(finding.sentence)} — {md_escape(finding.effect + verdict)}")
 for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))
