@@ -171,3 +171,32 @@ def test_the_app_loads_a_utf16_upload_and_refuses_deep_json_naming_the_line():
     app.file_uploader(key="corpus_upload").upload("deep.jsonl", deep, "application/octet-stream").run()
     assert not app.exception
     assert app.error[0].value.startswith("Could not load the file. deep.jsonl, line 1: nests JSON more than 100")
+
+
+@pytest.mark.parametrize("kind", ["gender-loc", "race", "politician"])
+def test_an_original_over_the_name_perturbation_limit_is_skipped_with_its_length_and_others_are_kept(kind,
+                                                                                                     monkeypatch):
+    from bias_core.perturb import templates
+
+    monkeypatch.setattr(templates, "MAX_PERTURB_CHARS", 2_000)
+    short = Document(id="short", text="Donald Trump met Robert Moore on Monday. He said Moore was right.")
+    long = Document(id="long", text=long_single_line(40) + " Donald Trump agreed.")
+    result = get_perturbation(kind, samples=1).run([short, long]) if kind != "politician" else \
+        get_perturbation(kind).run([short, long])
+    skipped = {entry.original_id: entry.reason for entry in result.report.skipped}
+    assert "too long for name perturbations" in skipped["long"] and "over the limit of 2,000" in skipped["long"]
+    assert "short" not in skipped and {item.original_id for item in result.inputs} == {"short"}
+
+
+def test_perturb_cli_on_a_5_mb_single_line_text_skips_it_with_one_clear_reason(tmp_path, capsys):
+    text = long_single_line(60_000)[: 5 * 1024 * 1024]
+    assert len(text) == 5_242_880
+    (tmp_path / "huge.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "inputs.jsonl"
+    assert main(["perturb", "--kind", "gender-loc", "--documents", str(tmp_path / "huge.txt"), "--out", str(out),
+                 "--samples", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "too long for name perturbations" in err and "no document could be perturbed" in err
+    assert "Traceback" not in err
+    skips = (tmp_path / "inputs.jsonl.skips.json").read_text()
+    assert "5,242,880 characters, over the limit of 1,000,000" in skips

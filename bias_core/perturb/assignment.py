@@ -137,6 +137,9 @@ class NameSwapPerturbation(Perturbation):
         inputs: list[Input] = []
         pool = self.pool()
         for template in templates:
+            if template.skip_reason:
+                report.skip(template.document_id, template.skip_reason)
+                continue
             _report_template(template, report)
             members = self.members(template)
             if not members:

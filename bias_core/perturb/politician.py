@@ -429,6 +429,9 @@ class PoliticianSwap(Perturbation):
         report = SkipReport(n_originals=len(templates))
         inputs: list[Input] = []
         for template in templates:
+            if template.skip_reason:
+                report.skip(template.document_id, template.skip_reason)
+                continue
             reasons = []
             for index, pair in enumerate(pairs):
                 made, reason = self._swap(template, pair, index)

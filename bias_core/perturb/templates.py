@@ -214,6 +214,8 @@ class EntityTemplate:
     meta: dict[str, Any] = field(default_factory=dict)  # the document's meta (date, source, title), for inputs
     # Names the builder did not take for people, each with the reason ({"name", "reason"}), for the run's report.
     declined: list[dict[str, str]] = field(default_factory=list)
+    # Why no perturbation can use this original (set without parsing it, e.g. a text over MAX_PERTURB_CHARS).
+    skip_reason: str | None = None
 
     def slot_kinds(self, entity_id: str) -> frozenset[str]:
         """Return the kinds of slots an entity has (which of its mentions can be rewritten)."""
@@ -300,13 +302,29 @@ class EntityTemplate:
         return content_word_for(gender, slot.text) if content_words else None
 
 
+# Name perturbations need a whole document's people and pronouns. Building them grows faster than linearly with the
+# text (a 5 MB text did not finish in an hour), so a longer original is skipped with a reason instead; it is also
+# spaCy's own single-parse limit. Summarizers and measures still read such texts (in chunks, ``nlp.parse``).
+MAX_PERTURB_CHARS = 1_000_000
+
+
 def build_templates(documents: Sequence[Document], *, n_process: int | None = None) -> list[EntityTemplate]:
     """Return one entity template per news document, parsing all of them in one batched spaCy call (§1.1).
 
     Documents with an ``entities`` field are taken as pre-annotated (gold mention clusters). Perspective documents
     (units) have no entities and are rejected with an ``InputError``.
     """
-    return templates_from_parses(documents, parse_documents(documents, n_process=n_process))
+    usable = [document for document in documents if len(document.text or "") <= MAX_PERTURB_CHARS]
+    built = iter(templates_from_parses(usable, parse_documents(usable, n_process=n_process)))
+    return [next(built) if len(document.text or "") <= MAX_PERTURB_CHARS else _too_long(document)
+            for document in documents]
+
+
+def _too_long(document: Document) -> EntityTemplate:
+    reason = (f"too long for name perturbations: {len(document.text or ''):,} characters, over the limit of "
+              f"{MAX_PERTURB_CHARS:,} — split the document into articles")
+    return EntityTemplate(document.id, document.text or "", [], [], meta=dict(document.meta or {}),
+                          skip_reason=reason)
 
 
 def parse_documents(documents: Sequence[Document], *, n_process: int | None = None) -> list[Doc]:
