@@ -9,6 +9,7 @@ import pytest
 
 from bias_core.measures.lexicons import Politician, load_politicians, word_lexicon
 from bias_core.measures.politician import (
+    PoliticianMatcher,
     back_replace_from_map,
     lexicon_count,
     politician_features,
@@ -203,3 +204,14 @@ def test_features_can_be_tested_per_year():
     assert years == {"2020", "2021"}
     length = [row for row in result.details["rows"] if row["feature"] == "summary_length" and row["year"] == "2021"]
     assert length[0]["mean_difference"] == pytest.approx(4.0)  # 3, 4, 5 extra tokens
+
+
+def test_a_legal_name_and_a_nickname_from_the_table_count_as_the_same_co_occurring_politician():
+    matcher = PoliticianMatcher(load_politicians())
+    durbin = [p.name for p in matcher.mentions("Dick Durbin and Richard Durbin spoke; Sen. Durbin agreed.", set())]
+    assert len(durbin) == 3 and len(set(durbin)) == 1
+    assert matcher.mentions("Dick Durbin spoke.", {"Durbin"}) == []
+
+
+def test_an_empty_politicians_table_finds_no_one():
+    assert PoliticianMatcher([]).mentions("Joe Biden and Sen. Durbin spoke.", set()) == []

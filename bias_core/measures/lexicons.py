@@ -220,6 +220,21 @@ class Politician:
     gender: str
     office: str
     years: str
+    # Other ways the table writes the same person's full name (legal first name, nickname, official full name), so
+    # "Dick Durbin" and "Richard Durbin" both count as one co-occurring politician.
+    aliases: tuple[str, ...] = ()
+
+
+def _aliases(name: str, record: dict[str, str | None]) -> tuple[str, ...]:
+    """Full-name forms from the optional first_name / nickname / last_name / official_full_name columns."""
+    def field_of(key: str) -> str:
+        return (record.get(key) or "").strip()
+
+    last = field_of("last_name")
+    forms = {f"{first} {last}" for first in (field_of("first_name"), field_of("nickname")) if first and last}
+    if field_of("official_full_name"):
+        forms.add(field_of("official_full_name"))
+    return tuple(sorted(forms - {name}))
 
 
 def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
@@ -240,5 +255,5 @@ def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
                 raise InputError(str(path), "empty name", row=line)
             rows.append(Politician(name, (record["party"] or "").strip().lower(),
                                    (record["gender"] or "").strip().lower(), (record["office"] or "").strip(),
-                                   (record.get("years") or "").strip()))
+                                   (record.get("years") or "").strip(), _aliases(name, record)))
     return rows

@@ -46,7 +46,7 @@ import numpy as np
 from bias_core import stats
 from bias_core.measures.fightin_words import fightin_words
 from bias_core.measures.lexicons import Lexicon, Politician, load_politicians, word_lexicon
-from bias_core.perturb.politician import back_replace, parse_pair
+from bias_core.perturb.politician import back_replace, first_name_variants, parse_pair
 from bias_core.records import Input, MeasureResult, Summary
 
 logger = logging.getLogger(__name__)
@@ -215,10 +215,20 @@ class PoliticianMatcher:
         self.by_name: dict[str, Politician] = {}
         for politician in politicians:
             self.by_name.setdefault(politician.name, politician)
+        people = list(self.by_name.values())
         last_counts = Counter(name.split()[-1] for name in self.by_name)
         self.by_unique_last = {name.split()[-1]: name for name in self.by_name if last_counts[name.split()[-1]] == 1}
+        for politician in people:  # legal names and nicknames find the same person as the table's name
+            for alias in politician.aliases:
+                self.by_name.setdefault(alias, politician)
+                first, *_, last = alias.split()
+                for variant in sorted(first_name_variants(first)) if first.isalpha() else ():
+                    self.by_name.setdefault(f"{variant} {last}", politician)
         full = sorted(self.by_name, key=len, reverse=True)
         last = sorted(self.by_unique_last, key=len, reverse=True)
+        if not full:  # an empty table: a pattern that matches nothing (an empty alternation would match everywhere)
+            self.pattern = re.compile(r"(?!)")
+            return
         self.pattern = re.compile(r"\b(?:(?P<full>" + "|".join(map(re.escape, full)) + r")|" + POLITICIAN_TITLES
                                   + r"\s+(?P<last>" + "|".join(map(re.escape, last)) + r"))\b")
 
@@ -227,8 +237,9 @@ class PoliticianMatcher:
         found = []
         for match in self.pattern.finditer(text):
             name = match.group("full") or self.by_unique_last[match.group("last")]
-            if name not in exclude and name.split()[-1] not in exclude:
-                found.append(self.by_name[name])
+            politician = self.by_name[name]
+            if not {name, politician.name, name.split()[-1]} & exclude:
+                found.append(politician)
         return found
 
 

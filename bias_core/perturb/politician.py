@@ -178,6 +178,11 @@ def politician_records(path: Path = POLITICIANS_CSV) -> tuple[PoliticianRecord, 
                                   person["suffix"], person["nickname"], person["gender"]) for person in ordered)
 
 
+def first_name_variants(first: str) -> set[str]:
+    """A first name with its common nicknames and the names it is a nickname of (Richard ↔ Dick, Joe ↔ Joseph)."""
+    return {first} | _nicknames_of(first) | _canonicals_of(first)
+
+
 def _nicknames_of(name: str) -> set[str]:
     return {_title_case(alias) for alias in _nicknamer().nicknames_of(name.lower())}
 
