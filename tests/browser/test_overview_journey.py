@@ -100,6 +100,17 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
     no_exception(page)
     screenshot("overview-2-evidence")
 
+    # Metrics: one family at a time, the family's finding lines above its charts.
+    open_page(page, "Metrics")
+    main.get_by_text("Perspective fairness", exact=True).click()
+    wait_for_app(page)
+    page.locator("svg.main-svg").first.wait_for(timeout=60_000)
+    perspective = next(f for f in found if f.family == "perspective fairness")
+    expect(main.get_by_text(perspective.sentence, exact=False).first).to_be_visible()
+    expect(main.get_by_role("heading", name="entity inclusion")).to_have_count(0)
+    no_exception(page)
+    screenshot("overview-3-metrics")
+
     # Runs → export the HTML report: it leads with the same finding sentences.
     open_page(page, "Runs")
     expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible()
@@ -109,7 +120,7 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
         page.get_by_role("button", name="Report (HTML)").click()
     report = tmp_path / "report.html"
     download.value.save_as(report)
-    screenshot("overview-3-runs")
+    screenshot("overview-4-runs")
     viewer = page.context.new_page()
     viewer.goto(report.as_uri())
     body = viewer.inner_text("body")
@@ -118,4 +129,4 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
         position = body.find(finding.sentence)
         assert 0 <= position < evidence_section, finding.sentence
     assert body.index(found[0].sentence) < body.index("Details by measure")
-    screenshot("overview-4-report", viewer)
+    screenshot("overview-5-report", viewer)
