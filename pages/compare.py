@@ -78,6 +78,9 @@ if ranking:
         "inputs": r.n_inputs,
     } for r in ranking]), hide_index=True, width="stretch", height=220)
 originals = list(dict.fromkeys([r.original_id for r in ranking] + [item.original_id for item in inputs]))
+if not originals:
+    st.info("This run has summaries but no stored inputs to compare them on. Open another run in the sidebar.")
+    st.stop()
 original = st.selectbox("Original (most different first)", originals, key="compare_original")
 
 variants = [item for item in inputs if item.original_id == original

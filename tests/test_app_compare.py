@@ -52,3 +52,12 @@ def test_article_script_is_escaped_in_every_html_block(compare):
 def test_filtering_by_summarizer_limits_the_ranking(compare):
     compare.multiselect(key="compare_summarizers").set_value(["sexist-female"]).run()
     assert set(compare.dataframe[0].value["summarizer"]) == {"sexist-female"}
+
+
+def test_compare_says_what_to_do_when_a_run_has_summaries_but_no_inputs():
+    from tests.test_app import stored_run
+
+    stored_run()
+    at = open_app("pages/compare.py")
+    assert not at.exception
+    assert "no stored inputs" in at.info[0].value

@@ -226,3 +226,4 @@ def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_direc
     rows = list(overview.dataframe[1].value["measure"])
     assert "summary similarity (Donald Trump → Joe Biden)" in rows
     assert "summary similarity (Joe Biden → Donald Trump)" in rows
+
