@@ -166,7 +166,7 @@ def align_summary(
     unterminated sentence be set aside instead of counted as hallucinated (module docstring).
     """
     alignment = SummaryAlignment(item.id, list(persons))
-    input_words = text_words(item.text)
+    input_words: frozenset[str] | None = None  # read from the input only when a mention aligns to no entity
     tail = unterminated_sentence_start(summary_text) if person_ends is not None else None
     for position, person in enumerate(persons):
         tokens = name_tokens(person)
@@ -176,6 +176,8 @@ def align_summary(
         alignment.included |= matched
         if matched:
             continue
+        if input_words is None:
+            input_words = text_words(item.text)
         if all(token in input_words for token in tokens):
             alignment.unaligned_in_input.append(person)
             continue

@@ -40,15 +40,15 @@ def run_shared(perturbations: Sequence[Perturbation], documents: Sequence[Sequen
     """
     if len(perturbations) != len(documents):
         raise ValueError("give one list of documents per perturbation")
-    wanted: dict[str, Document] = {}
+    wanted: dict[tuple[str, str | None], Document] = {}  # an original is its id and text
     for perturbation, docs in zip(perturbations, documents, strict=True):
         if uses_templates(perturbation):
             for document in docs:
-                wanted.setdefault(document.id, document)
+                wanted.setdefault((document.id, document.text), document)
     started = time.perf_counter()
     templates = dict(zip(wanted, build_templates(list(wanted.values())))) if wanted else {}
     parse_seconds = time.perf_counter() - started
-    results = [perturbation.run_templates([templates[d.id] for d in docs]) if uses_templates(perturbation)
+    results = [perturbation.run_templates([templates[d.id, d.text] for d in docs]) if uses_templates(perturbation)
                else perturbation.run(docs) for perturbation, docs in zip(perturbations, documents, strict=True)]
     return SharedRun(results, parse_seconds, len(wanted))
 
