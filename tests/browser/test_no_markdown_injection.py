@@ -133,8 +133,9 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
     assert_plain(page, trap, [names["reason"], payload(trap, "correction")], "metrics", screenshot)
     page.get_by_test_id("stMain").get_by_text("Perspective fairness", exact=True).click()  # one family at a time
     wait_for_app(page)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)
-    bars = page.locator(".js-plotly-plot").last.inner_text()
+    shares = page.locator(".js-plotly-plot").filter(has_text="value shares")  # drawn after the BUR chart
+    expect(shares).to_be_visible(timeout=60_000)
+    bars = shares.inner_text()
     assert f"{names['summarizer']}: value shares" in bars and names["value"] in bars
 
     open_page(page, "Runs")
