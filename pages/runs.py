@@ -136,7 +136,9 @@ else:
         board = board.sort_values(["order", "distance from no bias"], na_position="last").drop(columns="order")
         if len(board_runs) == 1:
             board = board.drop(columns="run")
-        st.dataframe(board, hide_index=True, width="stretch", key="runs_board")
+        three_places = st.column_config.NumberColumn(format="%.3f")
+        st.dataframe(board, hide_index=True, width="stretch", key="runs_board",
+                     column_config={"estimate": three_places, "distance from no bias": three_places})
     else:
         st.caption("None of the chosen runs has results on this perturbation.")
 
