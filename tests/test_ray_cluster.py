@@ -156,11 +156,13 @@ ray.init(address={cluster.address!r}, log_to_driver=False, configure_logging=Fal
 nodes = {{n["NodeID"]: ("head_node" if "head_node" in n["Resources"] else "worker_node") for n in ray.nodes()}}
 work = {{}}
 for event in state.state._get_all_task_events():
-    name = event.task_info.name.rsplit(".", 1)[-1]
+    name = event.task_info.name
+    kind = ("summarize" if name.endswith("_SummarizerActor.run")
+            else "perturb" if name.rsplit(".", 1)[-1] in ("run_shared", "_perturb_chunk") else None)
     node = event.state_updates.node_id.hex() if event.HasField("state_updates") else ""
-    if name in ("_perturb_chunk", "run") and node in nodes:
+    if kind and node in nodes:
         counts = work.setdefault(nodes[node], {{}})
-        counts[name] = counts.get(name, 0) + 1
+        counts[kind] = counts.get(kind, 0) + 1
 print(json.dumps(work))
 """
     done = subprocess.run([sys.executable, "-c", script], env=cluster.env, capture_output=True, text=True,
@@ -190,8 +192,8 @@ def test_an_audit_on_a_two_node_ray_cluster_uses_both_nodes_and_matches_the_loca
 
     work = _work_per_node(ray_cluster)
     assert set(work) == {"head_node", "worker_node"}, work
-    assert all(counts.get("run", 0) >= 1 for counts in work.values()), work  # summarization batches on both
-    assert sum(counts.get("_perturb_chunk", 0) for counts in work.values()) >= 2, work
+    assert all(counts.get("summarize", 0) >= 1 for counts in work.values()), work  # batches on both nodes
+    assert sum(counts.get("perturb", 0) for counts in work.values()) >= 2, work  # one task per 8 originals
 
     assert ray_store.get_run(ray_run).status == local_store.get_run(local_run).status == "completed"
     inputs = [i.to_dict() for i in ray_store.inputs(ray_run)]
