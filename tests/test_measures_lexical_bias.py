@@ -134,3 +134,20 @@ def test_lexicon_label_source_is_flagged_approximate():
     documents = [LabelledDocument("a", ("x", "y"), (0, 1), (0.0, 1.0))]
     [result] = mbic_result(documents, label_source=LEXICON_LABELLER, n_resamples=20)
     assert result.details["approximate_labels"] is True
+
+
+def test_mbic_is_computed_once_on_the_unchanged_originals_when_the_run_has_them():
+    from bias_core.measures import compute_measures
+    from bias_core.records import Input
+    from bias_core.summarize import get_summarizer
+
+    text = ("The senator said the plan was a disaster. The vote is on Monday. Critics claimed it was a scandal. "
+            "The budget grows by two percent. Officials described the outcome as shocking.")
+    inputs = [Input(id=f"d{n}/{kind}", original_id=f"d{n}", text=text.replace("Monday", f"day {n}"),
+                    perturbation=kind) for n in range(3) for kind in ("identity", "gender-loc")]
+    summaries = get_summarizer("textrank").summarize(inputs)
+    results = [r for r in compute_measures(inputs, summaries, names=["mbic"]) if r.measure == "mbic"]
+    assert {r.perturbation for r in results} == {"identity"}
+    without_identity = [i for i in inputs if i.perturbation != "identity"]
+    kept = [s for s in summaries if s.input_id.endswith("gender-loc")]
+    assert {r.perturbation for r in compute_measures(without_identity, kept, names=["mbic"])} == {"gender-loc"}

@@ -18,7 +18,7 @@ politician pairs, perspective samples …) sees the same summaries; every result
 | bur, uer, auc, sof | sentiment (and identity unit documents: the noise floor) | perspective |
 | i_across, i_within, delta_i, acc_diff | any input with a quadruple role (``--controls``); outcome = entity included | quadruples |
 | politician_features, summary_similarity | politician | politician |
-| mbic | summaries with sentence scores | lexical_bias |
+| mbic | summaries with sentence scores: of the unchanged originals (identity) when the run has them, else of every input | lexical_bias |
 | sfpi | the originals (random-forest summarizer trained here) | lexical_bias |
 """
 
@@ -130,8 +130,10 @@ def compute_measures(
     results: list[MeasureResult] = []
     groups = _group_pairs(inputs, summaries)
     produced: set[str] = set()
+    has_identity = any(perturbation == "identity" for _, perturbation in groups)
     for (summarizer, perturbation), pairs in sorted(groups.items()):
-        applicable = [name for name in names if _applies(name, perturbation) and MEASURES[name].family != "sfpi"]
+        applicable = [name for name in names if _applies(name, perturbation) and MEASURES[name].family != "sfpi"
+                      and not (MEASURES[name].family == "mbic" and has_identity and perturbation != "identity")]
         if not applicable:
             continue
         kept, degenerate = _split_degenerate(pairs)
