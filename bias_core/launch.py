@@ -21,18 +21,18 @@ from bias_core.store import RunStore
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
-                 *, cache_path: str | Path | None = None) -> str:
+                 *, cache_path: str | Path | None = None, resume_run: str | None = None) -> str:
     """Create (or find the unfinished) run for this audit, start a worker process on it and return the run id.
 
     Raises ``ConfigError`` for an invalid config before anything is written. Resuming a stored run whose config is
     no longer valid (say, written before a check existed) marks that run failed with the message, so it is not
-    offered for resuming again.
+    offered for resuming again; ``resume_run`` names the run being resumed (the Runs page's Resume button).
     """
     try:
         config.validate()
         check_corpus(config, documents)
     except ConfigError as error:
-        stale = store.resumable_run(config_hash(config, documents))
+        stale = resume_run or store.resumable_run(config_hash(config, documents))
         if stale and not (store.get_run(stale).status == "running" and store.get_run(stale).worker_alive):
             store.update_run(stale, status="failed", message=f"cannot resume: {error}")
         raise

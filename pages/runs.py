@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from bias_core.audit import AuditConfig
+from bias_core.errors import BiasCoreError
 from bias_core.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.findings import judge, primary_estimate, semantics, variant
 from bias_core.launch import launch_audit
@@ -29,11 +30,11 @@ if not runs:
 
 def describe(run: RunInfo) -> str:
     when = datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M")
-    return f"{run.name or 'unnamed'} · {when} · {run.status} · {run.id}"
+    return f"{run.name or 'unnamed'} · {when} · {run.shown_status} · {run.id}"
 
 
 table = pd.DataFrame([{
-    "run": run.id, "name": run.name or "", "status": run.status,
+    "run": run.id, "name": run.name or "", "status": run.shown_status,
     "progress": f"{run.progress_done}/{run.progress_total}",
     "created": datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M:%S"),
     "summarizers": ", ".join(s["name"] for s in run.config.get("summarizers", [])),
@@ -57,9 +58,12 @@ def run_status(run_id: str) -> None:
     if info.status == "running" and not info.worker_alive:
         st.warning("The process running this audit has stopped. Completed summaries are kept; resume to finish.")
         if st.button("Resume this run", key=f"resume_{run_id}"):
-            config = AuditConfig.from_stored(info.config)
-            launch_audit(config, store.documents(run_id), store)
-            st.rerun()
+            try:
+                launch_audit(AuditConfig.from_stored(info.config), store.documents(run_id), store, resume_run=run_id)
+            except BiasCoreError as error:  # an invalid stored config: the launcher has marked the run failed
+                st.error(md_escape(str(error)))
+            else:
+                st.rerun()
     elif info.message:
         (st.error if info.status == "failed" else st.info)(md_escape(info.message))
 

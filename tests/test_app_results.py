@@ -51,3 +51,24 @@ def test_metrics_s_intervals_can_be_chosen(audited_store, tmp_path, monkeypatch)
     at = open_page("pages/metrics.py", audited_store, tmp_path, monkeypatch)
     at.radio(key="metrics_ci_kind").set_value("s").run()
     assert not at.exception
+
+
+def test_resuming_a_stopped_run_whose_stored_config_is_invalid_shows_one_line_and_marks_it_failed(tmp_path,
+                                                                                                   monkeypatch):
+    from bias_core.store import RunStore
+    from tests.conftest import open_app
+
+    path = tmp_path / "runs.sqlite"
+    store = RunStore(path)
+    config = {"name": "stopped", "seed": 0, "bootstrap": 10, "corpus": {"path": "demo"},
+              "summarizers": [{"name": "textrank", "params": {"damping": 5}}],
+              "perturbations": [{"name": "identity", "params": {}}]}
+    run_id = store.create_run(config, "hash", {}, name="stopped")
+    store.update_run(run_id, status="running", worker_pid=2 ** 22 + 12345)  # a pid that is not alive
+    monkeypatch.setenv("SUMMBIAS_STORE", str(path))
+    at = open_app("pages/runs.py")
+    assert "stopped" in at.dataframe[0].value["status"].tolist()
+    at.button(key=f"resume_{run_id}").click().run()
+    assert not at.exception
+    assert any("damping" in error.value for error in at.error)
+    assert RunStore(path).get_run(run_id).status == "failed"
