@@ -165,6 +165,14 @@ def test_summarize_refuses_an_unwritable_out_before_any_work(where, tmp_path, ca
     assert not cache.exists()
 
 
+@pytest.mark.parametrize("where", ["onto a folder", "into a read-only folder"])
+def test_perturb_refuses_an_unwritable_out_before_any_work(where, tmp_path, capsys):
+    out, expected = bad_outputs(tmp_path)[where]
+    code, lines = run_cli(["perturb", "--kind", "gender-loc", "--documents", str(DEMO_NEWS), "--out", str(out),
+                           "--samples", "1", "--quiet"], capsys)
+    assert_one_clear_line(code, lines, expected)
+
+
 @pytest.fixture
 def measure_files(tmp_path) -> tuple[Path, Path]:
     inputs = tmp_path / "inputs.jsonl"

@@ -21,6 +21,7 @@ from bias_core.errors import InputError
 from bias_core.io import CsvColumns, load_documents, write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
 from bias_core.perturb.sentiment import VALUE_SOURCES
+from bias_core.validation import check_output_path
 
 # Command-line option → config field; an option given for a perturbation whose config lacks the field is an error.
 OPTION_FIELDS = {
@@ -105,6 +106,7 @@ def perturbation_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.out)
     params = perturbation_params(args)
     try:
         perturbation = get_perturbation(args.kind, **params)
