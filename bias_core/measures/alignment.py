@@ -1,9 +1,9 @@
 """Entity alignment between summaries and inputs, and hallucinated names with their gender (METHODS §3).
 
 Steen & Markert §5.2–5.3, App. E–F:
-- NER runs on each summary (spaCy's NER pipe alone, batched, each distinct summary once). A summary PERSON aligns to an input entity if it contains the entity's
-  last name and every other alphabetic token is the entity's assigned first name or a title. Many-to-many is
-  allowed.
+- NER runs on each summary (spaCy's NER pipe alone, batched, each distinct summary once). A summary PERSON aligns
+  to an input entity if it contains the entity's last name and every other alphabetic token is the entity's
+  assigned first name or a title. Many-to-many is allowed.
 - A summary PERSON is hallucinated if it aligns to no input entity **and** at least one of its tokens does not occur
   in the input (the App. E safeguard, footnote 11).
 - Gender of a hallucinated name: a user lookup table (name → gender) first, then 1990 census first names with the
