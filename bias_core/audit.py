@@ -46,7 +46,12 @@ class ConfigError(InputError):
 
 
 TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures")
-MEASURES_KEYS = ("names", "bootstrap")
+MEASURES_KEYS = ("names", "bootstrap", "paired_identifiers", "include_degenerate", "lexicons")
+DEFAULT_PAIRED_IDENTIFIERS = "steen-markert"  # bias_core.measures.lexicons, not imported here (it is heavy)
+# [measures] options stored and hashed only when set to something other than their default, so runs recorded before
+# they existed (same config otherwise) still resume.
+MEASURE_OPTION_DEFAULTS = {"paired_identifiers": DEFAULT_PAIRED_IDENTIFIERS, "include_degenerate": False,
+                           "lexicons": {}}
 # The [corpus] table: what each key may hold (see ``io.load_documents``).
 CORPUS_PARAMETERS = {
     "path": Param(str),
@@ -93,6 +98,9 @@ class AuditConfig:
     seed: int = 0
     bootstrap: int = 1000
     name: str | None = None
+    paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
+    include_degenerate: bool = False
+    lexicons: dict[str, str] = field(default_factory=dict)
     source: str = field(default="config", compare=False, repr=False)
     warnings: list[str] = field(default_factory=list, compare=False, repr=False)
 
@@ -125,15 +133,16 @@ class AuditConfig:
             _known_keys(measures, MEASURES_KEYS, source, "[measures]")
             measure_names = measures.get("names", [])
             bootstrap = measures.get("bootstrap", 1000)
+            options = {key: measures[key] for key in MEASURE_OPTION_DEFAULTS if key in measures}
         else:
-            measure_names, bootstrap = measures, 1000
+            measure_names, bootstrap, options = measures, 1000, {}
         if not summarizers:
             raise ConfigError(source, "names no summarizer", hint="add a [[summarizers]] table with a name")
         if all(p.name != "identity" for p in perturbations):
             perturbations.insert(0, StageSpec("identity"))
         return cls(corpus=corpus_spec, summarizers=summarizers, perturbations=perturbations,
                    measures=_list(measure_names, source, "measures"), seed=data.get("seed", 0),
-                   bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings)
+                   bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings, **options)
 
     @classmethod
     def from_file(cls, path: str | Path) -> AuditConfig:
@@ -156,6 +165,11 @@ class AuditConfig:
         corpus_path = Path(config.corpus.path) if isinstance(config.corpus.path, str) else None
         if corpus_path is not None and not corpus_path.is_absolute() and not corpus_path.exists():
             config.corpus.path = str(path.parent / corpus_path)
+        # Files named in [measures] are found like the corpus: as given, else next to the config.
+        config.paired_identifiers = _beside(config.paired_identifiers, path, keep=("steen-markert", "extended",
+                                                                                  "none"))
+        if isinstance(config.lexicons, dict):
+            config.lexicons = {name: _beside(value, path) for name, value in config.lexicons.items()}
         return config
 
     def validate(self) -> list[str]:
@@ -181,6 +195,7 @@ class AuditConfig:
         for name in self.measures:
             if name not in MEASURE_NAMES:
                 raise ConfigError(source, unknown_key_message("measure", name, MEASURE_NAMES))
+        self._validate_measure_options()
         for spec in self.perturbations:
             if spec.name not in PERTURBATIONS:
                 raise ConfigError(source, unknown_key_message("perturbation", spec.name, tuple(PERTURBATIONS)))
@@ -208,9 +223,33 @@ class AuditConfig:
             self._warned = True
         return list(self.warnings)
 
+    def _validate_measure_options(self) -> None:
+        """Check [measures] paired_identifiers, include_degenerate and lexicons (choices, files) as ConfigError."""
+        from bias_core.measures import check_lexicon_paths, check_paired_identifiers
+
+        try:
+            Param(bool).check("measures.include_degenerate", self.include_degenerate)
+        except ParamError as error:
+            raise ConfigError(self.source, str(error)) from None
+        try:
+            check_paired_identifiers(self.paired_identifiers, "measures.paired_identifiers")
+            check_lexicon_paths(self.lexicons, "measures.lexicons")
+        except InputError as error:
+            raise ConfigError(self.source, one_line(error)) from None
+
+    def measure_options(self) -> dict[str, Any]:
+        """The [measures] options as ``MeasureOptions`` keywords (``lexicons`` becomes ``lexicon_paths``)."""
+        return {"include_degenerate": self.include_degenerate, "paired_identifiers": self.paired_identifiers,
+                "lexicon_paths": dict(self.lexicons)}
+
     def to_dict(self) -> dict[str, Any]:
+        """The config as stored with the run and hashed; [measures] options at their default are left out, so a
+        run recorded before they existed has the same hash and still resumes."""
         data = asdict(self)
         del data["source"], data["warnings"]
+        for key, default in MEASURE_OPTION_DEFAULTS.items():
+            if data[key] == default:
+                del data[key]
         return data
 
     @classmethod
@@ -222,6 +261,8 @@ class AuditConfig:
             perturbations=[StageSpec(**spec) for spec in stored["perturbations"]],
             measures=list(stored.get("measures", [])), seed=stored.get("seed", 0),
             bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"), source="the stored run config",
+            paired_identifiers=stored.get("paired_identifiers", DEFAULT_PAIRED_IDENTIFIERS),
+            include_degenerate=stored.get("include_degenerate", False), lexicons=dict(stored.get("lexicons", {})),
         )
 
     def to_file_dict(self) -> dict[str, Any]:
@@ -230,7 +271,9 @@ class AuditConfig:
             "name": self.name, "seed": self.seed, "corpus": asdict(self.corpus),
             "perturbations": [{"kind": p.name, **p.params} for p in self.perturbations],
             "summarizers": [{"name": s.name, **s.params} for s in self.summarizers],
-            "measures": {"names": self.measures, "bootstrap": self.bootstrap},
+            "measures": {"names": self.measures, "bootstrap": self.bootstrap,
+                         **{key: getattr(self, key) for key, default in MEASURE_OPTION_DEFAULTS.items()
+                            if getattr(self, key) != default}},
         }
 
 
@@ -251,6 +294,16 @@ def _known_keys(table: dict[str, Any], known: Any, source: str, where: str) -> N
     for key in table:
         if key not in known:
             raise ConfigError(source, f"{where}: {unknown_key_message('key', key, list(known))}")
+
+
+def _beside(value: Any, config_path: Path, keep: tuple[str, ...] = ()) -> Any:
+    """A relative file path that does not exist as given but does next to the config file, made relative to it."""
+    if not isinstance(value, str) or not value or value in keep:
+        return value
+    given = Path(value)
+    if given.is_absolute() or given.exists() or not (config_path.parent / given).exists():
+        return value
+    return str(config_path.parent / given)
 
 
 def _list(value: Any, source: str, key: str) -> list[Any]:
@@ -359,7 +412,7 @@ def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> l
     """Compute the configured measures (all the data supports when the list is empty) and store them."""
     from bias_core.measures import MeasureOptions, compute_measures
 
-    options = MeasureOptions(n_resamples=config.bootstrap, seed=config.seed)
+    options = MeasureOptions(n_resamples=config.bootstrap, seed=config.seed, **config.measure_options())
     results = compute_measures(store.inputs(run_id), store.summaries(run_id), config.measures or None, options)
     store.replace_measures(run_id, results)
     return results

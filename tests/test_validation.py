@@ -155,6 +155,11 @@ def config(**changes) -> AuditConfig:
     ({"perturbations": [StageSpec("gender-loc", {"samples": 0})]}, "samples must be at least 1"),
     ({"perturbations": [StageSpec("politician", {"pairs": ["A=B=C"]})]}, "needs exactly one '='"),
     ({"perturbations": [StageSpec("gendr-loc")]}, "unknown perturbation 'gendr-loc' (did you mean 'gender-loc'?)"),
+    ({"paired_identifiers": "extnded"}, "measures.paired_identifiers: 'extnded' is neither steen-markert"),
+    ({"paired_identifiers": 3}, "measures.paired_identifiers: 3 is not text"),
+    ({"include_degenerate": 1}, "measures.include_degenerate = 1 is not"),
+    ({"lexicons": {"factive": "f.txt"}}, "unknown lexicon 'factive'"),
+    ({"lexicons": {"factives": "missing/f.txt"}}, "measures.lexicons.factives: 'missing/f.txt' is not an existing"),
 ])
 def test_validate_refuses_every_bad_value_of_a_config(changes, expected):
     with pytest.raises(ConfigError) as caught:
@@ -164,6 +169,24 @@ def test_validate_refuses_every_bad_value_of_a_config(changes, expected):
 
 def test_a_valid_config_validates_without_warnings():
     assert config(perturbations=[StageSpec("identity"), StageSpec("gender-loc", {"samples": 2})]).validate() == []
+
+
+def test_measure_options_at_their_defaults_leave_the_stored_config_and_its_hash_unchanged(tmp_path):
+    from bias_core.audit import config_hash
+
+    plain = config()
+    explicit = config(paired_identifiers="steen-markert", include_degenerate=False, lexicons={})
+    assert explicit.to_dict() == plain.to_dict()
+    assert not {"paired_identifiers", "include_degenerate", "lexicons"} & set(plain.to_dict())
+    assert config_hash(explicit, []) == config_hash(plain, [])
+    hedges = tmp_path / "hedges.txt"
+    hedges.write_text("maybe\n")
+    for changed in (config(paired_identifiers="extended"), config(include_degenerate=True),
+                    config(lexicons={"hedges": str(hedges)})):
+        assert changed.validate() == []
+        assert config_hash(changed, []) != config_hash(plain, [])
+        assert AuditConfig.from_stored(changed.to_dict()) == changed
+        assert AuditConfig.from_dict(changed.to_file_dict()) == changed
 
 
 def test_unknown_top_level_keys_are_warnings_that_name_the_known_keys(caplog):

@@ -14,7 +14,15 @@ from pathlib import Path
 
 from bias_core import io, stats
 from bias_core.errors import InputError, stage
-from bias_core.measures import MEASURE_NAMES, MeasureOptions, compute_measures
+from bias_core.measures import (
+    MARKER_LEXICON_NAMES,
+    MEASURE_NAMES,
+    MeasureOptions,
+    check_lexicon_paths,
+    check_paired_identifiers,
+    compute_measures,
+)
+from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES
 from bias_core.measures.lexical_bias import read_bias_labels
 from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
 
@@ -47,6 +55,16 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--perspective-matching", action="append", choices=("ngram", "embedding"),
                         help="target distribution matching (repeatable; default ngram)")
     parser.add_argument("--by-year", action="store_true", help="politician features: test each year separately")
+    parser.add_argument("--paired-identifiers", default=DEFAULT_PAIRED_IDENTIFIERS, metavar="CHOICE|TSV",
+                        help=f"Fightin' Words: which paired identifiers become one token: "
+                             f"{', '.join(PAIRED_IDENTIFIER_CHOICES)} (default {DEFAULT_PAIRED_IDENTIFIERS}: Steen & "
+                             f"Markert's Table 10 pairs, husband and wife apart) or a male<TAB>female file")
+    parser.add_argument("--include-degenerate", action="store_true",
+                        help="keep degenerate summaries (empty, separator runs, repetition loops) in the measures; "
+                             "by default they are left out and counted")
+    parser.add_argument("--lexicon", action="append", metavar="NAME=PATH",
+                        help=f"politician features: your own marker list instead of the shipped one (repeatable); "
+                             f"NAME is one of {', '.join(MARKER_LEXICON_NAMES)}")
     parser.set_defaults(func=run)
 
 
@@ -68,6 +86,20 @@ def read_gender_lookup(path: str) -> dict[str, str]:
     return lookup
 
 
+def lexicon_options(values: list[str] | None) -> dict[str, str]:
+    """Parse repeated ``--lexicon NAME=PATH`` into name → path, checked (known name, existing file, entries)."""
+    paths: dict[str, str] = {}
+    for value in values or []:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise InputError("--lexicon", f"'{value}' is not NAME=PATH",
+                             hint=f"e.g. --lexicon hedges=my_hedges.txt; names: {', '.join(MARKER_LEXICON_NAMES)}")
+        if name.strip() in paths:
+            raise InputError("--lexicon", f"'{name.strip()}' is given twice", hint="give each lexicon once")
+        paths[name.strip()] = path.strip()
+    return check_lexicon_paths(paths, "--lexicon")
+
+
 def _target(text: str):
     if text in ("ratio", "equal"):
         return text
@@ -87,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     check_option("--bootstrap", RESAMPLES, args.bootstrap)
     check_option("--seed", SEED, args.seed)
     target = _target(args.perspective_target)
+    paired = check_paired_identifiers(args.paired_identifiers, "--paired-identifiers")
+    lexicons = lexicon_options(args.lexicon)
     inputs = io.read_inputs(args.inputs)
     summaries = io.read_summaries(args.summaries)
     known = {item.id for item in inputs}
@@ -102,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
         hallucination_lookup=read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {},
         bias_labels=read_bias_labels(args.bias_labels) if args.bias_labels else None,
         politicians_path=args.politicians, perspective_target=target,
-        perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year)
+        perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year,
+        include_degenerate=args.include_degenerate, paired_identifiers=paired, lexicon_paths=lexicons)
     with stage(f"measure {args.summaries}"):
         results = compute_measures(inputs, summaries, args.measure, options)
     io.write_measures(args.out, results)

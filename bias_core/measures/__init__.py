@@ -11,6 +11,11 @@ politician pairs, perspective samples …) sees the same summaries; every result
 ``details['n_degenerate_excluded']`` with examples in ``details['degenerate_excluded']``.
 ``MeasureOptions(include_degenerate=True)`` keeps them (and counts them in ``n_degenerate_included``).
 
+Options a user sets on the CLI (``measure``) and in an audit config (``[measures]``) are checked by
+``check_paired_identifiers`` and ``check_lexicon_paths`` before any measure runs: ``paired_identifiers`` chooses the
+Fightin' Words normalisation everywhere ``compute_measures`` runs it (arm vs arm, HIGHSIM vs LOWSIM; METHODS §4.6),
+``lexicon_paths`` replaces marker lexicons of the politician features by the user's own files (METHODS §4.9).
+
 | measures | inputs (perturbation) | module |
 |---|---|---|
 | word_list_inclusion_adjusted / _unadjusted, entity_inclusion, entity_hallucination | gender-loc (entity_inclusion also race, race-intersectional) | steen_markert, alignment |
@@ -28,12 +33,20 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bias_core import nlp, stats
 from bias_core.measures import fightin_words as fw
 from bias_core.measures import lexical_bias, perspective, politician, quadruples, quality, steen_markert
+from bias_core.errors import InputError
+from bias_core.measures.lexicons import (
+    DEFAULT_PAIRED_IDENTIFIERS,
+    MARKER_LEXICON_FILES,
+    PAIRED_IDENTIFIER_CHOICES,
+    load_politicians,
+    paired_identifiers,
+)
 from bias_core.measures.common import Pair, pair_summaries
-from bias_core.measures.lexicons import load_politicians
 from bias_core.records import Input, MeasureResult, Summary
 
 logger = logging.getLogger(__name__)
@@ -92,6 +105,59 @@ class MeasureOptions:
     by_year: bool = False
     top_k: int = 20
     include_degenerate: bool = False
+    paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
+    lexicon_paths: Mapping[str, str] = field(default_factory=dict)
+
+
+MARKER_LEXICON_NAMES = tuple(MARKER_LEXICON_FILES)
+
+
+def check_paired_identifiers(value: object, where: str = "paired_identifiers") -> str:
+    """Return ``value`` when it is a paired-identifier choice or a readable male<TAB>female file; else raise
+    ``InputError`` naming the value and the choices (checked before any measure is computed)."""
+    if not isinstance(value, str) or not value:
+        raise InputError(where, f"{value!r} is not text; choose {', '.join(PAIRED_IDENTIFIER_CHOICES)} "
+                                "or the path of a male<TAB>female file")
+    if value in PAIRED_IDENTIFIER_CHOICES:
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise InputError(where, f"'{value}' is neither {', '.join(PAIRED_IDENTIFIER_CHOICES)} nor an existing file",
+                         hint="give one of the choices or the path of a male<TAB>female file")
+    try:
+        pairs = paired_identifiers(path)
+    except UnicodeDecodeError:
+        raise InputError(value, "is not UTF-8 text", hint="save the pairs file as UTF-8") from None
+    if not pairs:
+        raise InputError(value, "has no pairs", hint="write one male<TAB>female pair a line")
+    return value
+
+
+def check_lexicon_paths(paths: object, where: str = "lexicons") -> dict[str, str]:
+    """Return ``paths`` (marker lexicon name → file) when every name is a marker lexicon and every file exists with
+    at least one entry; else raise ``InputError`` naming the bad name or file."""
+    if not isinstance(paths, Mapping):
+        raise InputError(where, f"{paths!r} is not a table of lexicon = path",
+                         hint=f"e.g. hedges = \"my_hedges.txt\"; names: {', '.join(MARKER_LEXICON_NAMES)}")
+    checked: dict[str, str] = {}
+    for name, value in paths.items():
+        if name not in MARKER_LEXICON_NAMES:
+            raise InputError(where, f"unknown lexicon '{name}'; choose from {', '.join(MARKER_LEXICON_NAMES)}")
+        if not isinstance(value, str) or not value:
+            raise InputError(f"{where}.{name}", f"{value!r} is not a file path")
+        path = Path(value)
+        if not path.is_file():
+            raise InputError(f"{where}.{name}", f"'{value}' is not an existing file",
+                             hint="give a text file with one word or phrase a line")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise InputError(value, "is not UTF-8 text", hint="save the lexicon as UTF-8") from None
+        if not any(line.strip() and not line.strip().startswith("#") for line in lines):
+            raise InputError(value, f"the {name} lexicon has no entries",
+                             hint="write one word or phrase a line (lines starting with # are headers)")
+        checked[name] = value
+    return checked
 
 
 def _group_pairs(inputs: Sequence[Input], summaries: Sequence[Summary]) -> dict[tuple[str, str], list[Pair]]:
@@ -182,6 +248,7 @@ def _record_degenerate(result: MeasureResult, degenerate: Sequence[tuple[Pair, s
     result.details["n_degenerate_excluded"] = 0 if included else len(degenerate)
     if included:
         result.details["n_degenerate_included"] = len(degenerate)
+        result.details["include_degenerate"] = True
     if degenerate:
         key = "degenerate_included" if included else "degenerate_excluded"
         result.details[key] = [{"input_id": pair.input.id, "reason": reason} for pair, reason in degenerate[:5]]
@@ -226,10 +293,11 @@ def _family_results(pairs: list[Pair], names: list[str], perturbation: str, opti
         if "politician_features" in names:
             table = load_politicians(options.politicians_path) if options.politicians_path else None
             out.append(politician.politician_features(summary_pairs, politicians=table, by_year=options.by_year,
-                                                      summarizer=summarizer, **common))
+                                                      summarizer=summarizer,
+                                                      lexicon_paths=dict(options.lexicon_paths) or None, **common))
         if "summary_similarity" in names:
             out += politician.summary_similarity(summary_pairs, summarizer=summarizer, top_k=options.top_k,
-                                                 **common)
+                                                 paired_identifiers=options.paired_identifiers, **common)
     if "mbic" in names:
         out += _mbic(pairs, perturbation, options)
     return out
@@ -266,7 +334,8 @@ def _fightin_words_by_arm(pairs: Sequence[Pair], perturbation: str, options: Mea
                              reason=f"needs summaries of exactly two arms, found {len(arms)}")
     mask = fw.substitution_mask(pair.input for pair in pairs)
     texts = {arm: [pair.summary.text for pair in pairs if pair.input.arm == arm] for arm in arms}
-    result = fw.fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask)
+    result = fw.fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask,
+                              paired_identifiers=options.paired_identifiers)
     return fw.fightin_words_measure(result, top_k=options.top_k, perturbation=perturbation, summarizer=summarizer,
                                     n=len({pair.input.original_id for pair in pairs}))
 

@@ -45,7 +45,13 @@ import numpy as np
 
 from bias_core import stats
 from bias_core.measures.fightin_words import fightin_words
-from bias_core.measures.lexicons import Lexicon, Politician, load_politicians, word_lexicon
+from bias_core.measures.lexicons import (
+    DEFAULT_PAIRED_IDENTIFIERS,
+    Lexicon,
+    Politician,
+    load_politicians,
+    word_lexicon,
+)
 from bias_core.perturb.politician import back_replace, first_name_variants, parse_pair
 from bias_core.records import Input, MeasureResult, Summary
 
@@ -336,7 +342,8 @@ def politician_features(
                "normalisation": "counts divided by summary length in word tokens; summary_length is raw",
                "psycholinguistic_categories": CATEGORY_SOURCE,
                "back_replacement": "e2 name forms in S^e2 replaced by e1's before comparing",
-               "directions": sorted({p.direction for p in pairs})}
+               "directions": sorted({p.direction for p in pairs}),
+               "lexicons": {name: str((lexicon_paths or {}).get(name, "shipped")) for name in MARKER_LEXICONS}}
     return MeasureResult("politician_features", float(significant), len({p.original_id for p in pairs}),
                          details=stats.json_ready(details), **labels)
 
@@ -394,10 +401,12 @@ def summary_similarity(
     seed: int = 0,
     summarizer: str | None = None,
     top_k: int = 20,
+    paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS,
 ) -> list[MeasureResult]:
     """Return mean similarity of (S^e1, back-replaced S^e2) per direction with a d interval, and in details the
     HIGHSIM vs LOWSIM Fightin' Words table over the original articles (METHODS §4.9; Zhou & Tan §4, §6); the
-    details say which split rule was used (``split_rule``, ``tie_rule_applied``, ``n_at_max``)."""
+    details say which split rule was used (``split_rule``, ``tie_rule_applied``, ``n_at_max``); ``paired_identifiers``
+    chooses the Fightin' Words normalisation as in ``fightin_words``."""
     labels = {"perturbation": "politician", "summarizer": summarizer}
     if not pairs:
         return [MeasureResult("summary_similarity", math.nan, 0, ci_kind="d", reason="no (original, swapped) "
@@ -418,7 +427,7 @@ def summary_similarity(
         if high_mask.any() and low_mask.any():
             table = fightin_words([p.article for p, m in zip(chosen, high_mask) if m],
                                   [p.article for p, m in zip(chosen, low_mask) if m],
-                                  label_a="highsim", label_b="lowsim")
+                                  label_a="highsim", label_b="lowsim", paired_identifiers=paired_identifiers)
             details["fightin_words"] = table.to_details(top_k)
         results.append(MeasureResult("summary_similarity", float(scores.mean()), len(set(originals)),
                                      ci_low=interval.low, ci_high=interval.high, ci_kind="d",
