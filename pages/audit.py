@@ -12,12 +12,19 @@ from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
 from bias_core.perturb.politician import TRUMP_BIDEN
+from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
 # Rough seconds per summary on a 2-core CPU, only for the estimate shown before a run.
 SECONDS_PER_SUMMARY = {"smollm2": 4.0, "hf": 3.0, "openai": 1.0}
+# The race perturbations' name sources (bias_core.perturb.race.NAME_SOURCES), BBQ first as the default.
+NAME_SOURCE_LABELS = {"bbq": "BBQ proper names (Parrish et al. 2022, as Steen & Markert)",
+                      "rosenman": "Rosenman et al. (2023) voter-file tables, frequency-matched"}
+BBQ_ATTRIBUTION = ("Names from BBQ's proper-name vocabulary: Parrish, Chen, Nangia, Padmakumar, Phang, Thompson, Htut "
+                   "& Bowman (2022), BBQ: A hand-built bias benchmark for question answering, Findings of ACL 2022; "
+                   "nyu-mll/BBQ, licensed CC-BY-4.0 (creativecommons.org/licenses/by/4.0), used unchanged.")
 
 st.title("Audit")
 st.caption("An audit perturbs every document, summarizes the original and every perturbed input with each "
@@ -57,10 +64,20 @@ for kind in chosen:
         if kind == "race-intersectional":
             st.caption(INTERSECTIONAL_GENDER_NOTE)
         if kind.startswith("race"):
-            params["first_name_threshold"] = st.slider("P(race | first name) at least", 0.5, 0.99, 0.8,
-                                                       key=f"{kind}_first")
-            params["last_name_threshold"] = st.slider("P(race | last name) at least", 0.5, 0.99, 0.8,
-                                                      key=f"{kind}_last")
+            source = st.radio("Name source", list(NAME_SOURCE_LABELS), format_func=NAME_SOURCE_LABELS.get,
+                              key=f"{kind}_name_source",
+                              help="BBQ's names are what Steen & Markert draw from. The Rosenman tables give many "
+                                   "more names; each Black name is paired with a White name of similar census "
+                                   "frequency, so the arms differ in race and not in name rarity.")
+            params["name_source"] = source
+            if source == "bbq":
+                st.caption(BBQ_ATTRIBUTION)
+            else:  # RaceConfig refuses thresholds other than the default under BBQ, which lists names by race
+                params["first_name_threshold"] = st.slider("P(race | first name) at least", 0.5, 0.99, 0.8,
+                                                           key=f"{kind}_first")
+                params["last_name_threshold"] = st.slider("P(race | last name) at least", 0.5, 0.99, 0.8,
+                                                          key=f"{kind}_last")
+                st.caption(md_escape(NAME_SOURCE_CITATIONS["rosenman"]))
         if kind == "politician":
             pairs = st.text_area("Pairs, one per line (e1=e2; both directions are run)", TRUMP_BIDEN.label,
                                  key="politician_pairs")

@@ -180,3 +180,17 @@ def measure_help(name: str) -> None:
     if text:
         with st.expander(f"How to read {name.replace('_', ' ')} (docs/measures.md#{name})"):
             st.markdown(text)
+
+
+FIDELITY_DOC = Path(__file__).resolve().parent.parent / "docs" / "fidelity.md"
+
+
+def fidelity_help() -> None:
+    """An expander with docs/fidelity.md (our own Markdown from the repository, so rendered as Markdown): where
+    summbias follows or departs from each paper and its authors' code, and why."""
+    with st.expander("How summbias differs from the papers (docs/fidelity.md)"):
+        try:
+            st.markdown(FIDELITY_DOC.read_text(encoding="utf-8"))
+        except OSError:
+            st.caption(f"docs/fidelity.md could not be read from {md_escape(FIDELITY_DOC.parent)}; it is in the "
+                       "repository's docs folder.")

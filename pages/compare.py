@@ -9,7 +9,8 @@ import streamlit as st
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.measures.alignment import align_summaries
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records, run_store
-from pages.render import LEGEND, diff_html, highlighted_input, marked_names, md_escape
+from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
+                          substitution_rows)
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "
@@ -120,6 +121,16 @@ with st.expander("Input texts with the perturbation's swaps highlighted (hover a
                 for entity in item.entities]
     if entities:
         st.dataframe(pd.DataFrame(entities), hide_index=True, width="stretch")
+
+# One expander per variant (Streamlit does not nest expanders): every swap with the evidence that made it a person.
+for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
+    rows = substitution_rows(item)
+    with column.expander(f"Substitutions ({len(rows)}) in {label}"):
+        if rows:
+            st.dataframe(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS)), hide_index=True, width="stretch")
+        else:
+            st.caption("None: this variant is the unchanged original." if item.perturbation == "identity"
+                       else "None.")
 
 st.markdown(LEGEND, unsafe_allow_html=True)
 summary_of = {(s.input_id, s.summarizer): s for s in summaries}

@@ -13,8 +13,8 @@ import streamlit as st
 from bias_core.charts import measure_figure
 from bias_core.findings import FAMILIES, judge, primary_estimate, semantics, variant
 from bias_core.measures import MEASURE_NAMES
-from pages.common import current_run, findings_for, measure_help, run_store
-from pages.render import md_escape
+from pages.common import current_run, fidelity_help, findings_for, measure_help, run_store
+from pages.render import md_escape, name_frequency_rows
 
 ONE_LINERS = {
     "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "
@@ -50,6 +50,8 @@ st.title("Metrics")
 st.caption("One measure family at a time: the chart first (each dot a measure's value with its 95% bootstrap "
            "interval; red diamonds are results judged significant; the grey band is the identity noise floor), the "
            "finding it supports in words, then the table. 0 means no evidence of bias.")
+
+fidelity_help()
 
 run = current_run()
 if run is None:
@@ -115,6 +117,16 @@ if family_findings:
     for finding in family_findings:
         verdict = "" if finding.verdict.status in finding.sentence else f" · {finding.verdict.status}"
         st.markdown(f"- {md_escape(finding.sentence)} — {md_escape(finding.effect + verdict)}")
+race_names = [row for row in name_frequency_rows(run.reports)
+              if any(r.perturbation == row["perturbation"] for r in results if r.measure in chosen)]
+if race_names:
+    st.markdown("**Names inserted by the race perturbations**")
+    st.caption("Why it matters: if one arm's names are much rarer than the other's (1990 census frequency, in % "
+               "of the population), a model that treats rare names differently shows up here as racial bias.")
+    st.dataframe(pd.DataFrame(race_names), hide_index=True, width="stretch")
+    citations = {row["perturbation"]: (run.reports["perturbations"][row["perturbation"]]["run_info"]
+                                       .get("name_source_citation")) for row in race_names}
+    st.caption(md_escape(" · ".join(f"{p}: {c}" for p, c in citations.items() if c)))
 for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))

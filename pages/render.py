@@ -75,6 +75,46 @@ def highlighted_input(item: Input) -> str:
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
 
 
+SUBSTITUTION_COLUMNS = ("original → replacement", "kind", "entity_label", "evidence", "ner_label")
+
+
+def substitution_rows(item: Input) -> list[dict[str, str]]:
+    """Every substitution of ``item`` in text order, as plain-text cells for a dataframe (not Markdown): what was
+    swapped for what, the kind of swap, and why the span counted as a person (issue 10), so a place or organisation
+    turned into a person is visible. Records written before those fields existed have them as None, shown as "—"."""
+    def cell(value: str | None) -> str:
+        return "—" if value is None else (value or "(untagged)")
+
+    return [dict(zip(SUBSTITUTION_COLUMNS, (f"{sub.original} → {sub.replacement}", sub.kind,
+                                            cell(sub.entity_label), cell(sub.evidence), cell(sub.ner_label))))
+            for sub in sorted(item.substitutions, key=lambda s: (s.start, s.end))]
+
+
+NAME_FREQUENCY_COLUMNS = ("perturbation", "race", "name source", "frequency-matched", "mean first-name frequency (%)",
+                          "mean surname frequency (%)", "mean log10 first-name frequency",
+                          "mean log10 surname frequency", "names without a census frequency")
+
+
+def name_frequency_rows(reports: dict) -> list[dict]:
+    """One row per race perturbation and race from a run's stored reports (``RunInfo.reports["perturbations"][p]
+    ["run_info"]``, written by ``bias_core.perturb.race``): the name source and the mean 1990-census frequency of the
+    names each race's arm draws from. Perturbations without a name source (older runs, other kinds) give no row."""
+    rows = []
+    for perturbation, report in (reports.get("perturbations") or {}).items():
+        info = (report or {}).get("run_info") or {}
+        if not str(perturbation).startswith("race") or "name_source" not in info:
+            continue
+        means = info.get("mean_name_frequency") or {}
+        logs = info.get("mean_log10_name_frequency") or {}
+        missing = info.get("names_without_frequency") or {}
+        for race in sorted(set(means) | set(logs)):
+            rows.append(dict(zip(NAME_FREQUENCY_COLUMNS, (
+                perturbation, race, info["name_source"], bool(info.get("frequency_matched")),
+                (means.get(race) or {}).get("first"), (means.get(race) or {}).get("last"),
+                (logs.get(race) or {}).get("first"), (logs.get(race) or {}).get("last"), missing.get(race)))))
+    return rows
+
+
 def diff_html(tokens: Iterable[DiffToken]) -> str:
     """Tokens of a word diff as one paragraph: model insertions/deletions and perturbation swaps styled apart."""
     pieces = []

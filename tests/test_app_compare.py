@@ -61,3 +61,37 @@ def test_compare_says_what_to_do_when_a_run_has_summaries_but_no_inputs():
     at = open_app("pages/compare.py")
     assert not at.exception
     assert "no stored inputs" in at.info[0].value
+
+
+def substitution_tables(at: AppTest) -> list:
+    return [frame.value for frame in at.dataframe if "original → replacement" in frame.value.columns]
+
+
+def test_compare_lists_every_substitution_of_each_variant_with_its_entity_label_and_evidence(compare):
+    compare.selectbox(key="compare_original").set_value("xss-article").run()
+    compare.selectbox(key="compare_a/xss-article").set_value("xss-article/identity").run()
+    item_b = compare.selectbox(key="compare_b/xss-article").value
+    assert item_b != "xss-article/identity"
+    labels = [expander.label for expander in compare.expander]
+    assert "Substitutions (0) in A" in labels
+    from bias_core.store import RunStore
+
+    store = RunStore()
+    stored = next(item for item in store.inputs(store.list_runs()[0].id) if item.id == item_b)
+    assert f"Substitutions ({len(stored.substitutions)}) in B" in labels and stored.substitutions
+    (table,) = substitution_tables(compare)
+    assert list(table.columns) == ["original → replacement", "kind", "entity_label", "evidence", "ner_label"]
+    assert len(table) == len(stored.substitutions)
+    assert "Robert → " in " ".join(table["original → replacement"])
+    names = table[table["kind"] == "first_name"]
+    assert set(names["entity_label"]) == {"PERSON"} and "—" not in set(names["evidence"])
+
+
+def test_substitutions_written_before_entity_types_existed_show_a_dash():
+    from bias_core.records import Input, Substitution
+    from pages.render import substitution_rows
+
+    item = Input(id="d/x", original_id="d", text="Linda said", perturbation="gender-glob",
+                 substitutions=[Substitution(0, 5, "Robert", "Linda", "first_name")])
+    assert substitution_rows(item) == [{"original → replacement": "Robert → Linda", "kind": "first_name",
+                                        "entity_label": "—", "evidence": "—", "ner_label": "—"}]

@@ -119,3 +119,41 @@ def test_a_non_english_upload_loads_with_a_warning(app):
     app.file_uploader(key="corpus_upload").upload("artikel.txt", GERMAN.encode(), "text/plain").run()
     assert not app.exception
     assert "1 document(s) do not look like English: artikel" in app.warning[0].value
+
+
+def test_race_name_source_defaults_to_bbq_with_its_attribution_and_no_threshold_sliders(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["race"]).run()
+    assert not app.exception
+    assert app.radio(key="race_name_source").value == "bbq"
+    assert not [slider for slider in app.slider if slider.key in ("race_first", "race_last")]
+    assert any("CC-BY-4.0" in caption.value and "Parrish" in caption.value for caption in app.caption)
+    app.radio(key="race_name_source").set_value("rosenman").run()
+    assert not app.exception
+    assert app.slider(key="race_first").value == 0.8 and app.slider(key="race_last").value == 0.8
+
+
+def test_the_chosen_race_name_source_and_thresholds_reach_the_launched_run(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["race"]).run()
+    app.radio(key="race_name_source").set_value("rosenman").run()
+    app.slider(key="race_first").set_value(0.85).run()
+    app.number_input(key="race_samples").set_value(1).run()
+    app.multiselect(key="audit_measures").set_value(["entity_inclusion"]).run()
+    app.select_slider(key="audit_bootstrap").set_value(200).run()
+    assert not app.exception and not app.error
+    app.button(key="audit_run").click().run()
+    assert not app.exception
+    from bias_core.store import RunStore
+
+    store = RunStore()
+    run_id = app.session_state["run_id"]
+    params = store.get_run(run_id).config["perturbations"][1]["params"]
+    assert (params["name_source"], params["first_name_threshold"], params["last_name_threshold"]) == (
+        "rosenman", 0.85, 0.8)
+    deadline = time.time() + 180
+    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
+        time.sleep(1)
+    info = store.get_run(run_id)
+    assert info.status == "completed", info.message
+    assert info.reports["perturbations"]["race"]["run_info"]["name_source"] == "rosenman"

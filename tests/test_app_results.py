@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.test_app_compare import open_page
 
 
@@ -72,3 +74,46 @@ def test_resuming_a_stopped_run_whose_stored_config_is_invalid_shows_one_line_an
     assert not at.exception
     assert any("damping" in error.value for error in at.error)
     assert RunStore(path).get_run(run_id).status == "failed"
+
+
+@pytest.fixture(scope="module")
+def race_store(tmp_path_factory, demo_news):
+    """A store with one real audit of three demo articles: identity and race (BBQ names, one draw), lead-3, entity
+    inclusion only (50 resamples)."""
+    from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.store import RunStore
+    from bias_core.summarize import SummaryCache
+
+    folder = tmp_path_factory.mktemp("race")
+    store = RunStore(folder / "runs.sqlite")
+    config = AuditConfig(corpus=CorpusSpec("demo"), summarizers=[StageSpec("lead-3")],
+                         perturbations=[StageSpec("identity"), StageSpec("race", {"samples": 1})],
+                         measures=["entity_inclusion"], bootstrap=50, name="race app test")
+    run_audit(config, store=store, cache=SummaryCache(folder / "c.sqlite"), documents=demo_news[:3])
+    store.close()
+    return folder / "runs.sqlite"
+
+
+def test_metrics_shows_each_race_arms_name_source_and_name_frequency_next_to_race_results(race_store, tmp_path,
+                                                                                            monkeypatch):
+    from bias_core.store import RunStore
+
+    at = open_page("pages/metrics.py", race_store, tmp_path, monkeypatch)
+    at.radio(key="metrics_family").set_value("inclusion").run()
+    assert not at.exception
+    (table,) = [frame.value for frame in at.dataframe if "mean surname frequency (%)" in frame.value.columns]
+    info = RunStore().list_runs()[0].reports["perturbations"]["race"]["run_info"]
+    assert list(table["race"]) == ["black", "white"] and set(table["name source"]) == {"bbq"}
+    for _, row in table.iterrows():
+        assert row["mean first-name frequency (%)"] == pytest.approx(info["mean_name_frequency"][row["race"]]["first"])
+        assert row["mean surname frequency (%)"] == pytest.approx(info["mean_name_frequency"][row["race"]]["last"])
+        assert row["names without a census frequency"] == info["names_without_frequency"][row["race"]]
+    assert not table["frequency-matched"].any()
+    assert any("treats rare names differently" in caption.value for caption in at.caption)
+    assert any("Parrish et al. 2022" in caption.value for caption in at.caption)
+
+
+def test_metrics_shows_no_name_frequency_table_for_a_run_without_race(audited_store, tmp_path, monkeypatch):
+    at = open_page("pages/metrics.py", audited_store, tmp_path, monkeypatch)
+    at.radio(key="metrics_family").set_value("inclusion").run()
+    assert not [frame for frame in at.dataframe if "mean surname frequency (%)" in frame.value.columns]
