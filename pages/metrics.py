@@ -124,9 +124,11 @@ if race_names:
     st.caption("Why it matters: if one arm's names are much rarer than the other's (1990 census frequency, in % "
                "of the population), a model that treats rare names differently shows up here as racial bias.")
     st.dataframe(pd.DataFrame(race_names), hide_index=True, width="stretch")
-    citations = {row["perturbation"]: (run.reports["perturbations"][row["perturbation"]]["run_info"]
-                                       .get("name_source_citation")) for row in race_names}
-    st.caption(md_escape(" · ".join(f"{p}: {c}" for p, c in citations.items() if c)))
+    infos = {row["perturbation"]: run.reports["perturbations"][row["perturbation"]]["run_info"] for row in race_names}
+    sources = {info.get("name_frequency_source") for info in infos.values()} - {None}
+    st.caption(md_escape(" · ".join([*(f"{p}: {info['name_source_citation']}" for p, info in infos.items()
+                                       if info.get("name_source_citation")),
+                                     *(f"Frequencies: {source}" for source in sorted(sources))])))
 for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))

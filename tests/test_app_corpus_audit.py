@@ -131,6 +131,10 @@ def test_race_name_source_defaults_to_bbq_with_its_attribution_and_no_threshold_
     app.radio(key="race_name_source").set_value("rosenman").run()
     assert not app.exception
     assert app.slider(key="race_first").value == 0.8 and app.slider(key="race_last").value == 0.8
+    app.multiselect(key="audit_perturbations").set_value(["race", "race-intersectional"]).run()
+    assert not app.exception and not app.error
+    assert app.radio(key="race-intersectional_name_source").value == "bbq"
+    assert not [slider for slider in app.slider if slider.key.startswith("race-intersectional")]
 
 
 def test_the_chosen_race_name_source_and_thresholds_reach_the_launched_run(app):
