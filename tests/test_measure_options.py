@@ -168,3 +168,34 @@ def test_an_audit_config_sets_the_options_records_them_and_a_default_config_stil
     ((recorded,),) = [configs for configs in by_hash.values() if len(configs) == 1]
     assert recorded["paired_identifiers"] == "extended" and recorded["include_degenerate"] is True
     assert recorded["lexicons"] == {"hedges": str(hedges)}
+
+
+def test_paired_identifiers_reach_the_highsim_lowsim_fightin_words_of_politician_summaries(tmp_path):
+    words = "spoke in Ohio about taxes jobs schools roads and farms today".split()
+    inputs, summaries = [], []
+    for index in range(8):
+        # the most similar pairs' articles mention a husband, the least similar a wife
+        extra_word = "husband" if index < 2 else "wife" if index >= 6 else "council"
+        text = f"Donald Trump spoke in Ohio. The {extra_word} of the mayor and the {extra_word} of the judge came."
+        pair = {"pair": "Donald Trump=Joe Biden"}
+        inputs.append(Input(id=f"p{index}/orig", original_id=f"p{index}", sample_id=0, perturbation="politician",
+                            role="original", arm="Donald Trump", text=text, extra=pair))
+        inputs.append(Input(id=f"p{index}/swap", original_id=f"p{index}", sample_id=0, perturbation="politician",
+                            role="swap1", arm="Joe Biden", text=text.replace("Donald Trump", "Joe Biden"),
+                            substitutions=[Substitution(0, 12, "Donald Trump", "Joe Biden", "politician_name",
+                                                        "politician")], extra=pair))
+        summaries.append(Summary(f"p{index}/orig", "lead-3", " ".join(["Trump", *words])))
+        summaries.append(Summary(f"p{index}/swap", "lead-3", " ".join(["Biden", *words[:len(words) - index]])))
+
+    def table(*options) -> tuple[dict, set[str]]:
+        results = measure(tmp_path, inputs, summaries, "--measure", "summary_similarity", *options)
+        (result,) = [r for r in results if r["measure"] == "summary_similarity"]
+        details = result["details"]["fightin_words"]
+        return details, {row["term"] for side in ("highsim", "lowsim") for row in details[f"top_{side}"]}
+
+    default, default_terms = table()
+    assert default["paired_identifiers"] == "steen-markert"
+    assert {"husband", "wife"} <= default_terms
+    extended, extended_terms = table("--paired-identifiers", "extended")
+    assert extended["paired_identifiers"] == "extended"
+    assert not {"husband", "wife"} & extended_terms
