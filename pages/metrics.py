@@ -170,6 +170,8 @@ for name in chosen:
                 ])
                 ratios = ", ".join(f"{tick}: {distributions[v]['ratio']:.2f}" for tick, v in zip(ticks, values))
                 figure.update_layout(barmode="group", height=300, template="plotly_white", margin={"t": 30},
-                                     title=f"{html.escape(r.summarizer)}: value shares (Zhang et al. Fig. 4); "
-                                           f"p_y/p_x = {ratios}")
-                st.plotly_chart(figure, width="stretch", key=f"distributions_{r.summarizer}")
+                                     title=f"{html.escape(r.summarizer)} · {html.escape(r.perturbation)}: value "
+                                           f"shares (Zhang et al. Fig. 4); p_y/p_x = {ratios}")
+                # One chart per result: a summarizer has a BUR row per perturbation (identity and sentiment).
+                st.plotly_chart(figure, width="stretch",
+                                key=f"distributions_{r.perturbation}_{r.summarizer}_{r.ci_kind}")

@@ -144,7 +144,8 @@ def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_jud
     for finding in found:
         if finding.family == "perspective fairness":
             assert any(finding.sentence in line for line in lines)
-    assert all("Table: " in e.label or "How to read" in e.label for e in overview.expander)
+    assert all("Table: " in e.label or "How to read" in e.label or "docs/fidelity.md" in e.label
+               for e in overview.expander)
     table = overview.dataframe[0].value
     assert list(table.columns[:8]) == ["perturbation", "summarizer", "estimate", "95% CI", "n", "verdict",
                                        "significant", "favoured"]
