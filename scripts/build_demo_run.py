@@ -1,6 +1,6 @@
 """Build the precomputed demo run shipped in data/demo/demo_run.json.gz, so the app shows results at once.
 
-Run: .venv/bin/python scripts/build_demo_run.py   (about 15–25 minutes on 2 CPU cores, mostly SmolLM2)
+Run: .venv/bin/python scripts/build_demo_run.py   (about 10 minutes on 2 idle CPU cores, mostly SmolLM2)
 The run is an ordinary audit of the demo corpus; the bundle is `bias_core.export.run_bundle` of it.
 """
 
@@ -25,7 +25,8 @@ CONFIG = AuditConfig(
     summarizers=[StageSpec("lead-3"), StageSpec("textrank"), StageSpec("sexist"),
                  StageSpec("smollm2", {"max_new_tokens": 80})],
     perturbations=[StageSpec("identity"), StageSpec("gender-loc", {"samples": 2}),
-                   StageSpec("gender-glob", {"samples": 2}), StageSpec("politician"),
+                   StageSpec("gender-glob", {"samples": 2}), StageSpec("race", {"samples": 2}),
+                   StageSpec("politician"),
                    StageSpec("sentiment", {"value_source": "stars", "samples": 2})],
     seed=0, bootstrap=1000, name="demo: news and reviews (precomputed)",
 )
