@@ -70,6 +70,7 @@ def fail_in_perturbation(monkeypatch):
         raise RuntimeError("the tagger fell over")
 
     monkeypatch.setattr("bias_core.executors.LocalExecutor.perturb", broken)
+    monkeypatch.setattr("bias_core.executors.LocalExecutor.perturb_shared", broken)  # the audit's one-parse path
 
 
 def fail_in_summarization(monkeypatch):
