@@ -136,7 +136,7 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
     shares = page.locator(".js-plotly-plot").filter(has_text="value shares")  # drawn after the BUR chart
     expect(shares).to_be_visible(timeout=60_000)
     bars = shares.inner_text()
-    assert f"{names['summarizer']}: value shares" in bars and names["value"] in bars
+    assert f"{names['summarizer']} · " in bars and ": value shares" in bars and names["value"] in bars
 
     open_page(page, "Runs")
     assert_plain(page, trap, [names["run"]], "runs", screenshot)
