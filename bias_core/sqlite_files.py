@@ -70,6 +70,15 @@ def describe_error(spec: SchemaSpec, path: Path, error: sqlite3.Error, doing: st
     return f"{doing} the {spec.kind} {path} failed: {text}"
 
 
+def rollback(connection: sqlite3.Connection) -> None:
+    """Roll back an open transaction; SQLite may already have rolled back (e.g. after a full disk)."""
+    if connection.in_transaction:
+        try:
+            connection.execute("ROLLBACK")
+        except sqlite3.Error:  # nothing is left to undo
+            pass
+
+
 def open_database(path: Path, spec: SchemaSpec, *, timeout: float, read_only: bool = False) -> sqlite3.Connection:
     """Return a connection (autocommit, WAL where writable) to a checked file, creating it unless ``read_only``.
 

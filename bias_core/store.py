@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from bias_core.errors import BiasCoreError
 from bias_core.records import Document, Input, MeasureResult, Summary
-from bias_core.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database
+from bias_core.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database, rollback
 
 T = TypeVar("T")
 
@@ -182,18 +182,11 @@ class RunStore:
             yield self._connection
             self._connection.execute("COMMIT")
         except sqlite3.Error as error:
-            self._rollback()
+            rollback(self._connection)
             raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "writing to")) from None
         except BaseException:
-            self._rollback()
+            rollback(self._connection)
             raise
-
-    def _rollback(self) -> None:
-        if self._connection.in_transaction:
-            try:
-                self._connection.execute("ROLLBACK")
-            except sqlite3.Error:  # SQLite has already rolled back (e.g. after a full disk); nothing is left to undo
-                pass
 
     def _read(self, query: str, params: tuple[Any, ...] = (), *, rows: bool = False) -> list[Any]:
         """Run one SELECT and return all its rows (``sqlite3.Row`` if ``rows``); damage found here, in a file too

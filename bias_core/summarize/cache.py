@@ -19,7 +19,7 @@ from pathlib import Path
 from bias_core import __version__
 from bias_core.errors import BiasCoreError
 from bias_core.records import Input, RecordError, Summary
-from bias_core.sqlite_files import SchemaSpec, describe_error, open_database
+from bias_core.sqlite_files import SchemaSpec, describe_error, open_database, rollback
 from bias_core.summarize.base import Summarizer
 
 logger = logging.getLogger(__name__)
@@ -120,18 +120,11 @@ class SummaryCache:
                 )
                 self._connection.execute("COMMIT")
             except sqlite3.Error as error:
-                self._rollback()
+                rollback(self._connection)
                 raise self._error(error, "writing to") from None
             except BaseException:
-                self._rollback()
+                rollback(self._connection)
                 raise
-
-    def _rollback(self) -> None:
-        if self._connection.in_transaction:
-            try:
-                self._connection.execute("ROLLBACK")
-            except sqlite3.Error:  # SQLite has already rolled back (e.g. after a full disk); nothing is left to undo
-                pass
 
     def __len__(self) -> int:
         with self._lock:
