@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 import traceback
 
@@ -49,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted; completed work is kept in the cache and store — run the same command to resume",
               file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`… | head`): stop quietly as Unix tools do. stdout is pointed at /dev/null so the
+        # interpreter's final flush does not raise again (the recipe of the Python docs, "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as error:  # the one error path: every failure reaches the user as one line
         if args.debug:
             traceback.print_exception(error, file=sys.stderr)

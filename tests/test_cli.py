@@ -97,3 +97,17 @@ def test_the_readme_example_config_runs_to_completion_and_separates_biased_from_
     lead, biased = inclusion[("lead-3", "d")], inclusion[("sexist-female", "d")]
     assert lead.details["signed"]["ci_low"] <= 0 <= lead.details["signed"]["ci_high"]
     assert biased.details["signed"]["ci_low"] > 0 and biased.details["favoured"] == "female"
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """`python -m bias_core runs --json | head` must not print an error or a traceback when head stops reading."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    for index in range(3):
+        store.create_run({"seed": index}, f"hash{index}", {}, name=f"run {index}")
+    env = {**os.environ, "SUMMBIAS_STORE": str(tmp_path / "runs.sqlite")}
+    process = subprocess.Popen([sys.executable, "-m", "bias_core", "runs", "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, cwd=REPO)
+    process.stdout.close()  # the reader is gone before the command writes anything
+    stderr = process.stderr.read().decode()
+    assert process.wait() == 141
+    assert stderr == ""
