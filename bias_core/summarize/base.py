@@ -29,6 +29,8 @@ class SummaryFailure:
 
 
 SummaryOutcome = Summary | SummaryFailure
+# Told how many more inputs of a batch are finished, as they finish (see ``Summarizer.summarize_batch_reporting``).
+ItemsFinished = Callable[[int], None]
 
 
 class Summarizer(ABC):
@@ -57,6 +59,14 @@ class Summarizer(ABC):
     @abstractmethod
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
         """Summarize a batch; return one outcome per input, in order."""
+
+    def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
+        """``summarize_batch``, calling ``on_finished(n)`` as n more of its inputs are finished, so progress can move
+        per summary; engines that see single inputs finish (CTranslate2, endpoints) override this default, which
+        reports the whole batch when it ends."""
+        outcomes = self.summarize_batch(inputs)
+        on_finished(len(inputs))
+        return outcomes
 
     def summarize(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
         """Summarize any number of inputs in batches of ``default_batch_size`` (no cache; see ``runner``)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input
-from bias_core.summarize.base import SummaryOutcome
+from bias_core.summarize.base import ItemsFinished, SummaryOutcome
 from bias_core.summarize.hf import PROMPT_TOKEN_MARGIN, HuggingFaceSummarizer, stop_ids, thread_count
 
 logger = logging.getLogger(__name__)
@@ -144,6 +144,14 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
             return load_generator(str(folder), str(source), device, compute_type, thread_count())
 
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
+        return self._generate(inputs, None)
+
+    def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
+        """``summarize_batch`` with each input reported as its generation ends (CTranslate2's asynchronous results:
+        the replicas take one input each, so they finish one by one)."""
+        return self._generate(inputs, on_finished)
+
+    def _generate(self, inputs: Sequence[Input], on_finished: ItemsFinished | None) -> list[SummaryOutcome]:
         generator, tokenizer, generation_config = self._load_ct2()
         started = time.perf_counter()
         texts, prompt_ids, input_cut = self.causal_prompts(tokenizer, inputs)
@@ -160,8 +168,14 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
             results = generator.generate_batch(
                 start_tokens, max_batch_size=max_batch_size, beam_size=settings["num_beams"],
                 max_length=settings["max_new_tokens"], include_prompt_in_result=False,
-                end_token=sorted(stops), return_end_token=True,
+                end_token=sorted(stops), return_end_token=True, asynchronous=on_finished is not None,
             )
+            if on_finished is not None:  # one AsyncGenerationResult per input, finished in about input order
+                finished = []
+                for pending in results:
+                    finished.append(pending.result())
+                    on_finished(1)
+                results = finished
         except (RuntimeError, ValueError) as error:
             raise SummarizerError(f"{self.name}: generation failed ({_first_line(error)})") from None
         output = [result.sequences_ids[0] for result in results]

@@ -11,11 +11,19 @@ import logging
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Param, Summarizer, SummaryFailure, SummaryOutcome, clean_output, register
+from bias_core.summarize.base import (
+    ItemsFinished,
+    Param,
+    Summarizer,
+    SummaryFailure,
+    SummaryOutcome,
+    clean_output,
+    register,
+)
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.validation import SEED
 
@@ -134,6 +142,15 @@ class OpenAICompatibleSummarizer(Summarizer):
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             return list(pool.map(self._one, inputs))
+
+    def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
+        """``summarize_batch`` with each response reported as it arrives (in any order)."""
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            futures = [pool.submit(self._one, item) for item in inputs]
+            for future in as_completed(futures):
+                future.result()
+                on_finished(1)
+            return [future.result() for future in futures]
 
 
 register(r"openai:(.+)", "openai:<model>", OpenAICompatibleSummarizer,

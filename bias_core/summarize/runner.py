@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Summarizer, SummaryFailure, SummaryOutcome
+from bias_core.summarize.base import ItemsFinished, Summarizer, SummaryFailure, SummaryOutcome
 from bias_core.summarize.cache import SummaryCache, cache_key
 from bias_core.validation import BATCH_SIZE
 
@@ -17,24 +17,34 @@ logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 # Runs a list of batches through a summarizer and yields (batch index, outcomes) as each batch finishes, in any
-# order. The local mapper runs them one after the other; executors.RayExecutor spreads them over actors.
-BatchMapper = Callable[[Summarizer, list[list[Input]]], Iterator[tuple[int, list[SummaryOutcome]]]]
+# order; ``on_finished`` (optional) hears of single inputs finishing inside a batch. The local mapper runs the batches
+# one after the other; executors.RayExecutor spreads them over actors (and reports whole batches).
+BatchMapper = Callable[..., Iterator[tuple[int, list[SummaryOutcome]]]]
 
 
-def run_batches_locally(summarizer: Summarizer, batches: list[list[Input]]
+def run_batches_locally(summarizer: Summarizer, batches: list[list[Input]], on_finished: ItemsFinished | None = None
                         ) -> Iterator[tuple[int, list[SummaryOutcome]]]:
     """Summarize the batches in this process, one after the other; a summarizer error fails only its batch."""
     for index, batch in enumerate(batches):
-        yield index, summarize_batch_safely(summarizer, batch)
+        yield index, summarize_batch_safely(summarizer, batch, on_finished)
 
 
-def summarize_batch_safely(summarizer: Summarizer, batch: list[Input]) -> list[SummaryOutcome]:
-    """``summarizer.summarize_batch``, with a ``SummarizerError`` turned into one failure per input."""
+def summarize_batch_safely(summarizer: Summarizer, batch: list[Input], on_finished: ItemsFinished | None = None
+                           ) -> list[SummaryOutcome]:
+    """``summarizer.summarize_batch`` (reporting single inputs to ``on_finished`` when given), with a
+    ``SummarizerError`` turned into one failure per input."""
     try:
-        return summarizer.summarize_batch(batch)
+        if on_finished is None:
+            return summarizer.summarize_batch(batch)
+        return summarizer.summarize_batch_reporting(batch, on_finished)
     except SummarizerError as error:
         return [SummaryFailure(item.id, summarizer.name, str(error)) for item in batch]
 
+
+def count_cached(summarizer: Summarizer, inputs: Sequence[Input], cache: SummaryCache) -> int:
+    """How many of ``inputs`` the cache already holds for ``summarizer`` (they cost nothing to summarize)."""
+    keys = [cache_key(summarizer, item) for item in inputs]
+    return len(cache.get_many(keys))
 
 @dataclass
 class SummarizeReport:
@@ -60,7 +70,9 @@ def summarize_inputs(
     """Summarize ``inputs``; each computed batch is cached (and handed to ``on_batch``) before the next starts.
 
     Caching batch by batch is what makes an interrupted run resumable: everything finished before the interruption
-    is a cache hit the next time.
+    is a cache hit the next time. ``on_progress(done, total)`` is called once after the cache is read (``done`` =
+    the cache hits, before any model work) and then each time more inputs are finished: per summary where the engine
+    reports single inputs (``Summarizer.summarize_batch_reporting``), else per batch.
     """
     if batch_size is not None:
         BATCH_SIZE.check("batch_size", batch_size)  # a batch size below 1 would silently drop every input
@@ -89,7 +101,20 @@ def summarize_inputs(
         on_progress(done, len(inputs))
     size = batch_size or summarizer.default_batch_size
     chunks = [misses[start : start + size] for start in range(0, len(misses), size)]
-    for chunk_index, outcomes in map_batches(summarizer, [[item for _, item in chunk] for chunk in chunks]):
+    # Inputs finished inside batches not yet yielded; recounted exactly when their batch is yielded. The local mapper
+    # runs one batch at a time, so these belong to the batch in progress.
+    in_batch = 0
+
+    def finished_in_batch(count: int) -> None:
+        nonlocal in_batch
+        in_batch += count
+        if on_progress and count:
+            on_progress(min(done + in_batch, len(inputs)), len(inputs))
+
+    batches = [[item for _, item in chunk] for chunk in chunks]
+    mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if on_progress else \
+        map_batches(summarizer, batches)
+    for chunk_index, outcomes in mapped:
         chunk = chunks[chunk_index]
         fresh = [(keys[index] if cache is not None else "", outcome)
                  for (index, _), outcome in zip(chunk, outcomes, strict=True) if isinstance(outcome, Summary)]
@@ -101,7 +126,9 @@ def summarize_inputs(
             on_batch([summary for _, summary in fresh])
         report.computed += len(fresh)
         done += len(chunk)
-        if on_progress:
+        reported = in_batch >= len(chunk)
+        in_batch = max(0, in_batch - len(chunk))
+        if on_progress and not reported:
             on_progress(done, len(inputs))
     for item in inputs:
         outcome = results[item.id]
