@@ -13,12 +13,12 @@ from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
 from bias_core.perturb.politician import TRUMP_BIDEN
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
+from bias_core.records import Input
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store
+from pages.parts.progress import show_estimate, show_progress
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
-# Rough seconds per summary on a 2-core CPU, only for the estimate shown before a run.
-SECONDS_PER_SUMMARY = {"smollm2": 4.0, "hf": 3.0, "openai": 1.0}
 # The race perturbations' name sources (bias_core.perturb.race.NAME_SOURCES), BBQ first as the default.
 NAME_SOURCE_LABELS = {"bbq": "BBQ proper names (Parrish et al. 2022, as Steen & Markert)",
                       "rosenman": "Rosenman et al. (2023) voter-file tables, frequency-matched"}
@@ -130,24 +130,21 @@ config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, per
 
 
 @st.cache_data(show_spinner="Building the inputs to count them…", max_entries=8)
-def count_inputs(config_json: str, corpus_name: str) -> tuple[int, dict[str, str]]:
+def count_inputs(config_json: str, corpus_name: str) -> tuple[list[Input], dict[str, str]]:
     inputs, reports = build_inputs(st.session_state["documents"], AuditConfig.from_stored(json.loads(config_json)))
-    return len(inputs), {kind: report["summary"] for kind, report in reports.items()}
+    return inputs, {kind: report["summary"] for kind, report in reports.items()}
 
 
 if not summarizers:
     st.warning("Choose at least one summarizer.")
     st.stop()
 try:
-    n_inputs, skip_summaries = count_inputs(json.dumps(config.to_dict(), sort_keys=True),
-                                            st.session_state.get("corpus_name", ""))
+    all_inputs, skip_summaries = count_inputs(json.dumps(config.to_dict(), sort_keys=True),
+                                              st.session_state.get("corpus_name", ""))
 except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
     st.stop()
-seconds = sum(n_inputs * SECONDS_PER_SUMMARY.get(s.name.split(":")[0], 0.03) for s in summarizers)
-st.info(f"Estimate: {n_inputs} inputs × {len(summarizers)} summarizers = **{n_inputs * len(summarizers)} "
-        f"summaries**, roughly {max(1, round(seconds / 60))} min on this machine for the models (cached summaries "
-        "are free).")
+show_estimate(summarizers, all_inputs)
 for kind, summary in skip_summaries.items():
     if kind != "identity":
         st.caption(md_escape(f"{kind}: " + summary.replace("\n", " · ")))
@@ -160,22 +157,5 @@ if st.button("Run audit", type="primary", key="audit_run"):
         st.error(md_escape(error))
 
 
-@st.fragment(run_every=1.0)
-def progress(run_id: str) -> None:
-    info = run_store().get_run(run_id)
-    st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {info.stage or info.status} "
-                                              f"{info.progress_done}/{info.progress_total}"))
-    if info.status == "completed":
-        st.success("Done. Inspect the results:")
-        columns = st.columns(3)
-        columns[0].page_link("pages/compare.py", label="Compare", icon=":material/compare:")
-        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
-        columns[2].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
-    elif info.status == "failed":
-        st.error(md_escape(info.message or "The run failed."))
-    elif info.status == "running" and not info.worker_alive:
-        st.warning("The worker process stopped; resume the run on the Runs page.")
-
-
 if st.session_state.get("launched_run"):
-    progress(st.session_state["launched_run"])
+    show_progress(st.session_state["launched_run"])

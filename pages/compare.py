@@ -9,6 +9,7 @@ import streamlit as st
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.measures.alignment import align_summaries
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records, run_store
+from pages.parts.progress import in_progress_notice
 from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
                           substitution_rows)
 
@@ -51,6 +52,7 @@ apply_deep_link()
 run = current_run()
 if run is None:
     st.stop()
+in_progress_notice(run)
 inputs, summaries = run_records(run.id, run.updated)
 if not summaries:
     st.info("This run has no summaries yet. Wait for it to finish on the Runs page, or start one on the Audit page.")

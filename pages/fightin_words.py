@@ -14,6 +14,7 @@ import streamlit as st
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import degenerate_reason
 from pages.common import current_run, measure_help, run_records, run_store
+from pages.parts.progress import in_progress_notice
 from pages.render import marked_names, md_escape
 
 st.title("Fightin' Words")
@@ -26,6 +27,7 @@ measure_help("fightin_words")
 run = current_run()
 if run is None:
     st.stop()
+in_progress_notice(run)
 inputs, summaries = run_records(run.id, run.updated)
 by_id = {item.id: item for item in inputs}
 

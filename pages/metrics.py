@@ -14,6 +14,7 @@ from bias_core.charts import measure_figure
 from bias_core.findings import FAMILIES, judge, primary_estimate, semantics, variant
 from bias_core.measures import MEASURE_NAMES
 from pages.common import current_run, fidelity_help, findings_for, measure_help, run_store
+from pages.parts.progress import in_progress_notice
 from pages.render import md_escape, name_frequency_rows
 
 ONE_LINERS = {
@@ -56,6 +57,7 @@ fidelity_help()
 run = current_run()
 if run is None:
     st.stop()
+in_progress_notice(run)
 results = run_store().measures(run.id)
 if not results:
     st.info("This run has no measure results yet. They are computed when the summaries are done; see Runs.")

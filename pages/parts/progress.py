@@ -1,0 +1,109 @@
+"""The estimate before an audit, its progress while it runs, and the "in progress: n of N" notice of unfinished runs.
+
+A view over ``bias_core.estimate`` and the run store: the numbers are the ones the audit worker writes to the run's
+``reports["progress"]`` (and the headless ``audit`` command prints), so the page and the terminal agree.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from bias_core.audit import StageSpec, estimates_before_run, throughput_history
+from bias_core.estimate import Estimate, combine, estimate_before, format_duration, format_range, summarizer_family
+from bias_core.estimate import this_machine
+from bias_core.records import Input
+from bias_core.store import RunInfo
+from pages.common import run_store, summarizer, summary_cache
+from pages.render import md_escape
+
+# Summarizers whose cache keys are cheap to compute on the page (building them loads no model); the others are
+# counted as uncached, which only makes their estimate cautious.
+CACHE_CHECKED = ("smollm2",)
+
+
+def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Estimate]:
+    """Each summarizer's time for ``inputs`` before the run: cached summaries free, the rest from earlier runs of
+    the same summarizer on this machine (``bias_core.audit.estimates_before_run``)."""
+    history = throughput_history(run_store())
+    estimates = []
+    for spec in summarizers:
+        if summarizer_family(spec.name) in CACHE_CHECKED and all(
+                isinstance(value, (str, int, float, bool)) for value in spec.params.values()):
+            try:
+                built = summarizer(spec.name, tuple(sorted(spec.params.items())))
+                estimates.extend(estimates_before_run([built], inputs, history, summary_cache()))
+                continue
+            except Exception:  # noqa: BLE001 - the estimate falls back to no cache check; the run reports the error
+                pass
+        estimates.append(estimate_before(spec.name, len(inputs), history, this_machine()))
+    return estimates
+
+
+def show_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> None:
+    """The estimate box before a run: summaries to make, how many are cached, the time range and its basis."""
+    estimates = audit_estimate(summarizers, inputs)
+    total = len(inputs) * len(summarizers)
+    uncached = sum(estimate.summaries for estimate in estimates)
+    overall = combine(estimates)
+    cached = f" ({total - uncached} already cached, free)" if total > uncached else ""
+    st.info(f"Estimate: {len(inputs)} inputs × {len(summarizers)} summarizers = **{total} summaries**{cached}; "
+            f"making them takes **{overall.describe()}** on this machine. Building the inputs and computing the "
+            "measures come on top.")
+    for estimate in estimates:
+        st.caption(md_escape(f"{estimate.describe()} — {estimate.basis}"))
+
+
+def remaining_text(info: RunInfo, now: float) -> tuple[str, str]:
+    """("elapsed …, remaining …", basis) for a run from its ``reports["progress"]``; the remaining range counts down
+    from when the worker wrote it."""
+    progress = info.reports.get("progress") or {}
+    started = progress.get("started")
+    running = info.status in ("running", "created") and info.worker_alive
+    end = now if running else info.updated
+    elapsed = f"elapsed {format_duration(end - started)}" if isinstance(started, (int, float)) else ""
+    if not running or "remaining_high" not in progress or info.stage != "summarize":
+        return elapsed, ""
+    since = max(0.0, now - float(progress.get("updated", now)))
+    low = max(0.0, float(progress["remaining_low"]) - since)
+    high = max(0.0, float(progress["remaining_high"]) - since)
+    text = f"remaining {format_range(low, high)}" if high > 0 else "remaining: longer than estimated"
+    return ", ".join(part for part in (elapsed, text) if part), str(progress.get("basis", ""))
+
+
+@st.fragment(run_every=1.0)
+def show_progress(run_id: str) -> None:
+    """The followed run, every second: n of N summaries, the stage, elapsed and remaining time, then the result."""
+    info = run_store().get_run(run_id)
+    stage = info.stage or info.status
+    st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {info.progress_done} of "
+                                              f"{info.progress_total} summaries · {stage}"))
+    times, basis = remaining_text(info, time.time())
+    if times:
+        st.caption(md_escape(times + (f" ({basis})" if basis else "")))
+    if info.status == "completed":
+        st.success("Done. Inspect the results:")
+        columns = st.columns(3)
+        columns[0].page_link("pages/compare.py", label="Compare", icon=":material/compare:")
+        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
+        columns[2].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
+    elif info.status == "failed":
+        st.error(md_escape(info.message or "The run failed."))
+    elif info.status == "running" and not info.worker_alive:
+        st.warning("The worker process stopped; resume the run on the Runs page.")
+
+
+def in_progress_notice(info: RunInfo) -> None:
+    """On result pages: a notice that the run is unfinished (in progress, stopped or failed) with n of N summaries,
+    so partial results are not read as final; nothing for a completed run."""
+    if info.status == "completed":
+        return
+    status = info.shown_status
+    counts = f"{info.progress_done} of {info.progress_total} summaries"
+    if status in ("running", "created"):
+        st.info(md_escape(f"In progress: {counts} ({info.stage or status}). What is shown covers the summaries "
+                          "and measures stored so far and changes as the run goes on."), icon=":material/pending:")
+    else:
+        st.warning(md_escape(f"Unfinished run ({status}): {counts}. What is shown is partial; resume the run on the "
+                             "Runs page."), icon=":material/warning:")
