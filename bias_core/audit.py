@@ -113,6 +113,8 @@ class AuditConfig:
     paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
     include_degenerate: bool = False
     lexicons: dict[str, str] = field(default_factory=dict)
+    # Originals left out of every perturbation (the analyst's review, issue 14): [corpus] exclude in the file format.
+    exclude_originals: list[str] = field(default_factory=list)
     source: str = field(default="config", compare=False, repr=False)
     warnings: list[str] = field(default_factory=list, compare=False, repr=False)
 
@@ -126,7 +128,10 @@ class AuditConfig:
         if "corpus" not in data:
             raise ConfigError(source, "has no [corpus] table", hint='add [corpus] with path = "…"')
         corpus = data["corpus"]
+        exclude: Any = []
         if isinstance(corpus, dict):
+            corpus = dict(corpus)
+            exclude = corpus.pop("exclude", [])
             _known_keys(corpus, CORPUS_PARAMETERS, source, "[corpus]")
             if "path" not in corpus:
                 raise ConfigError(source, "[corpus] has no path", hint="give the documents file or folder")
@@ -154,7 +159,8 @@ class AuditConfig:
             perturbations.insert(0, StageSpec("identity"))
         return cls(corpus=corpus_spec, summarizers=summarizers, perturbations=perturbations,
                    measures=_list(measure_names, source, "measures"), seed=data.get("seed", 0),
-                   bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings, **options)
+                   bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings,
+                   exclude_originals=exclude, **options)
 
     @classmethod
     def from_file(cls, path: str | Path) -> AuditConfig:
@@ -202,6 +208,9 @@ class AuditConfig:
             RESAMPLES.check("measures.bootstrap", self.bootstrap)
             for key, param in CORPUS_PARAMETERS.items():
                 param.check(f"corpus.{key}", getattr(self.corpus, key))
+            if not isinstance(self.exclude_originals, list) or not all(isinstance(original, str) and original
+                                                                       for original in self.exclude_originals):
+                raise ParamError(f"corpus.exclude = {self.exclude_originals!r} is not a list of document ids (text)")
         except ParamError as error:
             raise ConfigError(source, str(error)) from None
         for name in self.measures:
@@ -262,6 +271,8 @@ class AuditConfig:
         for key, default in MEASURE_OPTION_DEFAULTS.items():
             if data[key] == default:
                 del data[key]
+        if not data["exclude_originals"]:  # stored and hashed only when set, so older runs still resume
+            del data["exclude_originals"]
         return data
 
     @classmethod
@@ -275,12 +286,15 @@ class AuditConfig:
             bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"), source="the stored run config",
             paired_identifiers=stored.get("paired_identifiers", DEFAULT_PAIRED_IDENTIFIERS),
             include_degenerate=stored.get("include_degenerate", False), lexicons=dict(stored.get("lexicons", {})),
+            exclude_originals=list(stored.get("exclude_originals", [])),
         )
 
     def to_file_dict(self) -> dict[str, Any]:
         """The dict ``from_dict`` reads back (stage specs flattened as in the TOML format)."""
         return {
-            "name": self.name, "seed": self.seed, "corpus": asdict(self.corpus),
+            "name": self.name, "seed": self.seed,
+            "corpus": asdict(self.corpus) | ({"exclude": list(self.exclude_originals)}
+                                             if self.exclude_originals else {}),
             "perturbations": [{"kind": p.name, **p.params} for p in self.perturbations],
             "summarizers": [{"name": s.name, **s.params} for s in self.summarizers],
             "measures": {"names": self.measures, "bootstrap": self.bootstrap,
@@ -347,10 +361,36 @@ def documents_for(kind: str, documents: list[Document]) -> list[Document]:
     return [d for d in documents if kind == "identity" or d.is_perspective == (kind == "sentiment")]
 
 
+def corpus_documents(config: AuditConfig) -> list[Document]:
+    """Load the documents ``config.corpus`` names, read as it says (columns, size limit)."""
+    corpus = config.corpus
+    return load_documents(corpus.path, columns=CsvColumns(text=corpus.text_column, id=corpus.id_column,
+                                                          value=corpus.value_column, group=corpus.group_column),
+                          max_bytes=int(corpus.max_mb * 1024 * 1024))
+
+
+def kept_documents(config: AuditConfig, documents: list[Document]) -> list[Document]:
+    """The documents less the originals the config excludes; an excluded id that is not in the corpus (a typo) or
+    excluding every document is a ``ConfigError``."""
+    if not config.exclude_originals:
+        return documents
+    excluded = set(config.exclude_originals)
+    unknown = sorted(excluded - {d.id for d in documents})
+    if unknown:
+        raise ConfigError(config.source, f"corpus.exclude names {len(unknown)} document(s) not in the corpus: "
+                          + ", ".join(repr(original) for original in unknown[:5]),
+                          hint="exclude ids as they appear in the corpus (the documents' id field)")
+    kept = [d for d in documents if d.id not in excluded]
+    if not kept:
+        raise ConfigError(config.source, "corpus.exclude leaves no document to audit")
+    return kept
+
+
 def check_corpus(config: AuditConfig, documents: list[Document]) -> None:
     """Refuse a config whose perturbations find nothing to work on in this corpus (before any run is created)."""
     if not documents:
         raise ConfigError(config.source, f"the corpus {config.corpus.path} has no documents")
+    documents = kept_documents(config, documents)
     for spec in config.perturbations:
         if not documents_for(spec.name, documents):
             kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
@@ -379,12 +419,14 @@ def build_inputs(documents: list[Document], config: AuditConfig, executor: Local
                  timings: dict[str, float] | None = None) -> tuple[list[Input], dict[str, Any]]:
     """Run every configured perturbation over the documents; return the inputs and each one's report.
 
-    The run's seed is passed to every perturbation that takes one, unless its own parameters set it. The name-based
+    The run's seed is passed to every perturbation that takes one, unless its own parameters set it. Originals in
+    ``config.exclude_originals`` are left out of every perturbation, identity included. The name-based
     perturbations share one spaCy parse of each original (``perturb.shared``); ``timings``, when given, receives
     the seconds of that parse as ``parse`` (summed over workers on Ray).
     """
     from bias_core.perturb import PERTURBATIONS, get_perturbation
 
+    documents = kept_documents(config, documents)
     perturbations, wanted = [], []
     for spec in config.perturbations:
         if spec.name not in PERTURBATIONS:
@@ -418,6 +460,14 @@ def build_inputs(documents: list[Document], config: AuditConfig, executor: Local
                 seen.add(item.id)
                 inputs.append(item)
     return inputs, reports
+
+
+def _review_report(inputs: list[Input], reports: dict[str, Any], config: AuditConfig) -> dict[str, Any]:
+    """What the run records as reviewed before summarizing: the checklist counts, the sample the Audit page shows
+    and the excluded originals (``review.review_report``)."""
+    from bias_core.review import review_report
+
+    return review_report(inputs, reports, seed=config.seed, excluded=config.exclude_originals)
 
 
 def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> list[MeasureResult]:
@@ -501,7 +551,7 @@ def run_audit(
         timings: dict[str, float] = {}
         inputs, reports = build_inputs(documents, config, executor, timings)
         store.add_inputs(run_id, inputs)
-        store.set_reports(run_id, {"perturbations": reports})
+        store.set_reports(run_id, {"perturbations": reports, "review": _review_report(inputs, reports, config)})
         # "perturb" is the whole stage; "parse" (spaCy + entity templates, once per original) is part of it.
         timings = {"perturb": round(time.perf_counter() - clock, 2), **timings}
         clock = time.perf_counter()

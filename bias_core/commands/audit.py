@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bias_core.audit import AuditConfig, run_audit
+from bias_core.audit import AuditConfig, build_inputs, check_corpus, corpus_documents, run_audit
 from bias_core.errors import BiasCoreError, one_line
 from bias_core.estimate import Estimate, format_duration
 from bias_core.executors import EXECUTORS, get_executor
@@ -34,6 +34,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="resume exactly this run (how the app starts its worker); if the audit stops for any "
                              "reason, the run is marked failed with the message")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--exclude", action="append", metavar="ID", default=[],
+                        help="leave this original out of every perturbation (repeatable; added to [corpus] exclude)")
+    parser.add_argument("--review", action="store_true",
+                        help="only build the inputs and print the review checklist (non-person swaps, leftover "
+                             "gendered words, partly swapped names, skipped originals) and the sample the Audit "
+                             "page shows; no run is created and no model is loaded")
     parser.add_argument("--executor", choices=EXECUTORS, default="local",
                         help="where perturbation and summarization run: this process, or Ray (a local Ray, or the "
                              "cluster named by --ray-address / $RAY_ADDRESS)")
@@ -72,7 +78,10 @@ def _audit(args: argparse.Namespace) -> int:
         if getattr(args, option) is not None:
             check_option("--" + option.replace("_", "-"), Param(int, minimum=1), getattr(args, option))
     config = AuditConfig.from_file(args.config)
+    config.exclude_originals = list(dict.fromkeys([*config.exclude_originals, *args.exclude]))
     config.validate()
+    if args.review:
+        return _review(config)
     store = RunStore(args.store)
 
     # The bar moves per summary; the remaining time is the audit's own range (not tqdm's extrapolation), the same
@@ -113,3 +122,18 @@ def _audit(args: argparse.Namespace) -> int:
     print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
     print(run_id)
     return 0 if info.status == "completed" else 1
+
+
+def _review(config: AuditConfig) -> int:
+    """Print the checklist and the sample ids of ``review`` for the config's inputs (what the Audit page shows)."""
+    from bias_core.review import REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
+
+    documents = corpus_documents(config)
+    check_corpus(config, documents)
+    inputs, reports = build_inputs(documents, config)
+    review = review_inputs(inputs, reports, config.exclude_originals)
+    for line in review.lines():
+        print(line)
+    for kind, items in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, config.seed).items():
+        print(f"sample {kind}: {', '.join(item.id for item in items)}")
+    return 0
