@@ -14,8 +14,10 @@ from bias_core.measures import MEASURE_NAMES, MEASURES
 from bias_core.perturb.politician import TRUMP_BIDEN
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.records import Input
+from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store
 from pages.parts.progress import show_estimate, show_progress
+from pages.parts.review import review_swaps
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
@@ -57,8 +59,8 @@ for kind in chosen:
             params["samples"] = st.number_input("Name draws per original (each gives one input per arm)", 1, 50,
                                                 3, key=f"{kind}_samples")
             params["controls"] = st.checkbox("Within-group controls (quadruples for ΔI)", key=f"{kind}_controls")
-            params["content_words"] = st.checkbox("Also swap gendered content words (chairman ↔ chairwoman …)",
-                                                  key=f"{kind}_content")
+        if kind in GENDER_KINDS:
+            st.caption("Content-word swapping (chairman → chairwoman …) is switched under Review the swaps below.")
         if kind == "race":
             st.caption(RACE_GENDER_NOTE)
         if kind == "race-intersectional":
@@ -92,6 +94,7 @@ for kind in chosen:
                 st.error("Ratios must be numbers between 0 and 1, separated by commas.")
             params["samples"] = st.number_input("Inputs per ratio", 1, 50, 3, key="sent_samples")
         perturbations.append(StageSpec(kind, params))
+perturbations, excluded = review_swaps(perturbations, documents, int(seed))
 
 st.subheader("Summarizers")
 summarizer_names = st.multiselect("Summarizers", [*EXTRACTIVE, "smollm2"], default=["lead-3"],
@@ -126,7 +129,8 @@ bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [20
 name = st.text_input("Name of this run", "demo audit", key="audit_name")
 
 config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
-                     measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None)
+                     measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None,
+                     exclude_originals=excluded)
 
 
 @st.cache_data(show_spinner="Building the inputs to count them…", max_entries=8)

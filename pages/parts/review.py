@@ -1,0 +1,136 @@
+"""The Audit page's "Review the swaps" section (issue 14): before any model runs, per perturbation the checklist over
+every input, a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word
+swapping per gender perturbation and the originals to exclude.
+
+A view over ``bias_core.review``: ``python -m bias_core audit --config … --review`` prints the same checklist and
+sample, and the launched run records them (``reports["review"]``) with the excluded originals in its config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+
+import pandas as pd
+import streamlit as st
+
+from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+from bias_core.errors import BiasCoreError
+from bias_core.records import Document, Input
+from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, review_inputs, sample_inputs
+from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
+
+EXCLUDE_KEY = "review_exclude"
+EXAMPLE_COLUMNS = ("input", "span", "what", "context")
+CONTENT_WORDS_HELP = ("Steen & Markert App. J, Table 18: daughter ↔ son, mother ↔ father, chairwoman ↔ chairman, "
+                      "actress ↔ actor … are rewritten when the parse ties them to a person (\"Chairman Diane "
+                      "Sasser\", \"Sasser, the chairwoman\"). Off by default, as in the paper's main runs.")
+
+
+def review_swaps(perturbations: list[StageSpec], documents: list[Document],
+                 seed: int) -> tuple[list[StageSpec], list[str]]:
+    """Show the review section; return the perturbations with each gender perturbation's ``content_words`` as
+    switched here, and the originals the analyst excluded."""
+    st.subheader("Review the swaps")
+    st.caption("Before any model runs: the checklist covers every input of each perturbation; the sample shows a few "
+               "inputs with every swap highlighted (hover a swap to see what it replaced). Exclude an original to "
+               "leave it out of every perturbation; the run records the checklist, the sample and what you "
+               "excluded.")
+    perturbations = [dataclasses.replace(spec, params=dict(spec.params)) for spec in perturbations]
+    for spec in perturbations:
+        if spec.name in GENDER_KINDS:
+            spec.params["content_words"] = st.toggle(f"{spec.name}: also swap gendered content words (chairman → "
+                                                     "chairwoman, mother → father …)", key=f"{spec.name}_content",
+                                                     help=CONTENT_WORDS_HELP)
+    if all(spec.name == "identity" for spec in perturbations):
+        st.caption("Only the unchanged originals are chosen: nothing is swapped.")
+        return perturbations, []
+    try:
+        inputs, reports = _built(json.dumps([dataclasses.asdict(spec) for spec in perturbations], sort_keys=True),
+                                 seed, _corpus_digest(documents), documents)
+    except (BiasCoreError, ValueError) as error:
+        st.error(md_escape(error))
+        return perturbations, []
+    flags = review_inputs(inputs, reports).original_flags()
+    body = st.container()
+    ids = [document.id for document in documents]
+    st.session_state[EXCLUDE_KEY] = [original for original in st.session_state.get(EXCLUDE_KEY, []) if original in ids]
+    excluded = st.multiselect(
+        "Exclude originals (left out of every perturbation and of the run)", ids, key=EXCLUDE_KEY,
+        format_func=lambda original: original + (f" — {'; '.join(flags[original])}" if original in flags else ""),
+        help="Each original is listed with what the checks found in it and why a perturbation skipped it.")
+    if len(excluded) == len(ids):
+        st.error("Every original is excluded: keep at least one.")
+        excluded = []
+    with body:
+        _show_review(inputs, reports, excluded, seed)
+    return perturbations, list(excluded)
+
+
+def _corpus_digest(documents: list[Document]) -> str:
+    """A hash of the corpus, computed once per corpus object of the session (the cache key of the built inputs)."""
+    kept = st.session_state.get("review_corpus_digest")
+    if kept and kept[0] == id(documents):
+        return kept[1]
+    digest = hashlib.sha256("".join(json.dumps(d.to_dict(), sort_keys=True) for d in documents).encode()).hexdigest()
+    st.session_state["review_corpus_digest"] = (id(documents), digest)
+    return digest
+
+
+@st.cache_data(show_spinner="Building every input to review the swaps…", max_entries=4)
+def _built(perturbations_json: str, seed: int, corpus_digest: str,
+           _documents: list[Document]) -> tuple[list[Input], dict]:
+    """Every input of the chosen perturbations, no original excluded (so the reasons to exclude stay visible)."""
+    perturbations = [StageSpec(**spec) for spec in json.loads(perturbations_json)]
+    config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=[], perturbations=perturbations, seed=seed)
+    return build_inputs(_documents, config)
+
+
+def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: int) -> None:
+    review = review_inputs(inputs, reports, excluded)
+    sample = sample_inputs(inputs, REVIEW_SAMPLE_SIZE, seed, excluded)
+    if excluded:
+        st.caption(md_escape(f"Excluded: {', '.join(excluded)}"))
+    tabs = st.tabs([md_escape(review.perturbation) for review in review.perturbations])
+    for tab, perturbation in zip(tabs, review.perturbations, strict=True):
+        with tab:
+            words = "" if perturbation.content_words is None else \
+                f"; content words {'swapped' if perturbation.content_words else 'not swapped'}"
+            st.markdown(md_escape(f"{perturbation.n_inputs} inputs from {perturbation.n_originals} originals{words}."))
+            for check in perturbation.checks:
+                _show_check(perturbation.perturbation, check)
+            st.markdown(f"**Sample** ({md_escape(len(sample.get(perturbation.perturbation, [])))} inputs, seed "
+                        f"{md_escape(seed)})")
+            for index, item in enumerate(sample.get(perturbation.perturbation, [])):
+                _show_input(item, expanded=index == 0)
+
+
+def _show_check(perturbation: str, check: Check) -> None:
+    if check.key == "skipped":
+        icon, counts = ("ℹ️", f"{check.originals} originals") if check.originals else ("✅", "none")
+    elif check.passed:
+        icon, counts = "✅", "none"
+    else:
+        icon, counts = "⚠️", f"{check.occurrences} in {check.inputs} inputs of {check.originals} originals"
+    st.markdown(f"{icon} **{md_escape(check.title)}**: {md_escape(counts)}")
+    st.caption(md_escape(check.how))
+    if check.examples:
+        with st.expander(md_escape(f"{perturbation}: {check.title} — {len(check.examples)} distinct")):
+            if check.key == "skipped":
+                rows = [{"original": e.original_id, "reason": e.note} for e in check.examples]
+            else:
+                rows = [dict(zip(EXAMPLE_COLUMNS, (e.input_id, e.span, e.note, e.context))) for e in check.examples]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def _show_input(item: Input, expanded: bool) -> None:
+    rows = substitution_rows(item)
+    label = " · ".join(part for part in (item.id, f"arm {item.arm}" if item.arm else "",
+                                         f"{len(rows)} substitutions") if part)
+    with st.expander(md_escape(label), expanded=expanded):
+        st.markdown(highlighted_input(item), unsafe_allow_html=True)
+        if rows:
+            st.dataframe(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS)), hide_index=True, width="stretch")
+        else:
+            st.caption("No substitutions: this perturbation changes which units the input holds, not its words.")
