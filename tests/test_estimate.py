@@ -3,6 +3,8 @@ per summary from the runner and the engines, and the audit's throughput records 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, estimates_before_run, run_audit, throughput_history
@@ -260,3 +262,25 @@ def test_progress_reaches_the_store_throttled_with_the_final_count_always_writte
     assert heard == list(range(201)), "the callback hears every summary"
     assert writes[-1] == 200 and len(writes) < 20, "the store is written at most every 0.5 s and at the end"
     assert store.get_run(run_id).progress_done == 200
+
+
+def test_ctranslate2_results_are_reported_as_they_finish_not_held_back_by_a_slower_first_one():
+    from bias_core.summarize.ct2 import _collect_reporting
+
+    class Pending:
+        """Stands for a CTranslate2 AsyncGenerationResult that finishes ``after`` seconds from now."""
+
+        def __init__(self, name: str, after: float):
+            self.name, self.ready_at = name, time.monotonic() + after
+
+        def done(self) -> bool:
+            return time.monotonic() >= self.ready_at
+
+        def result(self) -> str:
+            return self.name
+
+    pending = [Pending("slow", 0.6), Pending("fast", 0.0), Pending("middle", 0.2)]
+    reported: list[float] = []
+    results = _collect_reporting(pending, lambda count: reported.append(time.monotonic()))
+    assert results == ["slow", "fast", "middle"], "results stay in input order"
+    assert len(reported) == 3 and reported[2] - reported[0] > 0.4, "the fast ones were reported before the slow one"

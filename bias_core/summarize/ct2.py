@@ -118,6 +118,28 @@ def load_generator(folder: str, source: str, device: str, compute_type: str, thr
     return generator, tokenizer, generation_config
 
 
+# How often the asynchronous results are polled: far below one generation (seconds), far above the cost of a poll.
+POLL_SECONDS = 0.05
+
+
+def _collect_reporting(pending: list[Any], on_finished: ItemsFinished) -> list[Any]:
+    """The results of CTranslate2's asynchronous generations in input order, each reported as it finishes.
+
+    Polled rather than awaited in order: a long generation would otherwise hold back the report of shorter ones
+    that other replicas finished meanwhile, and progress would come in bursts.
+    """
+    waiting = dict(enumerate(pending))
+    finished: dict[int, Any] = {}
+    while waiting:
+        ready = [index for index, result in waiting.items() if result.done()]
+        for index in ready:
+            finished[index] = waiting.pop(index).result()
+            on_finished(1)
+        if not ready:
+            time.sleep(POLL_SECONDS)
+    return [finished[index] for index in range(len(pending))]
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0].rstrip(".") if text else type(error).__name__
@@ -170,12 +192,8 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
                 max_length=settings["max_new_tokens"], include_prompt_in_result=False,
                 end_token=sorted(stops), return_end_token=True, asynchronous=on_finished is not None,
             )
-            if on_finished is not None:  # one AsyncGenerationResult per input, finished in about input order
-                finished = []
-                for pending in results:
-                    finished.append(pending.result())
-                    on_finished(1)
-                results = finished
+            if on_finished is not None:
+                results = _collect_reporting(results, on_finished)
         except (RuntimeError, ValueError) as error:
             raise SummarizerError(f"{self.name}: generation failed ({_first_line(error)})") from None
         output = [result.sequences_ids[0] for result in results]

@@ -77,8 +77,8 @@ def show_progress(run_id: str) -> None:
     """The followed run, every second: n of N summaries, the stage, elapsed and remaining time, then the result."""
     info = run_store().get_run(run_id)
     stage = info.stage or info.status
-    st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {info.progress_done} of "
-                                              f"{info.progress_total} summaries · {stage}"))
+    counts = f"{info.progress_done} of {info.progress_total} summaries · " if info.progress_total else ""
+    st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {counts}{stage}"))
     times, basis = remaining_text(info, time.time())
     if times:
         st.caption(md_escape(times + (f" ({basis})" if basis else "")))
