@@ -15,6 +15,9 @@ try:
 except BiasCoreError as error:  # a damaged or foreign store: say so once; the Corpus page still works
     st.sidebar.error(f"The run store could not be opened. {md_escape(error)}")
     has_runs = False
+# .streamlit/config.toml turns the sidebar navigation off so the pages/ folder's file names never show on the first
+# page after a server start (issue 14); the navigation of this app's own pages is drawn.
+st.set_option("client.showSidebarNavigation", True)
 overview = st.Page("pages/overview.py", title="Overview", icon=":material/summarize:", default=has_runs)
 navigation = st.navigation([
     *([overview] if has_runs else []),

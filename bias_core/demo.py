@@ -1,21 +1,33 @@
-"""The bundled demo corpus (``data/demo``), so the app and examples open with documents in place."""
+"""The bundled demo corpus (``data/demo``), so the app and examples open with documents in place, and the demo run's
+findings stored beside its bundle, so the app's first page shows them without computing anything (issue 13)."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+if TYPE_CHECKING:
+    from bias_core.findings import Finding
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+DATA_DIR = PACKAGE_DIR.parent / "data"
 DEMO_NEWS = DATA_DIR / "demo" / "news.jsonl"
 DEMO_REVIEWS = DATA_DIR / "demo" / "reviews.jsonl"
 DEMO_RUN = DATA_DIR / "demo" / "demo_run.json.gz"
+DEMO_FINDINGS = DATA_DIR / "demo" / "demo_findings.json.gz"
+# What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
+# findings and the pinned libraries (Holm through statsmodels). A change to any of them makes the stored findings
+# stale; they are then computed as for any other run until `python -m bias_core.demo` writes them again.
+FINDINGS_SOURCES = (PACKAGE_DIR / "findings.py", PACKAGE_DIR / "stats.py", PACKAGE_DIR / "diff.py",
+                    PACKAGE_DIR / "records.py", PACKAGE_DIR.parent / "requirements.txt")
 
 
 def ensure_demo_run(store) -> str | None:
     """Import the precomputed demo run into the store unless it is there already; return its id (None if the
     bundle is not shipped). Importing is one transaction, so the demo shows results in a second."""
-    import gzip
-    import json
-
     if not DEMO_RUN.is_file():
         return None
     with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
@@ -24,3 +36,59 @@ def ensure_demo_run(store) -> str | None:
     if not store.has_run(run_id):
         store.import_run(bundle)
     return run_id
+
+
+def findings_key() -> str:
+    """A hash of everything the demo run's findings depend on: the bundle and ``FINDINGS_SOURCES`` (a missing file
+    counts as empty)."""
+    digest = hashlib.sha256()
+    for path in (DEMO_RUN, *FINDINGS_SOURCES):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()
+
+
+def write_demo_findings(path: Path = DEMO_FINDINGS) -> int:
+    """Compute the demo run's findings (``bias_core.findings.run_findings`` on the bundle imported into a scratch
+    store) and write them with the run's id, its ``updated`` time and ``findings_key``; return how many."""
+    import tempfile
+
+    from bias_core.findings import finding_as_dict, run_findings
+    from bias_core.store import RunStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = RunStore(Path(folder) / "runs.sqlite")
+        try:
+            run_id = ensure_demo_run(store)
+            if run_id is None:
+                raise FileNotFoundError(f"the demo bundle {DEMO_RUN} is missing")
+            updated = store.get_run(run_id).updated
+            found = run_findings(store, run_id)
+        finally:
+            store.close()
+    payload = {"key": findings_key(), "run_id": run_id, "updated": updated,
+               "findings": [finding_as_dict(finding) for finding in found]}
+    # mtime=0: the same findings give the same bytes, so a rebuild without changes leaves git clean.
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as stream:
+        stream.write(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    return len(found)
+
+
+def demo_findings(run_id: str, updated: float, path: Path = DEMO_FINDINGS) -> list[Finding] | None:
+    """The stored findings of the demo run — equal to what ``run_findings`` returns for it — or None where they do
+    not apply: another run, the demo run changed since it was imported (``updated``), or the bundle, code or pinned
+    libraries changed since they were written (``findings_key``)."""
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as stream:
+        stored = json.load(stream)
+    if stored.get("run_id") != run_id or stored.get("updated") != updated or stored.get("key") != findings_key():
+        return None
+    from bias_core.findings import finding_from_dict
+
+    return [finding_from_dict(item) for item in stored["findings"]]
+
+
+if __name__ == "__main__":
+    count = write_demo_findings()
+    print(f"wrote {DEMO_FINDINGS} ({count} findings of the demo run)")

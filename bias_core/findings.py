@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-
-from scipy.stats import norm
+from dataclasses import asdict, dataclass
+from functools import cache
 
 from bias_core import stats
 from bias_core.diff import expected_words, model_difference
 from bias_core.records import Input, MeasureResult, Summary
 
 ALPHA = 0.05
-Z95 = float(norm.ppf(0.975))
 
 FAMILIES = ("inclusion", "hallucination", "distinguishability", "word lists", "perspective fairness",
             "politician features", "lexical bias", "counterfactual", "fightin words")
@@ -233,6 +231,16 @@ def _floor_for(result: MeasureResult, results: Sequence[MeasureResult]) -> Measu
     return None
 
 
+@cache
+def z95() -> float:
+    """The normal quantile of 0.975 (1.96), bit for bit what ``scipy.stats.norm.ppf(0.975)`` returns (both call
+    ``scipy.special.ndtri``). Computed on first use: importing scipy.stats at import cost the app's first page about
+    a second (issue 13); ``statistics.NormalDist`` differs from it in the last bit."""
+    from scipy.special import ndtri
+
+    return float(ndtri(0.975))
+
+
 def _p_value(result: MeasureResult, sem: MeasureSemantics) -> float | None:
     """The result's p-value against the null: the measure's own one-sided bootstrap p where it has one (METHODS
     §4.8), else derived from the 95% bootstrap interval by a normal approximation — z = (estimate − null) / se with se
@@ -247,7 +255,7 @@ def _p_value(result: MeasureResult, sem: MeasureSemantics) -> float | None:
     # The half-width on the null's side: for one test, the interval excludes the null exactly when p < 0.05
     # (two-sided), so the correction only ever removes findings the interval would make.
     half = (value - low) if value >= sem.null else (high - value)
-    se = half / Z95 if half > 0 else (high - low) / (2 * Z95)
+    se = half / z95() if half > 0 else (high - low) / (2 * z95())
     z = (value - sem.null) / se
     if sem.direction == "signed":
         return math.erfc(abs(z) / math.sqrt(2))  # two-sided normal tail
@@ -637,6 +645,23 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
 def run_findings(store, run_id: str) -> list[Finding]:
     """``findings`` of a stored run, with evidence pairs."""
     return findings(store.measures(run_id), store.inputs(run_id), store.summaries(run_id))
+
+
+def finding_as_dict(finding: Finding) -> dict:
+    """A finding as plain JSON-ready values (``finding_from_dict`` reads it back to an equal ``Finding``)."""
+    return asdict(finding)
+
+
+def finding_from_dict(data: dict) -> Finding:
+    """The ``Finding`` that ``finding_as_dict`` wrote: JSON turns its tuples into lists, so they are made tuples
+    again and the nested verdict and evidence pair rebuilt."""
+    verdict = dict(data["verdict"])
+    verdict["reasons"] = tuple(verdict["reasons"])
+    if verdict.get("floor") is not None:
+        verdict["floor"] = tuple(verdict["floor"])
+    evidence = data.get("evidence")
+    return Finding(**{**data, "verdict": Verdict(**verdict),
+                      "evidence": EvidencePair(**evidence) if evidence is not None else None})
 
 
 def how_to_read() -> str:

@@ -17,6 +17,9 @@
 - Multiple comparisons: Holm for a confirmatory family, Benjamini–Hochberg for term tables, always through
   ``statsmodels.stats.multitest.multipletests`` with ``method=`` set explicitly (its default is Holm–Šidák) and the
   method named in the output.
+
+scipy.stats and statsmodels (which loads pandas) are imported inside the functions that use them: together they cost
+about a second to import, and the app's first page imports this module without computing anything (issue 13).
 """
 
 from __future__ import annotations
@@ -28,8 +31,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
-from statsmodels.stats.multitest import multipletests
 
 logger = logging.getLogger(__name__)
 
@@ -185,6 +186,8 @@ def bootstrap_ci(
         point = float(statistic(data))
         return Interval(point, point, None, "degenerate", n_resamples, confidence,
                         note=f"all {data.size} values are equal; the interval is the point estimate")
+    from scipy import stats as scipy_stats
+
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=scipy_stats.DegenerateDataWarning)
@@ -260,6 +263,8 @@ def paired_test(
     ``test`` is 't' (``scipy.stats.ttest_rel``, as Zhou & Tan §5) or 'wilcoxon' (``scipy.stats.wilcoxon``). When every
     difference is 0 the test is undefined: p is nan and the note says so (the caller shows "—").
     """
+    from scipy import stats as scipy_stats
+
     a = np.asarray(treated, dtype=float)
     b = np.asarray(control, dtype=float)
     if a.shape != b.shape:
@@ -342,6 +347,8 @@ def adjust_pvalues(p_values: Sequence[float], method: str, alpha: float = 0.05) 
     reject = np.zeros(p.shape, dtype=bool)
     defined = ~np.isnan(p)
     if defined.any():
+        from statsmodels.stats.multitest import multipletests
+
         rej, adj, _, _ = multipletests(p[defined], alpha=alpha, method=method)
         adjusted[defined] = adj
         reject[defined] = rej

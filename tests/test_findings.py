@@ -10,13 +10,15 @@ import re
 import numpy as np
 import pytest
 
-from bias_core.demo import DEMO_RUN
+from bias_core import demo as demo_module
+from bias_core.demo import DEMO_FINDINGS, DEMO_RUN, demo_findings, ensure_demo_run, write_demo_findings
 from bias_core.diff import expected_words, model_difference
-from bias_core.findings import (FAMILIES, effect_text, evidence_pair, findings, how_to_read, judge, primary_estimate,
-                                semantics)
+from bias_core.findings import (FAMILIES, effect_text, evidence_pair, finding_as_dict, finding_from_dict, findings,
+                                how_to_read, judge, primary_estimate, run_findings, semantics, z95)
 from bias_core.measures import MEASURES
 from bias_core.measures.common import UnitCounts, interval_results
 from bias_core.records import Input, MeasureResult, Summary
+from bias_core.store import RunStore
 
 
 def result(measure, value, low, high, n=20, perturbation="gender-loc", summarizer="m", kind="d", **details):
@@ -175,3 +177,57 @@ def test_the_evidence_pair_is_the_opposite_arm_pair_whose_summaries_differ_most(
 def test_how_to_read_is_one_plain_paragraph():
     text = how_to_read()
     assert "\n" not in text and not re.search(r"[*_#`\[]", text) and "noise floor" in text and "Holm" in text
+
+
+def test_the_95_quantile_is_scipys_norm_ppf_bit_for_bit():
+    from scipy.stats import norm
+
+    assert z95() == float(norm.ppf(0.975))
+
+
+@pytest.fixture(scope="module")
+def demo_run_findings(tmp_path_factory):
+    """The demo run imported into a scratch store: its id, ``updated`` time and ``run_findings`` computed live."""
+    store = RunStore(tmp_path_factory.mktemp("demo-findings") / "runs.sqlite")
+    run_id = ensure_demo_run(store)
+    updated, found = store.get_run(run_id).updated, run_findings(store, run_id)
+    store.close()
+    return run_id, updated, found
+
+
+def test_a_finding_read_back_from_json_equals_the_finding_written(demo_run_findings):
+    _, _, found = demo_run_findings
+    rows = found + [findings([result("mbic", 0.3, 0.2, 0.4)])[0]]  # a row without evidence pair or floor
+    assert [finding_from_dict(json.loads(json.dumps(finding_as_dict(f)))) for f in rows] == rows
+
+
+def test_the_demo_findings_written_beside_the_bundle_are_exactly_run_findings(demo_run_findings, tmp_path):
+    run_id, updated, found = demo_run_findings
+    path = tmp_path / "demo_findings.json.gz"
+    assert write_demo_findings(path) == len(found)
+    assert demo_findings(run_id, updated, path) == found
+
+
+def test_stored_demo_findings_are_ignored_for_another_run_a_changed_run_or_changed_code(demo_run_findings, tmp_path,
+                                                                                       monkeypatch):
+    run_id, updated, _ = demo_run_findings
+    path = tmp_path / "demo_findings.json.gz"
+    source = tmp_path / "findings.py"
+    source.write_text("# the code that computes findings")
+    monkeypatch.setattr(demo_module, "FINDINGS_SOURCES", (source,))
+    write_demo_findings(path)
+    assert demo_findings(run_id, updated, path) is not None
+    assert demo_findings("another-run", updated, path) is None
+    assert demo_findings(run_id, updated + 1.0, path) is None  # the run was resumed or measured again
+    source.write_text("# the code that computes findings, changed")
+    assert demo_findings(run_id, updated, path) is None
+    assert demo_findings(run_id, updated, tmp_path / "missing.json.gz") is None
+
+
+def test_the_shipped_demo_findings_are_current(demo_run_findings):
+    run_id, updated, found = demo_run_findings
+    shipped = demo_findings(run_id, updated)
+    assert shipped is not None, (f"{DEMO_FINDINGS.name} is stale (the demo bundle, bias_core/findings.py, stats.py, "
+                                 "diff.py, records.py or requirements.txt changed): the app computes the demo "
+                                 "findings at start again. Write it again with `.venv/bin/python -m bias_core.demo`.")
+    assert shipped == found
