@@ -284,3 +284,29 @@ def test_ctranslate2_results_are_reported_as_they_finish_not_held_back_by_a_slow
     results = _collect_reporting(pending, lambda count: reported.append(time.monotonic()))
     assert results == ["slow", "fast", "middle"], "results stay in input order"
     assert len(reported) == 3 and reported[2] - reported[0] > 0.4, "the fast ones were reported before the slow one"
+
+
+@pytest.mark.parametrize("model", ["tiny_llama_dir", "tiny_bart_dir"])
+def test_transformers_batches_report_every_row_and_write_the_same_text(model, request):
+    summarizer = get_summarizer(f"hf:{request.getfixturevalue(model)}", max_new_tokens=12, batch_size=3)
+    docs = items(3)
+    finished: list[int] = []
+    reported = summarizer.summarize_batch_reporting(docs, finished.append)
+    assert sum(finished) == 3 and all(count >= 1 for count in finished)
+    assert [s.text for s in reported] == [s.text for s in summarizer.summarize_batch(docs)]
+
+
+def test_a_row_that_ends_early_is_reported_before_the_batch_ends():
+    import torch
+
+    from bias_core.summarize.hf import FinishedRows
+
+    finished: list[int] = []
+    watch = FinishedRows(start=2, stops={9}, on_finished=finished.append, rows=2)
+    step = torch.tensor([[5, 5, 9, 0], [5, 5, 3, 4]])  # row 0 (after its 2 prompt tokens) has ended, row 1 has not
+    assert not watch(step, None).any(), "it never stops the batch"
+    assert finished == [1]
+    watch(step, None)
+    assert finished == [1], "a row is reported once"
+    watch.report_rest()
+    assert finished == [1, 1]

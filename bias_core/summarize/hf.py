@@ -19,7 +19,7 @@ from typing import Any
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
-from bias_core.summarize.base import Param, Summarizer, SummaryOutcome, clean_output, register
+from bias_core.summarize.base import ItemsFinished, Param, Summarizer, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.summarize.truncation import complete_sentences
 
@@ -150,6 +150,14 @@ class HuggingFaceSummarizer(Summarizer):
         }
 
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
+        return self._generate_hf(inputs, None)
+
+    def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
+        """``summarize_batch`` with each input reported when its generation emits an end token (the batch goes on
+        decoding padding for it); inputs that reach ``max_new_tokens`` are reported when the batch ends."""
+        return self._generate_hf(inputs, on_finished)
+
+    def _generate_hf(self, inputs: Sequence[Input], on_finished: ItemsFinished | None) -> list[SummaryOutcome]:
         import torch
 
         model, tokenizer, encoder_decoder = self._load()
@@ -165,14 +173,30 @@ class HuggingFaceSummarizer(Summarizer):
         encoded = tokenizer(texts, return_tensors="pt", padding=True, truncation=True,
                             max_length=self.max_input_tokens + PROMPT_TOKEN_MARGIN, add_special_tokens=encoder_decoder)
         settings = self.generation_settings(model, encoder_decoder)
+        stops = stop_ids(model.generation_config, tokenizer)
+        watch = None
+        beams = settings.get("num_beams") or getattr(model.generation_config, "num_beams", 1) or 1
+        if on_finished is not None and beams == 1:  # with beams, rows are hypotheses, not inputs
+            from transformers import StoppingCriteriaList
+
+            # Decoder tokens start after the prompt for a causal LM, after the decoder start token for seq2seq.
+            watch = FinishedRows(1 if encoder_decoder else encoded["input_ids"].shape[1], stops, on_finished,
+                                 len(inputs))
+            settings_used = {**settings, "stopping_criteria": StoppingCriteriaList([watch])}
+        else:
+            settings_used = settings
         try:
             with torch.inference_mode():
-                output = model.generate(**encoded, **settings, pad_token_id=tokenizer.pad_token_id)
+                output = model.generate(**encoded, **settings_used, pad_token_id=tokenizer.pad_token_id)
         except (RuntimeError, ValueError) as error:
             raise SummarizerError(f"{self.name}: generation failed ({str(error).splitlines()[0]})") from None
+        if watch is not None:
+            watch.report_rest()
+        elif on_finished is not None:
+            on_finished(len(inputs))
         if not encoder_decoder:
             output = output[:, encoded["input_ids"].shape[1]:]
-        hit_limit = self._hit_token_limit(output, settings, stop_ids(model.generation_config, tokenizer))
+        hit_limit = self._hit_token_limit(output, settings, stops)
         generation = {**model.generation_config.to_diff_dict(), **settings}
         generation.pop("transformers_version", None)
         return self.finish_summaries(inputs, tokenizer.batch_decode(output, skip_special_tokens=True), hit_limit,
@@ -237,6 +261,36 @@ class HuggingFaceSummarizer(Summarizer):
         if not limit:
             return [False] * len(output)
         return [len(row) >= limit and not stop_ids.intersection(int(token) for token in row) for row in output]
+
+
+class FinishedRows:
+    """A stopping criterion (called like transformers' ``StoppingCriteria``; not a subclass, so that transformers is
+    imported only when a model runs) that stops nothing: it tells ``on_finished`` of each batch row that has emitted an end
+    token, so a batch's progress moves per summary instead of when the whole batch ends."""
+
+    def __init__(self, start: int, stops: set[int], on_finished: ItemsFinished, rows: int):
+        self.start, self.stops, self.on_finished, self.rows = start, sorted(stops), on_finished, rows
+        self.reported: set[int] = set()
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if input_ids.shape[0] != self.rows:  # not one row per input: left to report_rest
+            return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        generated = input_ids[:, self.start:]
+        ended = torch.isin(generated, torch.tensor(self.stops, device=generated.device)).any(dim=1)
+        for row in ended.nonzero().flatten().tolist():
+            if row not in self.reported:
+                self.reported.add(row)
+                self.on_finished(1)
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+    def report_rest(self) -> None:
+        """The batch has ended: report the rows that stopped at the token limit (no end token)."""
+        rest = self.rows - len(self.reported)
+        if rest > 0:
+            self.reported.update(range(self.rows))
+            self.on_finished(rest)
 
 
 def stop_ids(generation_config: Any, tokenizer: Any) -> set[int]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input
-from bias_core.summarize.base import ItemsFinished, Param, Summarizer, SummaryOutcome, register
+from bias_core.summarize.base import ItemsFinished, Param, SummaryOutcome, register
 from bias_core.summarize.ct2 import ENGINE as CT2_ENGINE
 from bias_core.summarize.ct2 import CTranslate2Summarizer
 from bias_core.summarize.hf import HuggingFaceSummarizer
@@ -148,8 +148,8 @@ class SmolLM2Summarizer(CTranslate2Summarizer):
         return super().summarize_batch(inputs)
 
     def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
-        if self.engine == "transformers":  # a transformers batch ends as a whole: reported when it does
-            return Summarizer.summarize_batch_reporting(self, inputs, on_finished)
+        if self.engine == "transformers":
+            return HuggingFaceSummarizer.summarize_batch_reporting(self, inputs, on_finished)
         return super().summarize_batch_reporting(inputs, on_finished)
 
 
