@@ -22,6 +22,8 @@ from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, review_inp
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
 EXCLUDE_KEY = "review_exclude"
+# Streamlit's own icon font (no emoji font needed in the browser) in Streamlit's colour directives.
+PASSED, FOUND, INFO = ":green[:material/check_circle:]", ":orange[:material/warning:]", ":blue[:material/info:]"
 EXAMPLE_COLUMNS = ("input", "span", "what", "context")
 CONTENT_WORDS_HELP = ("Steen & Markert App. J, Table 18: daughter ↔ son, mother ↔ father, chairwoman ↔ chairman, "
                       "actress ↔ actor … are rewritten when the parse ties them to a person (\"Chairman Diane "
@@ -108,11 +110,11 @@ def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: 
 
 def _show_check(perturbation: str, check: Check) -> None:
     if check.key == "skipped":
-        icon, counts = ("ℹ️", f"{check.originals} originals") if check.originals else ("✅", "none")
+        icon, counts = (INFO, f"{check.originals} originals") if check.originals else (PASSED, "none")
     elif check.passed:
-        icon, counts = "✅", "none"
+        icon, counts = PASSED, "none"
     else:
-        icon, counts = "⚠️", f"{check.occurrences} in {check.inputs} inputs of {check.originals} originals"
+        icon, counts = FOUND, f"{check.occurrences} in {check.inputs} inputs of {check.originals} originals"
     st.markdown(f"{icon} **{md_escape(check.title)}**: {md_escape(counts)}")
     st.caption(md_escape(check.how))
     if check.examples:
@@ -121,7 +123,10 @@ def _show_check(perturbation: str, check: Check) -> None:
                 rows = [{"original": e.original_id, "reason": e.note} for e in check.examples]
             else:
                 rows = [dict(zip(EXAMPLE_COLUMNS, (e.input_id, e.span, e.note, e.context))) for e in check.examples]
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            wide = {"input": st.column_config.TextColumn(width="medium"),
+                    "span": st.column_config.TextColumn(width="small"),
+                    **{column: st.column_config.TextColumn(width="large") for column in ("what", "context", "reason")}}
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=wide)
 
 
 def _show_input(item: Input, expanded: bool) -> None:

@@ -33,7 +33,7 @@ def test_upload_audit_compare_fightin_words_metrics_and_report(page, app_url, tm
     draws.press("Enter")
     expect(page.get_by_text("5 inputs × 1 summarizers = 5 summaries")).to_be_visible(timeout=30_000)
     wait_for_app(page)
-    page.get_by_test_id("stMultiSelect").nth(1).click()
+    page.get_by_test_id("stMultiSelect").filter(has_text="Summarizers").click()
     page.get_by_role("option", name="smollm2").click()
     page.keyboard.press("Escape")
     wait_for_app(page)

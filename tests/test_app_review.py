@@ -1,0 +1,111 @@
+"""The Audit page's "Review the swaps" section with AppTest: the checklist and sample show before the summarizers,
+excluding an original lowers the input count and reaches the launched run, the content-word switch rewrites
+"chairman", and the race settings offer only race-relevant options."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.conftest import open_app
+
+RIVERMOUTH = "news-16-sports-rivermouth-late-goal"
+
+
+@pytest.fixture
+def audit():
+    app = open_app("pages/audit.py")
+    app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
+    app.number_input(key="gender-glob_samples").set_value(1).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _inputs_in_estimate(app) -> int:
+    estimate = next(box.value for box in app.info if box.value.startswith("Estimate:"))
+    return int(re.match(r"Estimate: (\d+) inputs", estimate).group(1))
+
+
+def _check_line(app, title_start: str) -> str:
+    return next(m.value for m in app.markdown if title_start in m.value)
+
+
+def test_the_review_comes_after_perturbations_with_the_checklist_and_a_highlighted_sample(audit):
+    headings = [heading.value for heading in audit.subheader]
+    assert headings.index("Review the swaps") == headings.index("Perturbations") + 1
+    assert headings.index("Summarizers") == headings.index("Review the swaps") + 1
+    assert any(m.value == "30 inputs from 15 originals; content words not swapped." for m in audit.markdown)
+    assert _check_line(audit, "Leftover gendered words").startswith(":orange[:material/warning:]")
+    assert _check_line(audit, "Leftover pronouns").startswith(":green[:material/check_circle:]")
+    assert "1 originals" in _check_line(audit, "Originals skipped")
+    samples = [e for e in audit.expander if "/gender-glob/s0/" in e.label]
+    assert len(samples) == 3
+    highlighted = [m.value for m in audit.markdown if "background:#dbe9ff" in m.value]
+    assert len(highlighted) == 3 and all("title=" in html for html in highlighted)
+    substitution_tables = [df.value for df in audit.dataframe if "original → replacement" in df.value.columns]
+    assert len(substitution_tables) == 3 and all(len(table) > 0 for table in substitution_tables)
+    assert {"entity_label", "evidence"} <= set(substitution_tables[0].columns)
+    examples = next(e for e in audit.expander if "Leftover gendered words" in e.label)
+    table = examples.dataframe[0].value
+    assert list(table.columns) == ["input", "span", "what", "context"]
+    assert any(RIVERMOUTH in input_id and span == "chairman" for input_id, span in zip(table["input"], table["span"]))
+
+
+def test_each_original_to_exclude_is_listed_with_what_the_checks_found(audit):
+    options = audit.multiselect(key="review_exclude").options
+    assert any(option.startswith(RIVERMOUTH + " — ") and "gender-glob: leftover gendered word" in option
+               for option in options)
+    assert "news-14-weather-plains-snowstorm — gender-glob: skipped (no gendered entity)" in options
+
+
+def test_excluding_an_original_lowers_the_input_count_and_the_launched_run_records_it(audit):
+    from bias_core.store import RunStore
+
+    before = _inputs_in_estimate(audit)
+    audit.multiselect(key="review_exclude").set_value([RIVERMOUTH]).run()
+    assert not audit.exception
+    assert _inputs_in_estimate(audit) == before - 3  # its identity input and one input per arm
+    assert any(m.value == "28 inputs from 14 originals; content words not swapped." for m in audit.markdown)
+    shown_sample = [e.label.split(" · ")[0].replace("\\", "") for e in audit.expander if "/gender-glob/s0/" in e.label]
+    audit.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
+    audit.select_slider(key="audit_bootstrap").set_value(200).run()
+    audit.button(key="audit_run").click().run()
+    assert not audit.exception
+    store = RunStore()
+    run_id = audit.session_state["run_id"]
+    assert store.get_run(run_id).config["exclude_originals"] == [RIVERMOUTH]
+    deadline = time.time() + 180
+    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
+        time.sleep(1)
+    info = store.get_run(run_id)
+    assert info.status == "completed", info.message
+    review = info.reports["review"]
+    assert review["excluded"] == [RIVERMOUTH]
+    assert review["sample_ids"]["gender-glob"] == shown_sample
+    assert RIVERMOUTH not in {item.original_id for item in store.inputs(run_id)}
+
+
+def test_the_content_word_switch_rewrites_chairman_and_reaches_the_config(audit):
+    found_before = _check_line(audit, "Leftover gendered words")
+    audit.toggle(key="gender-glob_content").set_value(True).run()
+    assert not audit.exception
+    assert any(m.value == "30 inputs from 15 originals; content words swapped." for m in audit.markdown)
+    examples = next(e for e in audit.expander if "Leftover gendered words" in e.label).dataframe[0].value
+    assert "chairman" not in set(examples["span"]) and "spokeswoman" in set(examples["span"])
+    assert _check_line(audit, "Leftover gendered words") != found_before
+
+
+def test_race_settings_offer_only_race_relevant_options(audit):
+    audit.multiselect(key="audit_perturbations").set_value(["race", "race-intersectional", "gender-loc"]).run()
+    assert not audit.exception
+    labels = [widget.label for widget in [*audit.checkbox, *audit.toggle]]
+    assert not any("content word" in label and label.startswith("race") for label in labels)
+    assert [toggle.key for toggle in audit.toggle] == ["gender-loc_content"]
+    for kind in ("race", "race-intersectional"):
+        expander = next(e for e in audit.expander if e.label == f"{kind} settings")
+        widget_labels = [w.label for w in [*expander.checkbox, *expander.toggle, *expander.number_input,
+                                           *expander.radio, *expander.slider]]
+        assert sorted(widget_labels) == ["Name draws per original (each gives one input per arm)", "Name source",
+                                         "Within-group controls (quadruples for ΔI)"]
