@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS, REPO, running_app, wait_for_app
 
@@ -59,3 +60,12 @@ def test_the_first_page_after_a_server_start_never_lists_module_file_names(page,
     assert labels == APP_PAGES, seen
     assert not labels & MODULE_NAMES and not {"common", "render", "app"} & paths, seen
     assert page.get_by_role("heading", name="Overview").is_visible()
+
+
+def test_a_shared_link_opened_first_after_a_server_start_never_lists_module_file_names(page, fresh_app):
+    page.add_init_script(RECORD_NAV)
+    page.goto(f"{fresh_app}/compare", wait_until="commit")
+    wait_for_app(page, timeout=120_000)
+    expect(page.get_by_role("heading", name="Compare summaries")).to_be_visible()
+    seen = page.evaluate("window.__navSeen")
+    assert not {entry.split(" -> ")[0] for entry in seen} & MODULE_NAMES, seen
