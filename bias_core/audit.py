@@ -30,6 +30,7 @@ from bias_core.estimate import (
     ThroughputRecord,
     combine,
     estimate_before,
+    load_average,
     summarizer_family,
     this_machine,
 )
@@ -611,13 +612,14 @@ def summarizer_engine(summarizer: Summarizer) -> str | None:
 def estimates_before_run(summarizers: list[Summarizer], inputs: list[Input], history: list[ThroughputRecord],
                          cache: SummaryCache | None) -> list[Estimate]:
     """Each summarizer's estimate for ``inputs`` before anything runs: cached summaries are free, the rest is timed
-    from earlier runs on this machine (``estimate.estimate_before``)."""
+    from earlier runs on this machine, also scaled to the load now (``estimate.estimate_before``)."""
     machine = this_machine()
+    load_now = load_average()
     estimates = []
     for summarizer in summarizers:
         cached = count_cached(summarizer, inputs, cache) if cache is not None and inputs else 0
         estimates.append(estimate_before(summarizer.name, len(inputs) - cached, history, machine,
-                                         summarizer.revision(), cached))
+                                         summarizer.revision(), cached, load_now))
     return estimates
 
 
@@ -648,6 +650,7 @@ class SummarizeProgress:
         self.inputs = inputs
         self.summarizers = summarizers
         self.mean_chars = sum(len(item.text) for item in inputs) / len(inputs) if inputs else 0.0
+        self.load_at_start = load_average()  # before this run's model work adds to it
         self.later = {s.name: self._later_estimate(s, cache) for s in summarizers}
         self.started = float((store.get_run(run_id).reports.get("progress") or {}).get("started") or time.time())
         self.records: dict[str, Any] = dict(store.get_run(run_id).reports.get("throughput") or {})
@@ -687,7 +690,7 @@ class SummarizeProgress:
         summarizers still to come."""
         assert self.meter is not None and self.summarizer is not None
         fallback = estimate_before(self.summarizer.name, self.meter.remaining(), self.history, self.machine,
-                                   self.summarizer.revision())
+                                   self.summarizer.revision(), load_now=self.load_at_start)
         return combine([self.meter.estimate(now, fallback), *self.later.values()])
 
     def _write(self, now: float) -> None:
@@ -710,17 +713,10 @@ class SummarizeProgress:
             self.meter.start(now, self.meter.total)
         self._write(now)
         record = self.meter.record(now, self.machine, self.summarizer.revision(), summarizer_engine(self.summarizer),
-                                   self.mean_chars, _load_average(), self.run_id, time.time())
+                                   self.mean_chars, load_average(), self.run_id, time.time())
         if record is not None:
             self.records[self.summarizer.name] = record.to_dict()
             self.store.set_reports(self.run_id, {"throughput": self.records})
-
-
-def _load_average() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
 
 
 def mark_stopped(store: RunStore, run_id: str, status: str, message: str) -> None:

@@ -40,6 +40,14 @@ def this_machine() -> Machine:
     return Machine(socket.gethostname(), os.cpu_count() or 1)
 
 
+def load_average() -> float | None:
+    """This machine's 1-minute load average (None where the system has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
 @dataclass(frozen=True)
 class ThroughputRecord:
     """Seconds per computed (uncached) summary of one summarizer in one run, and where and on what it was measured.
@@ -126,23 +134,40 @@ def matching_history(records: Sequence[ThroughputRecord], summarizer: str, machi
     return sorted(same, key=lambda record: record.recorded, reverse=True)[:MAX_HISTORY]
 
 
+def load_factor(recorded_load: float | None, load_now: float | None, cores: int) -> float:
+    """How much slower a rate measured at ``recorded_load`` (1-minute load average, our own work included) should be
+    now, at ``load_now`` (before our work starts), if the CPU is shared evenly among runnable processes: our work
+    takes about ``cores`` of the load, so its share goes from cores / max(cores, recorded) to cores / (cores + now).
+    1 when either load is unknown; clamped to 1/4..4, since a load average is a noisy one-minute reading."""
+    if recorded_load is None or load_now is None or cores < 1:
+        return 1.0
+    factor = (cores + load_now) / max(cores, recorded_load)
+    return min(4.0, max(0.25, factor))
+
+
 def estimate_before(summarizer: str, uncached: int, history: Sequence[ThroughputRecord], machine: Machine,
-                    revision: str | None = None, cached: int = 0) -> Estimate:
+                    revision: str | None = None, cached: int = 0, load_now: float | None = None) -> Estimate:
     """The time ``uncached`` summaries of ``summarizer`` will take, before any is computed in this run.
 
-    The range spans the slowest and fastest of the earlier runs on this machine, widened by ``HISTORY_MARGIN`` for
-    a different load; without any, the family's default guess, said so.
+    The range spans the earlier runs' rates on this machine, both as measured and scaled from the load they ran
+    under to ``load_now`` (``load_factor``), widened by ``HISTORY_MARGIN``; without any, the family's default guess,
+    said so.
     """
     cached_note = f"; {cached} cached" if cached else ""
     if uncached <= 0:
         return Estimate(0.0, 0.0, f"{summarizer}: nothing to compute{cached_note}", 0)
     matches = matching_history(history, summarizer, machine, revision)
     if matches:
-        rates = [record.seconds_per_summary for record in matches]
+        measured = [record.seconds_per_summary for record in matches]
+        scaled = [record.seconds_per_summary * load_factor(record.load_average, load_now, machine.cores)
+                  for record in matches]
+        rates = measured + scaled
         runs = f"{len(matches)} earlier run{'s' if len(matches) > 1 else ''}"
+        load_note = (f", {format_rate(min(scaled), max(scaled))} at today's load {load_now:.1f}"
+                     if scaled != measured and load_now is not None else "")
         return Estimate(uncached * min(rates) / HISTORY_MARGIN, uncached * max(rates) * HISTORY_MARGIN,
-                        f"{summarizer}: from {runs} on this machine ({format_rate(min(rates), max(rates))})"
-                        f"{cached_note}", uncached)
+                        f"{summarizer}: from {runs} on this machine ({format_rate(min(measured), max(measured))}"
+                        f"{load_note}){cached_note}", uncached)
     low, high = DEFAULT_SECONDS[summarizer_family(summarizer)]
     return Estimate(uncached * low, uncached * high,
                     f"{summarizer}: no measurement on this machine yet, default guess "

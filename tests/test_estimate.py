@@ -21,6 +21,7 @@ from bias_core.estimate import (
     estimate_during,
     format_duration,
     format_range,
+    load_factor,
     this_machine,
 )
 from bias_core.records import Document, Input, Summary
@@ -69,6 +70,16 @@ def test_rates_of_the_same_revision_are_preferred_and_the_newest_ten_count():
     assert "from 10 earlier runs" in estimate.basis
     assert estimate.high == pytest.approx(10 * 2.1 * HISTORY_MARGIN)  # runs 2..11: the two oldest left out
     assert estimate.low == pytest.approx(10 * 1.2 / HISTORY_MARGIN)
+
+
+def test_a_heavier_load_now_than_when_measured_stretches_the_range_upward():
+    measured = ThroughputRecord("smollm2", 3.0, 40, HERE.hostname, HERE.cores, "r1", load_average=4.0)
+    estimate = estimate_before("smollm2", 100, [measured], HERE, "r1", load_now=6.0)
+    # Our work took 2 of the 4 runnable cores' worth then; now it would share with 6 more: (2 + 6) / 4 = 2× slower.
+    assert estimate.low == pytest.approx(100 * 3.0 / HISTORY_MARGIN)
+    assert estimate.high == pytest.approx(100 * 6.0 * HISTORY_MARGIN)
+    assert "(3.0 s per summary, 6.0 s per summary at today's load 6.0)" in estimate.basis
+    assert load_factor(4.0, 0.0, 2) == 0.5 and load_factor(None, 6.0, 2) == 1.0 and load_factor(1.0, 50.0, 2) == 4.0
 
 
 def test_cached_summaries_are_free():
