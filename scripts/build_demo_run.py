@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN
+from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, write_demo_findings
 from bias_core.export import run_bundle
 from bias_core.io import json_safe, load_documents
 from bias_core.store import RunStore
@@ -48,6 +48,7 @@ def main() -> None:
     print(f"\nwrote {DEMO_RUN} ({DEMO_RUN.stat().st_size / 1e6:.2f} MB): {len(bundle['inputs'])} inputs, "
           f"{len(bundle['summaries'])} summaries, {len(bundle['measures'])} results in "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(f"wrote the demo run's {write_demo_findings()} findings beside it", file=sys.stderr)
 
 
 if __name__ == "__main__":
