@@ -143,7 +143,10 @@ if not summarizers:
     st.warning("Choose at least one summarizer.")
     st.stop()
 try:
-    all_inputs, skip_summaries = count_inputs(json.dumps(config.to_dict(), sort_keys=True),
+    # Only what the inputs depend on is the cache key: typing a run name or choosing a summarizer rebuilds nothing.
+    inputs_config = AuditConfig(corpus=config.corpus, summarizers=[], perturbations=perturbations, seed=int(seed),
+                                exclude_originals=excluded)
+    all_inputs, skip_summaries = count_inputs(json.dumps(inputs_config.to_dict(), sort_keys=True),
                                               st.session_state.get("corpus_name", ""))
 except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
