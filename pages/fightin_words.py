@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import html
 import math
-import re
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from bias_core.labels import arm_labels
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import degenerate_reason
 from pages.common import current_run, measure_help, run_records, run_store
 from pages.parts.progress import in_progress_notice
-from pages.render import marked_names, md_escape
+from pages.render import marked_spans, md_escape
 
 st.title("Fightin' Words")
 st.caption("Log-odds ratios with a Dirichlet prior, turned into z-scores: |z| > 1.96 is marked, and the "
@@ -30,6 +30,30 @@ if run is None:
 in_progress_notice(run)
 inputs, summaries = run_records(run.id, run.updated)
 by_id = {item.id: item for item in inputs}
+
+@st.cache_data(show_spinner="Finding a view with words to show…", max_entries=8)
+def richest_view(run_id: str, updated: float, perturbations: tuple[str, ...], summarizer_names: tuple[str, ...]
+                 ) -> tuple[str, str] | None:
+    """The (perturbation, summarizer) whose first two arms differ in the most content words with |z| > 1.96 (ties:
+    the first in the lists' order); None when no view has any."""
+    run_inputs, run_summaries = run_records(run_id, updated)
+    items = {item.id: item for item in run_inputs}
+    best, best_count = None, 0
+    for perturbation in perturbations:
+        arms = sorted({item.arm for item in run_inputs if item.perturbation == perturbation and item.arm})
+        for name in summarizer_names:
+            pairs = [(s, items[s.input_id]) for s in run_summaries if s.summarizer == name and s.input_id in items
+                     and items[s.input_id].perturbation == perturbation and not degenerate_reason(s.text)]
+            texts = {arm: [s.text for s, item in pairs if item.arm == arm] for arm in arms[:2]}
+            if len(texts) < 2 or not all(texts.values()):
+                continue
+            scores = fw.fightin_words(texts[arms[0]], texts[arms[1]],
+                                      mask=fw.substitution_mask(item for _, item in pairs))
+            count = sum(t.significant and fw.is_content_word(t.term) for t in scores.terms)
+            if count > best_count:
+                best, best_count = (perturbation, name), count
+    return best
+
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
                "Politician swap: HIGHSIM vs LOWSIM originals"]
@@ -52,12 +76,22 @@ if comparison == COMPARISONS[0]:
     if not options:
         st.info("This run has no perturbation with two arms. Run gender-glob or gender-loc on the Audit page.")
         st.stop()
+    summarizer_names = sorted({s.summarizer for s in summaries})
+    if "fw_perturbation" not in st.session_state and "fw_summarizer" not in st.session_state:
+        # Open on the view with the most significant content words, so a first look shows what the page is for.
+        view = richest_view(run.id, run.updated, tuple(options), tuple(summarizer_names))
+        if view:
+            st.session_state["fw_perturbation"], st.session_state["fw_summarizer"] = view
     columns = st.columns(4)
     perturbation = columns[0].selectbox("Perturbation", options, key="fw_perturbation")
-    summarizer = columns[1].selectbox("Summarizer", sorted({s.summarizer for s in summaries}), key="fw_summarizer")
+    summarizer = columns[1].selectbox("Summarizer", summarizer_names, key="fw_summarizer")
     arms = sorted(arms_by_perturbation[perturbation])
-    label_a = columns[2].selectbox("Arm A", arms, index=0, key="fw_arm_a")
-    label_b = columns[3].selectbox("Arm B", arms, index=1, key="fw_arm_b")
+    value_kind = next((meta.get("value_kind") for item in inputs if item.perturbation == perturbation
+                       and isinstance(meta := item.extra.get("meta"), dict) and meta.get("value_kind")), None)
+    words_for = arm_labels(perturbation, arms, value_kind)
+    arm_a = columns[2].selectbox("Side A", arms, index=0, key="fw_arm_a", format_func=words_for.get)
+    arm_b = columns[3].selectbox("Side B", arms, index=1, key="fw_arm_b", format_func=words_for.get)
+    label_a, label_b = words_for[arm_a], words_for[arm_b]
     chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
               and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
     degenerate = [s for s, _ in chosen if degenerate_reason(s.text)]
@@ -65,14 +99,14 @@ if comparison == COMPARISONS[0]:
     if degenerate:
         st.caption(f"{len(degenerate)} degenerate summaries (empty, separator runs or repetition loops) are left "
                    "out, as in every measure.")
-    side_a = [s.text for s, item in chosen if item.arm == label_a]
-    side_b = [s.text for s, item in chosen if item.arm == label_b]
+    side_a = [s.text for s, item in chosen if item.arm == arm_a]
+    side_b = [s.text for s, item in chosen if item.arm == arm_b]
     mask = fw.substitution_mask(item for _, item in chosen)
     background = [item.text for _, item in chosen]
 elif comparison == COMPARISONS[1]:
     originals = [d.full_text for d in run_store().documents(run.id) if not d.is_perspective]
     groups = fw.split_by_majority_identifiers(originals)
-    label_a, label_b = "female", "male"
+    label_a, label_b = "originals mentioning women more", "originals mentioning men more"
     side_a, side_b = groups["female"], groups["male"]
     background = originals
     st.caption(f"{len(side_a)} originals mention female identifiers more, {len(side_b)} male ones more "
@@ -114,24 +148,32 @@ result = term_table(tuple(side_a), tuple(side_b), label_a, label_b, prior, tuple
 st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_tokens_a:,} vs {result.n_tokens_b:,} "
            f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: "
            f"{md_escape(result.prior)}")
-only_bh = st.checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh")
+filters = st.columns(2)
+content_only = filters[0].toggle("Content words only", value=True, key="fw_content_only",
+                                help="Hides stop words (spaCy's English list), punctuation and numbers from the "
+                                     "tables and the plot. Display only: the z-scores are computed over every word, "
+                                     "as in the papers.")
+only_bh = filters[1].checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh")
 top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k")
-top_a, top_b = result.top(len(result.terms))
+# The markers that stand in for swapped names, pronouns and titles are counted (so they do not inflate other words'
+# shares) but never shown as words.
+shown = [t for t in result.terms if not fw.is_placeholder(t.term) and (not content_only or fw.is_content_word(t.term))]
 if only_bh:
-    top_a, top_b = [t for t in top_a if t.significant_bh], [t for t in top_b if t.significant_bh]
-top_a, top_b = top_a[:top_k], top_b[:top_k]
+    shown = [t for t in shown if t.significant_bh]
+top_a = [t for t in shown if t.z > 0][:top_k]
+top_b = sorted((t for t in shown if t.z < 0), key=lambda t: t.z)[:top_k]
 
 
 def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
-    return pd.DataFrame([{"word": t.term, "z": round(t.z, 3), f"count {label_a}": t.count_a,
-                          f"count {label_b}": t.count_b, "|z|>1.96": t.significant,
-                          "BH": t.significant_bh} for t in terms])
+    return pd.DataFrame([{"word": t.term, "z": round(t.z, 2), "count A": t.count_a, "count B": t.count_b,
+                          "|z|>1.96": t.significant, "BH": t.significant_bh} for t in terms])
 
 
 columns = st.columns(2)
-columns[0].markdown(f"**More frequent in {md_escape(label_a)}**")
+st.caption(md_escape(f"A = {label_a}; B = {label_b}."))
+columns[0].markdown(f"**More frequent in A: {md_escape(label_a)}**")
 columns[0].dataframe(frame(top_a), hide_index=True, width="stretch")
-columns[1].markdown(f"**More frequent in {md_escape(label_b)}**")
+columns[1].markdown(f"**More frequent in B: {md_escape(label_b)}**")
 columns[1].dataframe(frame(top_b), hide_index=True, width="stretch")
 if not top_a and not top_b:
     st.info("No word passes the filter: there is no evidence that the two sides use different words.")
@@ -139,12 +181,14 @@ if not top_a and not top_b:
 # Plotly renders a subset of HTML in hover labels and titles, so words and labels are escaped there (and the
 # selected word is unescaped again below).
 plot_a, plot_b = html.escape(label_a), html.escape(label_b)
+plotted = [t for t in result.terms if not fw.is_placeholder(t.term)
+           and (not content_only or fw.is_content_word(t.term))]
 figure = go.Figure(go.Scatter(
-    x=[math.log10(t.count_a + t.count_b) for t in result.terms], y=[t.z for t in result.terms], mode="markers",
-    text=[html.escape(t.term) for t in result.terms],
-    customdata=[[t.count_a, t.count_b, "yes" if t.significant_bh else "no"] for t in result.terms],
-    marker={"size": 6, "color": ["#b2182b" if t.significant_bh else ("#ef8a62" if t.significant else "#999999")
-                                 for t in result.terms]},
+    x=[math.log10(t.count_a + t.count_b) for t in plotted], y=[t.z for t in plotted], mode="markers",
+    text=[html.escape(t.term) for t in plotted],
+    customdata=[[t.count_a, t.count_b, "yes" if t.significant_bh else "no"] for t in plotted],
+    marker={"size": 7, "color": ["#b2182b" if t.significant_bh else ("#ef8a62" if t.significant else "#999999")
+                                 for t in plotted]},
     hovertemplate="<b>%{text}</b><br>z = %{y:.2f}<br>" + f"{plot_a}: " + "%{customdata[0]}<br>" + f"{plot_b}: "
                   + "%{customdata[1]}<br>BH significant: %{customdata[2]}<extra></extra>",
 ))
@@ -152,17 +196,32 @@ figure.add_hline(y=1.96, line_dash="dot", line_color="#888888")
 figure.add_hline(y=-1.96, line_dash="dot", line_color="#888888")
 figure.update_layout(xaxis_title="log10 total count", yaxis_title=f"z  (> 0: {plot_a}, < 0: {plot_b})",
                      template="plotly_white", height=420, margin={"t": 20})
+st.caption("Click a point to read the texts that use its word.")
 event = st.plotly_chart(figure, on_select="rerun", selection_mode="points", key="fw_plot", width="stretch")
-selected = [html.unescape(point.get("text") or "") for point in (event.selection.points if event else [])]
+points = event.selection.points if event else []
+clicked = [plotted[point["point_index"]].term for point in points
+           if isinstance(point.get("point_index"), int) and 0 <= point["point_index"] < len(plotted)]
 words = [t.term for t in top_a + top_b]
-default = selected[0] if selected and selected[0] in words else None
-word = st.selectbox("Show the texts that contain", words, index=words.index(default) if default else 0,
-                    key="fw_word") if words else None
+if clicked and clicked[0] != st.session_state.get("fw_clicked"):
+    # A new click selects its word, even one outside the top lists; the same selection on later reruns does not
+    # undo a choice made in the box since.
+    st.session_state["fw_clicked"] = st.session_state["fw_word"] = clicked[0]
+if st.session_state.get("fw_word") and st.session_state["fw_word"] not in words:
+    chosen_word = st.session_state["fw_word"]
+    if any(t.term == chosen_word for t in plotted):
+        words.append(chosen_word)
+    else:
+        del st.session_state["fw_word"]
+word = st.selectbox("Show the texts that contain", words, key="fw_word") if words else None
 if word:
-    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-    for label, texts in ((label_a, side_a), (label_b, side_b)):
-        hits = [text for text in texts if pattern.search(text)]
-        with st.expander(f"{md_escape(label)}: {len(hits)} of {len(texts)} texts contain “{md_escape(word)}”",
-                         expanded=bool(hits)):
-            for text in hits[:10]:
-                st.markdown(marked_names(text, [m.group() for m in pattern.finditer(text)]), unsafe_allow_html=True)
+    replacements = fw.build_replacements(mask)
+    for side, label, texts in (("A", label_a, side_a), ("B", label_b, side_b)):
+        found = [(text, fw.term_occurrences(text, word, replacements)) for text in texts]
+        hits = [(text, spans) for text, spans in found if spans]
+        occurrences = sum(len(spans) for _, spans in hits)
+        with st.expander(md_escape(f"{side} ({label}): {len(hits)} of {len(texts)} texts contain “{word}” "
+                                   f"({occurrences} {'time' if occurrences == 1 else 'times'})"), expanded=bool(hits)):
+            for text, spans in hits[:10]:
+                st.markdown(marked_spans(text, spans, title=word), unsafe_allow_html=True)
+            if len(hits) > 10:
+                st.caption(f"… and {len(hits) - 10} more texts.")

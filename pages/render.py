@@ -148,6 +148,24 @@ def marked_names(text: str, names: Iterable[str]) -> str:
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
 
 
+WORD_STYLE = "background:#d6e9ff;border-bottom:2px solid #2b6cb0;padding:0 1px;border-radius:2px"
+
+
+def marked_spans(text: str, spans: Iterable[tuple[int, int]], title: str = "") -> str:
+    """A text with the given character spans marked (whole tokens found by bias_core); everything escaped."""
+    parts: list[str] = []
+    cursor = 0
+    tip = f" title='{html_text(title)}'" if title else ""
+    for start, end in sorted(spans):
+        if start < cursor:
+            continue
+        parts.append(html_text(text[cursor:start]))
+        parts.append(f"<mark style='{WORD_STYLE}'{tip}>{html_text(text[start:end])}</mark>")
+        cursor = end
+    parts.append(html_text(text[cursor:]))
+    return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
+
+
 # The Overview's findings table (pages/overview.py): its column headers and relative widths. bias_core states an
 # effect with its interval in the effect's own unit ("odds 1.4× for men against women (95% interval 1.1–1.8)"); the
 # table shows the two parts in their own columns, so the interval keeps that unit rather than the raw score's.

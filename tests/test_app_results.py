@@ -15,7 +15,8 @@ def test_fightin_words_compares_the_two_arms_of_a_biased_summarizer(audited_stor
     at.selectbox(key="fw_summarizer").set_value("sexist-female").run()
     assert not at.exception
     female, male = at.dataframe[0].value, at.dataframe[1].value
-    assert list(female.columns) == ["word", "z", "count female", "count male", "|z|>1.96", "BH"]
+    assert list(female.columns) == ["word", "z", "count A", "count B", "|z|>1.96", "BH"]
+    assert any("A = all people women; B = all people men" in c.value for c in at.caption)
     assert len(female) + len(male) > 0
     assert (female["z"] > 0).all() and (male["z"] < 0).all()
     assert not set(female["word"]) & {"robert", "linda", "she", "he"}  # swapped tokens are masked

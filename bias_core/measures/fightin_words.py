@@ -27,6 +27,8 @@ words (two-sided normal p-values).
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import math
 import re
 from collections import Counter
@@ -115,6 +117,48 @@ def substitution_mask(inputs: Iterable[Input]) -> dict[str, str]:
                 for token in TOKEN_PATTERN.findall(sub.replacement.lower()):
                     mask[token] = marker
     return mask
+
+
+PLACEHOLDERS = frozenset(SUBSTITUTION_MARKERS.values())
+# A contraction is a stop word when what is left without its clitic is one ("it's", "don't", "they're").
+_CLITIC = re.compile(r"(?:n['’]t|['’](?:s|re|ve|ll|d|m))$")
+
+
+@functools.cache
+def english_stop_words() -> frozenset[str]:
+    """spaCy's English stop-word list (326 words), read from its module file without importing spaCy itself: the
+    import loads the whole library (about 2 s) and this list is all the display filter needs."""
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    path = Path(next(iter(spec.submodule_search_locations))) / "lang" / "en" / "stop_words.py"
+    module_spec = importlib.util.spec_from_file_location("summbias_spacy_en_stop_words", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return frozenset(module.STOP_WORDS)
+
+
+def is_placeholder(term: str) -> bool:
+    """True for the markers that stand in for swapped names, pronouns and titles: counted, never shown as words."""
+    return term in PLACEHOLDERS
+
+
+def is_content_word(term: str) -> bool:
+    """True for a term worth showing in the "content words only" view: it has a letter (no punctuation or number),
+    is no placeholder, and is not a stop word (a merged pair such as "he/she" counts as a stop word when both are).
+    The filter is for display only: the z-scores are computed over the whole vocabulary, as in the papers."""
+    if is_placeholder(term) or not any(character.isalpha() for character in term):
+        return False
+    stop = english_stop_words()
+    return not all(_CLITIC.sub("", part) in stop or part in stop for part in term.split("/"))
+
+
+def term_occurrences(text: str, term: str, replacements: Mapping[str, str]) -> list[tuple[int, int]]:
+    """Return the (start, end) offsets of every token of ``text`` that counts as ``term``, tokenized and replaced
+    exactly as ``count_tokens`` does, so a text's occurrences add up to the table's count (whole tokens only:
+    "the" is not found inside "further")."""
+    return [match.span() for match in TOKEN_PATTERN.finditer(text)
+            if replacements.get(match.group().lower(), match.group().lower()) == term]
 
 
 def adaptive_min_count(total_tokens: int) -> int:
