@@ -17,7 +17,7 @@ import platform
 import time
 import tomllib
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -414,6 +414,14 @@ def config_hash(config: AuditConfig, documents: list[Document]) -> str:
     material = json.dumps({"config": config.to_dict() | {"corpus": None},
                            "documents": [d.to_dict() for d in documents]}, sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+def default_run_name(corpus_name: str, perturbations: Sequence[str]) -> str:
+    """A run's name until the analyst types one: its corpus and its perturbations ("news.jsonl · gender-glob, race"),
+    so runs of different corpora no longer share one name. identity is in every audit, so it is left out."""
+    kinds = [kind for kind in dict.fromkeys(perturbations) if kind != "identity"]
+    corpus = " ".join(str(corpus_name).split()) or "uploaded corpus"
+    return f"{corpus} · {', '.join(kinds)}" if kinds else f"{corpus} · originals only"
 
 
 def build_inputs(documents: list[Document], config: AuditConfig, executor: LocalExecutor | RayExecutor | None = None,

@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs
+from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs, default_run_name
 from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
@@ -15,7 +15,7 @@ from bias_core.perturb.politician import TRUMP_BIDEN
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.records import Input
 from bias_core.review import GENDER_KINDS
-from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store
+from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import review_swaps
 from pages.render import md_escape
@@ -34,6 +34,13 @@ st.caption("An audit perturbs every document, summarizes the original and every 
            "they give each measure's noise floor.")
 
 documents = st.session_state.get("documents")
+followed = st.session_state.get("launched_run") or st.query_params.get("following")
+if not documents and followed and run_store().has_run(followed):
+    # A refresh starts a new session without the corpus; the run launched from here is in the URL: show its progress.
+    st.info(md_escape(f"Following the run {followed} started from this page. Pick a corpus to start another."))
+    show_progress(followed)
+    st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
+    st.stop()
 if not documents:
     st.info("Pick a corpus first.")
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
@@ -126,7 +133,12 @@ if applicable:
     st.caption("Supported by the chosen perturbations: " + md_escape(", ".join(applicable)))
 bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [200, 500, 1000, 2000], 1000,
                              key="audit_bootstrap")
-name = st.text_input("Name of this run", "demo audit", key="audit_name")
+# The name follows the corpus and perturbations until the analyst types one of their own.
+default_name = default_run_name(st.session_state.get("corpus_name", "uploaded corpus"), [p.name for p in perturbations])
+if st.session_state.get("audit_name") in (None, "", st.session_state.get("audit_default_name")):
+    st.session_state["audit_name"] = default_name
+st.session_state["audit_default_name"] = default_name
+name = st.text_input("Name of this run", key="audit_name")
 
 config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
                      measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None,
@@ -158,8 +170,9 @@ for kind, summary in skip_summaries.items():
 
 if st.button("Run audit", type="primary", key="audit_run"):
     try:
-        st.session_state["run_id"] = launch_audit(config, documents, run_store())
-        st.session_state["launched_run"] = st.session_state["run_id"]
+        st.session_state["launched_run"] = launch_audit(config, documents, run_store())
+        select_run(st.session_state["launched_run"])
+        st.query_params["following"] = st.session_state["launched_run"]
     except (BiasCoreError, ConfigError) as error:
         st.error(md_escape(error))
 

@@ -142,21 +142,35 @@ def findings_for(run_id: str, updated: float) -> list[Finding]:
     return stored if stored is not None else run_findings(run_store(), run_id)
 
 
+def select_run(run_id: str) -> None:
+    """Make ``run_id`` the run the results pages show, in this session and in the URL (``?run=…``), so a refresh,
+    back/forward or a shared link reopens the same run instead of the newest one."""
+    st.session_state["run_id"] = run_id
+    if st.query_params.get("run") != run_id:
+        st.query_params["run"] = run_id
+
+
 def current_run() -> RunInfo | None:
-    """The run opened on the Runs page (or the newest one); says what to do when there is none."""
+    """The run named in the URL, else the one chosen in this session, else the newest; says what to do when there
+    is none. A run id in the URL is untrusted: one the store does not hold gets a one-line notice."""
     store = run_store()
-    run_id = st.session_state.get("run_id")
     runs = store.list_runs()
     if not runs:
         st.info("No runs yet. Start an audit on the Audit page, then come back here.")
         return None
     ids = [run.id for run in runs]
+    linked = st.query_params.get("run")
+    if linked and linked not in ids:
+        st.warning(f"The run {md_escape(linked)} named in the link is not in the run store; showing another run.")
+        linked = None
+    run_id = linked or st.session_state.get("run_id")
     if run_id not in ids:
         run_id = ids[0]
-    st.session_state["run_id"] = st.session_state["sidebar_run"] = run_id
+    select_run(run_id)
+    st.session_state["sidebar_run"] = run_id
     st.sidebar.selectbox("Run", ids, key="sidebar_run",
                          format_func=lambda rid: f"{store.get_run(rid).name or 'unnamed'} · {rid}",
-                         on_change=lambda: st.session_state.update(run_id=st.session_state["sidebar_run"]))
+                         on_change=lambda: select_run(st.session_state["sidebar_run"]))
     return store.get_run(run_id)
 
 

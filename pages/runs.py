@@ -14,7 +14,7 @@ from bias_core.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.findings import judge, primary_estimate, semantics, variant
 from bias_core.launch import launch_audit
 from bias_core.store import RunInfo
-from pages.common import run_store
+from pages.common import run_store, select_run
 from pages.render import md_escape
 
 st.title("Runs")
@@ -43,10 +43,10 @@ table = pd.DataFrame([{
 st.dataframe(table, hide_index=True, width="stretch")
 
 ids = [run.id for run in runs]
-current = st.session_state.get("run_id")
+current = st.query_params.get("run") or st.session_state.get("run_id")
 chosen = st.selectbox("Run", ids, index=ids.index(current) if current in ids else 0,
                       format_func=lambda run_id: describe(store.get_run(run_id)), key="runs_selected")
-st.session_state["run_id"] = chosen
+select_run(chosen)
 
 
 @st.fragment(run_every=2.0)
