@@ -11,6 +11,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from bias_core.records import Input
 
@@ -109,19 +110,23 @@ def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers:
                    perturbation: str | None = None) -> list[OriginalDifference]:
     """Rank (original, perturbation, summarizer) by the mean model-made difference, most different first.
 
-    Each perturbed input's summary is compared with the identity summary of its original by the same summarizer,
-    with the perturbation's swapped words masked (``model_difference``). Originals without an identity summary are
-    left out, since there is nothing to compare with.
+    Each perturbed input's summary is compared with the identity summary of its original by the same summarizer:
+    name swaps with the perturbation's swapped words masked (``model_difference``); unit-composition inputs
+    (sentiment splits) by the size of the mean shift of the focus value, summary share minus input share
+    (``bias_core.compare.focus_shift``), since their inputs differ in words by design and a word diff would blame
+    the model for that. Originals without an identity summary are left out, since there is nothing to compare with.
     """
+    from bias_core.compare import focus_shift, is_unit_composition
+
     by_id = {item.id: item for item in inputs}
     wanted = set(summarizers) if summarizers is not None else None
-    identity: dict[tuple[str, str], str] = {}
+    identity: dict[tuple[str, str], Any] = {}
     perturbed: dict[tuple[str, str, str], list[tuple[str, float]]] = {}
     rows = [s for s in summaries if (wanted is None or s.summarizer in wanted) and s.input_id in by_id]
     for summary in rows:
         item = by_id[summary.input_id]
         if item.perturbation == "identity" and (item.original_id, summary.summarizer) not in identity:
-            identity[(item.original_id, summary.summarizer)] = summary.text
+            identity[(item.original_id, summary.summarizer)] = (item, summary.text)
     for summary in rows:
         item = by_id[summary.input_id]
         if item.perturbation == "identity" or (perturbation and item.perturbation != perturbation):
@@ -129,13 +134,21 @@ def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers:
         reference = identity.get((item.original_id, summary.summarizer))
         if reference is None:
             continue
-        score = model_difference(reference, summary.text, expected_words(item))
+        reference_item, reference_text = reference
+        if is_unit_composition(item):
+            score = focus_shift(item, summary.text)
+            if score is None:
+                continue
+        else:
+            score = model_difference(reference_text, summary.text, expected_words(item))
         perturbed.setdefault((item.original_id, item.perturbation, summary.summarizer), []).append((item.id, score))
     ranked = []
     for (original_id, kind, summarizer), scores in perturbed.items():
         values = [score for _, score in scores]
-        worst = max(scores, key=lambda pair: pair[1])
-        ranked.append(OriginalDifference(original_id, kind, summarizer, sum(values) / len(values), worst[1],
-                                         worst[0], len(values)))
+        worst = max(scores, key=lambda pair: abs(pair[1]))
+        # Signed focus shifts of a unit-composition split cancel when a summarizer picks units regardless of value;
+        # the mean's size is what it does systematically (word differences are never negative).
+        mean = abs(sum(values) / len(values))
+        ranked.append(OriginalDifference(original_id, kind, summarizer, mean, abs(worst[1]), worst[0], len(values)))
     ranked.sort(key=lambda row: (-row.mean_difference, row.original_id, row.summarizer))
     return ranked

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from bias_core.compare import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.measures.alignment import align_summaries
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records, run_store
@@ -74,16 +75,25 @@ def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], pertu
 
 
 ranking = ranking_for(run.id, run.updated, tuple(chosen_summarizers), chosen_perturbation)
+if any(r.perturbation == "sentiment" for r in ranking):
+    st.caption("Sentiment rows are ranked by how much more or less often a summary reports the value the split "
+               "controls than its input holds it (the size of the mean focus-value shift, 0–1): their inputs differ "
+               "in which reviews they hold, so a word diff would blame the model for the perturbation. Name swaps "
+               "are ranked by the word difference with the swapped words masked.")
 if ranking:
     st.dataframe(pd.DataFrame([{
         "original": r.original_id, "perturbation": r.perturbation, "summarizer": r.summarizer,
-        "mean difference": round(r.mean_difference, 4), "max difference": round(r.max_difference, 4),
+        "mean difference": round(r.mean_difference, 3), "max difference": round(r.max_difference, 3),
         "inputs": r.n_inputs,
     } for r in ranking]), hide_index=True, width="stretch", height=220)
 originals = list(dict.fromkeys([r.original_id for r in ranking] + [item.original_id for item in inputs]))
 if not originals:
     st.info("This run has summaries but no stored inputs to compare them on. Open another run in the sidebar.")
     st.stop()
+ranked_originals = {r.original_id for r in ranking}
+if ranked_originals and st.session_state.get("compare_original") not in ranked_originals:
+    # An original the chosen perturbation did not touch (a news article under sentiment) shows nothing to compare.
+    st.session_state["compare_original"] = ranking[0].original_id
 original = st.selectbox("Original (most different first)", originals, key="compare_original")
 
 variants = [item for item in inputs if item.original_id == original
@@ -134,8 +144,45 @@ for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
             st.caption("None: this variant is the unchanged original." if item.perturbation == "identity"
                        else "None.")
 
-st.markdown(LEGEND, unsafe_allow_html=True)
 summary_of = {(s.input_id, s.summarizer): s for s in summaries}
+if is_unit_composition(item_a) and is_unit_composition(item_b):
+    # Unit-composition inputs: which units each summary draws from, by value, against what its input holds.
+    st.caption("These inputs differ in which units they hold, not in swapped words, so each summary is compared "
+               "with its own input: every sentence is attributed to the unit it overlaps most (word overlap ≥ "
+               f"{MIN_OVERLAP:.0%}), and the value shares of those units are set against the input's shares.")
+    for name in chosen_summarizers:
+        summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
+        st.subheader(md_escape(name))
+        if summary_a is None or summary_b is None:
+            st.caption("No summary of one of these variants by this summarizer.")
+            continue
+        coverages = [unit_coverage(item_a, summary_a.text), unit_coverage(item_b, summary_b.text)]
+        for column, label, item, coverage in zip(st.columns(2), ("A", "B"), (item_a, item_b), coverages):
+            column.markdown(f"**{label}** · {md_escape(variant_label(item.id))}")
+            column.dataframe(pd.DataFrame([{
+                "summary sentence": match.sentence, "from unit": "—" if match.unit_index is None
+                else f"#{match.unit_index + 1}", "value": match.value or "—", "overlap": round(match.overlap, 2),
+            } for match in coverage.matches]), hide_index=True, width="stretch")
+            values = sorted(coverage.input_shares.keys() | coverage.summary_shares.keys())
+            column.dataframe(pd.DataFrame([{
+                "value": value, "share in input": f"{coverage.input_shares.get(value, 0.0):.0%}",
+                "share in summary": f"{coverage.summary_shares.get(value, 0.0):.0%}",
+                "shift": f"{coverage.shift.get(value, 0.0):+.0%}"} for value in values]),
+                hide_index=True, width="stretch")
+            with column.expander(f"Units of {label} ({len(item.units)}; those the summary draws from first)"):
+                order = sorted(range(len(item.units)), key=lambda i: (i not in coverage.covered, i))
+                st.dataframe(pd.DataFrame([{"unit": f"#{i + 1}", "value": str(item.units[i].value),
+                                            "in summary": i in coverage.covered, "text": item.units[i].text}
+                                           for i in order]), hide_index=True, width="stretch")
+        focus = focus_value(item_b) or focus_value(item_a)
+        st.caption(md_escape(
+            f"Difference in how the two summaries re-weight their inputs' values: "
+            f"{composition_difference(*coverages):.2f} (½ Σ |shift A − shift B|, 0–2)"
+            + (f"; focus value {focus}: shift {coverages[0].shift.get(focus, 0.0):+.0%} in A, "
+               f"{coverages[1].shift.get(focus, 0.0):+.0%} in B." if focus else ".")))
+    st.stop()
+
+st.markdown(LEGEND, unsafe_allow_html=True)
 expected = expected_words(item_a, item_b)
 for name in chosen_summarizers:
     summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
@@ -156,6 +203,6 @@ for name in chosen_summarizers:
     counts = change_counts(tokens)
     difference = model_difference(summary_a.text, summary_b.text, expected)
     st.markdown(diff_html(tokens), unsafe_allow_html=True)
-    st.caption(f"Model-made difference {difference:.3f} (similarity {1 - difference:.3f}) · "
+    st.caption(f"Model-made difference {difference:.2f} (similarity {1 - difference:.2f}) · "
                f"{counts['model_inserted']} words inserted and {counts['model_deleted']} deleted by the model · "
                f"{counts['swapped']} swapped by the perturbation")
