@@ -122,8 +122,9 @@ else:
                           format_func=lambda r: f"{r.summarizer} · {r.details.get('direction')}")
     table = result.details["fightin_words"]
     threshold = table.get("highsim_threshold", result.details.get("highsim_threshold"))
+    shown_threshold = f"{threshold:.3f}" if isinstance(threshold, (int, float)) else threshold
     st.caption(f"Originals whose summaries stayed most similar after the swap (HIGHSIM, similarity ≥ "
-               f"{md_escape(threshold)}) against the least similar (LOWSIM); computed when the run was measured "
+               f"{md_escape(shown_threshold)}) against the least similar (LOWSIM); computed when the run was measured "
                "(Zhou & Tan §6).")
     for side in (table["side_a"], table["side_b"]):
         st.markdown(f"**Words typical of {md_escape(side)}**")

@@ -15,7 +15,7 @@ from bias_core.findings import FAMILIES, judge, primary_estimate, semantics, var
 from bias_core.measures import MEASURE_NAMES
 from pages.common import current_run, fidelity_help, findings_for, measure_help, run_store
 from pages.parts.progress import in_progress_notice
-from pages.render import md_escape, name_frequency_rows
+from pages.render import md_escape, name_frequency_rows, rounded
 
 ONE_LINERS = {
     "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "
@@ -125,7 +125,8 @@ if race_names:
     st.markdown("**Names inserted by the race perturbations**")
     st.caption("Why it matters: if one arm's names are much rarer than the other's (1990 census frequency, in % "
                "of the population), a model that treats rare names differently shows up here as racial bias.")
-    st.dataframe(pd.DataFrame(race_names), hide_index=True, width="stretch")
+    table = pd.DataFrame(race_names)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     infos = {row["perturbation"]: run.reports["perturbations"][row["perturbation"]]["run_info"] for row in race_names}
     sources = {info.get("name_frequency_source") for info in infos.values()} - {None}
     st.caption(md_escape(" · ".join([*(f"{p}: {info['name_source_citation']}" for p, info in infos.items()
@@ -140,14 +141,16 @@ for name in chosen:
     elif rows and not any(r.is_defined for r in rows):
         st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
-        st.dataframe(result_table(rows), hide_index=True, width="stretch")
+        table = result_table(rows)
+        st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     measure_help(name)
 
     if name == "entity_hallucination":
         names = [dict(row, summarizer=r.summarizer) for r in rows for row in r.details.get("names", [])]
         if names:
             st.markdown("**Hallucinated names** (in no input; gender from the census names; Steen & Markert Table 6)")
-            st.dataframe(pd.DataFrame(names), hide_index=True, width="stretch")
+            table = pd.DataFrame(names)
+            st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     if name == "politician_features":
         st.caption("Features are rates per summary token; Empath categories stand in for the proprietary LIWC "
                    "(NRC lexicon where Empath lacks one). Arrows use raw p as Zhou & Tan do; Holm-adjusted p next "
@@ -158,7 +161,7 @@ for name in chosen:
                 keep = [c for c in ("direction", "year", "feature", "arrow", "mean_a", "mean_b", "mean_difference",
                                     "t", "p", "p_holm", "d_z", "unchanged") if c in table.columns]
                 st.markdown(f"**{md_escape(r.summarizer)}**")
-                st.dataframe(table[keep], hide_index=True, width="stretch")
+                st.dataframe(table[keep], hide_index=True, width="stretch", column_config=rounded(table[keep]))
     if name == "bur":
         for r in rows:
             distributions = r.details.get("distributions") or {}

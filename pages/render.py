@@ -148,6 +148,18 @@ def marked_names(text: str, names: Iterable[str]) -> str:
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
 
 
+def rounded(frame, digits: int = 3) -> dict:
+    """A ``column_config`` showing every float column of ``frame`` with ``digits`` decimals; the frame keeps full
+    precision (exports write it)."""
+    import streamlit as st  # render.py is also imported where Streamlit's column types are not needed
+
+    def is_p(column: str) -> bool:  # p-values keep significant digits: 0.0001 must not read as 0.000
+        return bool(re.search(r"(^|[\s_])p($|[\s_])", str(column).lower()))
+
+    return {column: st.column_config.NumberColumn(format=f"%.{digits}g" if is_p(column) else f"%.{digits}f")
+            for column in frame.columns if str(frame[column].dtype).startswith("float")}
+
+
 WORD_STYLE = "background:#d6e9ff;border-bottom:2px solid #2b6cb0;padding:0 1px;border-radius:2px"
 
 
