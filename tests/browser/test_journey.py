@@ -4,6 +4,7 @@ page go to artifacts/screenshots/."""
 
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page, upload_article, wait_for_app
@@ -33,8 +34,14 @@ def test_upload_audit_compare_fightin_words_metrics_and_report(page, app_url, tm
     draws.press("Enter")
     expect(page.get_by_text("5 inputs × 1 summarizers = 5 summaries")).to_be_visible(timeout=30_000)
     wait_for_app(page)
-    page.get_by_test_id("stMultiSelect").filter(has_text="Summarizers").click()
-    page.get_by_role("option", name="smollm2").click()
+    summarizers = page.get_by_test_id("stMultiSelect").filter(has_text="Summarizers").get_by_role("combobox")
+    summarizers.click()
+    option = page.get_by_role("option", name="smollm2")
+    try:  # the list sometimes opens empty on the first click after a rerun; a second click fills it
+        option.wait_for(timeout=5_000)
+    except PlaywrightTimeoutError:
+        summarizers.click()
+    option.click()
     page.keyboard.press("Escape")
     wait_for_app(page)
     expect(page.get_by_text("5 inputs × 2 summarizers = 10 summaries")).to_be_visible(timeout=30_000)
