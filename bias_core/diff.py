@@ -11,8 +11,8 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from bias_core.compare import focus_shift, is_unit_composition
 from bias_core.records import Input
 
 # Display tokens are whitespace-separated words with their punctuation, so joining them with spaces reproduces a
@@ -110,23 +110,22 @@ def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers:
                    perturbation: str | None = None) -> list[OriginalDifference]:
     """Rank (original, perturbation, summarizer) by the mean model-made difference, most different first.
 
-    Each perturbed input's summary is compared with the identity summary of its original by the same summarizer:
-    name swaps with the perturbation's swapped words masked (``model_difference``); unit-composition inputs
-    (sentiment splits) by the size of the mean shift of the focus value, summary share minus input share
-    (``bias_core.compare.focus_shift``), since their inputs differ in words by design and a word diff would blame
-    the model for that. Originals without an identity summary are left out, since there is nothing to compare with.
+    Name swaps: each perturbed input's summary is compared with the identity summary of its original by the same
+    summarizer, with the perturbation's swapped words masked (``model_difference``). Unit-composition inputs
+    (sentiment splits) differ in words by design, so a word diff would blame the model for the perturbation: each
+    summary is set against its own input instead, by the shift of the focus value, summary share minus input share
+    (``bias_core.compare.focus_shift``), and the size of the mean shift ranks them. Originals without an identity
+    summary are left out, as before.
     """
-    from bias_core.compare import focus_shift, is_unit_composition
-
     by_id = {item.id: item for item in inputs}
     wanted = set(summarizers) if summarizers is not None else None
-    identity: dict[tuple[str, str], Any] = {}
+    identity: dict[tuple[str, str], str] = {}
     perturbed: dict[tuple[str, str, str], list[tuple[str, float]]] = {}
     rows = [s for s in summaries if (wanted is None or s.summarizer in wanted) and s.input_id in by_id]
     for summary in rows:
         item = by_id[summary.input_id]
         if item.perturbation == "identity" and (item.original_id, summary.summarizer) not in identity:
-            identity[(item.original_id, summary.summarizer)] = (item, summary.text)
+            identity[(item.original_id, summary.summarizer)] = summary.text
     for summary in rows:
         item = by_id[summary.input_id]
         if item.perturbation == "identity" or (perturbation and item.perturbation != perturbation):
@@ -134,13 +133,12 @@ def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers:
         reference = identity.get((item.original_id, summary.summarizer))
         if reference is None:
             continue
-        reference_item, reference_text = reference
         if is_unit_composition(item):
             score = focus_shift(item, summary.text)
             if score is None:
                 continue
         else:
-            score = model_difference(reference_text, summary.text, expected_words(item))
+            score = model_difference(reference, summary.text, expected_words(item))
         perturbed.setdefault((item.original_id, item.perturbation, summary.summarizer), []).append((item.id, score))
     ranked = []
     for (original_id, kind, summarizer), scores in perturbed.items():

@@ -3,21 +3,18 @@ and follow its progress (read from the run store, so closing the tab does not st
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs, default_run_name
+from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
 from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
 from bias_core.perturb.politician import TRUMP_BIDEN
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
-from bias_core.records import Input
 from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts.progress import show_estimate, show_progress
-from pages.parts.review import review_swaps
+from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
@@ -145,28 +142,20 @@ config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, per
                      exclude_originals=excluded)
 
 
-@st.cache_data(show_spinner="Building the inputs to count them…", max_entries=8)
-def count_inputs(config_json: str, corpus_name: str) -> tuple[list[Input], dict[str, str]]:
-    inputs, reports = build_inputs(st.session_state["documents"], AuditConfig.from_stored(json.loads(config_json)))
-    return inputs, {kind: report["summary"] for kind, report in reports.items()}
-
-
 if not summarizers:
     st.warning("Choose at least one summarizer.")
     st.stop()
 try:
-    # Only what the inputs depend on is the cache key: typing a run name or choosing a summarizer rebuilds nothing.
-    inputs_config = AuditConfig(corpus=config.corpus, summarizers=[], perturbations=perturbations, seed=int(seed),
-                                exclude_originals=excluded)
-    all_inputs, skip_summaries = count_inputs(json.dumps(inputs_config.to_dict(), sort_keys=True),
-                                              st.session_state.get("corpus_name", ""))
+    # Keyed only by what the inputs depend on: typing a run name or choosing a summarizer rebuilds nothing, and with
+    # nothing excluded this is the review's own build.
+    all_inputs, reports = built_inputs(perturbations, int(seed), documents, excluded)
 except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
     st.stop()
 show_estimate(summarizers, all_inputs)
-for kind, summary in skip_summaries.items():
+for kind, report in reports.items():
     if kind != "identity":
-        st.caption(md_escape(f"{kind}: " + summary.replace("\n", " · ")))
+        st.caption(md_escape(f"{kind}: " + report["summary"].replace("\n", " · ")))
 
 if st.button("Run audit", type="primary", key="audit_run"):
     try:

@@ -145,17 +145,26 @@ for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
                        else "None.")
 
 summary_of = {(s.input_id, s.summarizer): s for s in summaries}
-if is_unit_composition(item_a) and is_unit_composition(item_b):
-    # Unit-composition inputs: which units each summary draws from, by value, against what its input holds.
-    st.caption("These inputs differ in which units they hold, not in swapped words, so each summary is compared "
-               "with its own input: every sentence is attributed to the unit it overlaps most (word overlap ≥ "
-               f"{MIN_OVERLAP:.0%}), and the value shares of those units are set against the input's shares.")
+
+
+def summary_pairs():
+    """Each chosen summarizer's summaries of variants A and B, each pair under the summarizer's heading; a
+    summarizer missing one of them gets a line instead."""
     for name in chosen_summarizers:
         summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
         st.subheader(md_escape(name))
         if summary_a is None or summary_b is None:
             st.caption("No summary of one of these variants by this summarizer.")
             continue
+        yield summary_a, summary_b
+
+
+if is_unit_composition(item_a) and is_unit_composition(item_b):
+    # Unit-composition inputs: which units each summary draws from, by value, against what its input holds.
+    st.caption("These inputs differ in which units they hold, not in swapped words, so each summary is compared "
+               "with its own input: every sentence is attributed to the unit it overlaps most (word overlap ≥ "
+               f"{MIN_OVERLAP:.0%}), and the value shares of those units are set against the input's shares.")
+    for summary_a, summary_b in summary_pairs():
         coverages = [unit_coverage(item_a, summary_a.text), unit_coverage(item_b, summary_b.text)]
         for column, label, item, coverage in zip(st.columns(2), ("A", "B"), (item_a, item_b), coverages):
             column.markdown(f"**{label}** · {md_escape(variant_label(item.id))}")
@@ -184,12 +193,7 @@ if is_unit_composition(item_a) and is_unit_composition(item_b):
 
 st.markdown(LEGEND, unsafe_allow_html=True)
 expected = expected_words(item_a, item_b)
-for name in chosen_summarizers:
-    summary_a, summary_b = summary_of.get((variant_a, name)), summary_of.get((variant_b, name))
-    st.subheader(md_escape(name))
-    if summary_a is None or summary_b is None:
-        st.caption("No summary of one of these variants by this summarizer.")
-        continue
+for summary_a, summary_b in summary_pairs():
     alignments = align_summaries([item_a, item_b], [summary_a.text, summary_b.text])
     a_col, b_col = st.columns(2)
     for column, summary, alignment, label in ((a_col, summary_a, alignments[0], "A"),

@@ -38,6 +38,25 @@ def open_app(page: str | None = None):
     return at
 
 
+def launch_small_audit(at):
+    """Launch the audit set up on the Audit page of ``at`` with one measure (distinguishability_count, 200
+    resamples) and wait up to 180 s for its background process; return the run store and the run's final record."""
+    import time
+
+    from bias_core.store import RunStore
+
+    at.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
+    at.select_slider(key="audit_bootstrap").set_value(200).run()
+    at.button(key="audit_run").click().run()
+    assert not at.exception
+    store = RunStore()
+    run_id = at.session_state["run_id"]
+    deadline = time.time() + 180
+    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
+        time.sleep(1)
+    return store, store.get_run(run_id)
+
+
 @pytest.fixture(scope="session")
 def demo_news():
     from bias_core.demo import DEMO_NEWS

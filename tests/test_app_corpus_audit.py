@@ -7,7 +7,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import REPO, open_app
+from tests.conftest import REPO, launch_small_audit, open_app
 
 
 @pytest.fixture
@@ -60,20 +60,9 @@ def test_running_an_audit_from_the_page_completes_in_the_background(app):
     app.switch_page("pages/audit.py").run()
     app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
     app.number_input(key="gender-glob_samples").set_value(1).run()
-    app.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
-    app.select_slider(key="audit_bootstrap").set_value(200).run()
-    app.button(key="audit_run").click().run()
-    assert not app.exception
-    from bias_core.store import RunStore
-
-    store = RunStore()
-    run_id = app.session_state["run_id"]
-    deadline = time.time() + 180
-    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
-        time.sleep(1)
-    info = store.get_run(run_id)
+    store, info = launch_small_audit(app)
     assert info.status == "completed", info.message
-    assert [m.measure for m in store.measures(run_id)] == ["distinguishability_count"]
+    assert [m.measure for m in store.measures(info.id)] == ["distinguishability_count"]
     assert info.config["perturbations"][1]["params"]["samples"] == 1
 
 

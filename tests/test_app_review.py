@@ -5,11 +5,10 @@ excluding an original lowers the input count and reaches the launched run, the c
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
-from tests.conftest import open_app
+from tests.conftest import launch_small_audit, open_app
 
 RIVERMOUTH = "news-16-sports-rivermouth-late-goal"
 
@@ -61,25 +60,15 @@ def test_each_original_to_exclude_is_listed_with_what_the_checks_found(audit):
 
 
 def test_excluding_an_original_lowers_the_input_count_and_the_launched_run_records_it(audit):
-    from bias_core.store import RunStore
-
     before = _inputs_in_estimate(audit)
     audit.multiselect(key="review_exclude").set_value([RIVERMOUTH]).run()
     assert not audit.exception
     assert _inputs_in_estimate(audit) == before - 3  # its identity input and one input per arm
     assert any(m.value == "28 inputs from 14 originals; content words not swapped." for m in audit.markdown)
     shown_sample = [e.label.split(" · ")[0].replace("\\", "") for e in audit.expander if "/gender-glob/s0/" in e.label]
-    audit.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
-    audit.select_slider(key="audit_bootstrap").set_value(200).run()
-    audit.button(key="audit_run").click().run()
-    assert not audit.exception
-    store = RunStore()
-    run_id = audit.session_state["run_id"]
-    assert store.get_run(run_id).config["exclude_originals"] == [RIVERMOUTH]
-    deadline = time.time() + 180
-    while time.time() < deadline and store.get_run(run_id).status in ("created", "running"):
-        time.sleep(1)
-    info = store.get_run(run_id)
+    store, info = launch_small_audit(audit)
+    run_id = info.id
+    assert info.config["exclude_originals"] == [RIVERMOUTH]
     assert info.status == "completed", info.message
     review = info.reports["review"]
     assert review["excluded"] == [RIVERMOUTH]

@@ -49,8 +49,7 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
         st.caption("Only the unchanged originals are chosen: nothing is swapped.")
         return perturbations, []
     try:
-        inputs, reports = _built(json.dumps([dataclasses.asdict(spec) for spec in perturbations], sort_keys=True),
-                                 seed, _corpus_digest(documents), documents)
+        inputs, reports = built_inputs(perturbations, seed, documents)
     except (BiasCoreError, ValueError) as error:
         st.error(md_escape(error))
         return perturbations, []
@@ -80,12 +79,21 @@ def _corpus_digest(documents: list[Document]) -> str:
     return digest
 
 
-@st.cache_data(show_spinner="Building every input to review the swaps…", max_entries=4)
-def _built(perturbations_json: str, seed: int, corpus_digest: str,
+def built_inputs(perturbations: list[StageSpec], seed: int, documents: list[Document],
+                 excluded: list[str] | tuple[str, ...] = ()) -> tuple[list[Input], dict]:
+    """Every input of the chosen perturbations and the perturbations' reports, cached per corpus, perturbations, seed
+    and excluded originals. The review builds with nothing excluded (so the reasons to exclude stay visible); the
+    Audit page's count asks for the same build when nothing is excluded, so the inputs are built once."""
+    return _built(json.dumps([dataclasses.asdict(spec) for spec in perturbations], sort_keys=True), seed,
+                  tuple(excluded), _corpus_digest(documents), documents)
+
+
+@st.cache_data(show_spinner="Building every input…", max_entries=8)
+def _built(perturbations_json: str, seed: int, excluded: tuple[str, ...], corpus_digest: str,
            _documents: list[Document]) -> tuple[list[Input], dict]:
-    """Every input of the chosen perturbations, no original excluded (so the reasons to exclude stay visible)."""
     perturbations = [StageSpec(**spec) for spec in json.loads(perturbations_json)]
-    config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=[], perturbations=perturbations, seed=seed)
+    config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=[], perturbations=perturbations, seed=seed,
+                         exclude_originals=list(excluded))
     return build_inputs(_documents, config)
 
 
