@@ -4,10 +4,14 @@ import streamlit as st
 
 from bias_core.errors import BiasCoreError
 from pages.common import load_secrets, run_store
+from pages.parts import workspace
 from pages.render import md_escape
 
 st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
 load_secrets()
+# A refresh starts a new session: take back this tab's corpus, Audit settings and launched run from the server
+# (pages.parts.workspace, keyed by ?ws= in the URL).
+workspace.restore()
 
 # Once a run exists (the demo run is imported on the first start) the app opens on what it found.
 try:
@@ -32,4 +36,8 @@ navigation = st.navigation([
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")
-navigation.run()
+try:
+    navigation.run()
+finally:  # also when the page stops early (st.stop): the settings made so far are kept
+    if navigation.url_path == "audit":
+        workspace.remember_settings()

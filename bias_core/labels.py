@@ -4,6 +4,10 @@ star") instead of their ids ("female", "1=0.2"). The ids stay what is stored and
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
+
+from bias_core.records import Input
 
 _SENTIMENT_ARM = re.compile(r"^(?P<value>.+)=(?P<ratio>0(?:\.\d+)?|1(?:\.0+)?)$")
 _SETTING_ARM = re.compile(r"^(?P<setting>.+)\.(?P<arm>[ab])$")
@@ -50,3 +54,25 @@ def arm_labels(perturbation: str, arms: list[str], value_kind: str | None = None
     if len(set(labels.values())) < len(labels):
         labels = {arm: f"{label} ({arm})" for arm, label in labels.items()}
     return labels
+
+
+def variant_label(item: Input) -> str:
+    """One input variant of an original in words: its perturbation, name draw, arm and role ("race · sample 2 ·
+    arm b"); the unchanged original reads "identity"."""
+    parts = [item.perturbation]
+    if item.sample_id is not None and item.perturbation != "identity":
+        parts.append(f"sample {item.sample_id}")
+    if item.arm:
+        parts.append(f"arm {item.arm}")
+    if item.role and item.role != "identity":
+        parts.append(item.role)
+    return " · ".join(parts)
+
+
+def variant_labels(items: Iterable[Input]) -> dict[str, str]:
+    """``variant_label`` by input id, made unique with the id where two variants would read the same, so a label
+    names one variant (the app's links carry labels)."""
+    items = list(items)
+    labels = {item.id: variant_label(item) for item in items}
+    counts = Counter(labels.values())
+    return {input_id: label if counts[label] == 1 else f"{label} ({input_id})" for input_id, label in labels.items()}

@@ -13,6 +13,7 @@ from bias_core.perturb.politician import TRUMP_BIDEN
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
+from pages.parts import workspace
 from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
@@ -32,12 +33,20 @@ st.caption("An audit perturbs every document, summarizes the original and every 
 
 documents = st.session_state.get("documents")
 followed = st.session_state.get("launched_run") or st.query_params.get("following")
-if not documents and followed and run_store().has_run(followed):
-    # A refresh starts a new session without the corpus; the run launched from here is in the URL: show its progress.
+if followed and not run_store().has_run(followed):
+    followed = None
+if not documents and followed:
+    # A session without the corpus (its tab's workspace was forgotten): the run launched from here is in the URL.
     st.info(md_escape(f"Following the run {followed} started from this page. Pick a corpus to start another."))
     show_progress(followed)
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
     st.stop()
+following_running = bool(followed) and run_store().get_run(followed).status in ("created", "running")
+if following_running:
+    # A refresh mid-run lands on the run's progress, above the settings it was started with.
+    st.info(md_escape(f"Following the run {followed} started from this page; the settings below are the ones it was "
+                      "started with, kept for this browser tab."))
+    show_progress(followed)
 if not documents:
     st.info("Pick a corpus first.")
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
@@ -159,12 +168,14 @@ for kind, report in reports.items():
 
 if st.button("Run audit", type="primary", key="audit_run"):
     try:
-        st.session_state["launched_run"] = launch_audit(config, documents, run_store())
-        select_run(st.session_state["launched_run"])
-        st.query_params["following"] = st.session_state["launched_run"]
+        st.session_state["launched_run"] = followed = launch_audit(config, documents, run_store())
+        following_running = False
+        select_run(followed)
+        st.query_params["following"] = followed
+        workspace.remember_context()
     except (BiasCoreError, ConfigError) as error:
         st.error(md_escape(error))
 
 
-if st.session_state.get("launched_run"):
-    show_progress(st.session_state["launched_run"])
+if followed and not following_running:
+    show_progress(followed)

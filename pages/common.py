@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -13,6 +14,7 @@ from bias_core.errors import BiasCoreError
 from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.records import Document, Input, Summary
 from bias_core.store import RunInfo, RunStore
+from pages.parts import workspace
 from pages.render import md_escape
 
 if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit-learn and networkx (issue 13)
@@ -70,6 +72,7 @@ def corpus_picker() -> list[Document] | None:
         if st.session_state.get("corpus_name") != choice:
             st.session_state["documents"] = demo_documents(choice)
             st.session_state["corpus_name"] = choice
+            workspace.remember_context()
         return st.session_state["documents"]
     # No ``type=`` filter: bias_core checks the type and says what to upload instead, in the same words as the CLI.
     upload = st.file_uploader("A .txt, a .zip of .txt files, .jsonl or .csv (up to 20 MB)", key="corpus_upload")
@@ -83,11 +86,19 @@ def corpus_picker() -> list[Document] | None:
         except BiasCoreError as error:
             st.error(f"Could not load the file. {md_escape(error)}")
             return None
-        st.session_state["documents"] = documents
-        st.session_state["corpus_name"] = upload.name
+        if st.session_state.get("corpus_name") != upload.name or st.session_state.get("documents") != documents:
+            st.session_state["documents"] = documents
+            st.session_state["corpus_name"] = upload.name
+            workspace.remember_context()
     elif st.session_state.get("corpus_name") in DEMO_CORPORA:
         st.session_state.pop("documents", None)
         st.session_state.pop("corpus_name", None)
+        workspace.remember_context()
+    elif st.session_state.get("documents"):
+        # The file's bytes went with the page (a refresh or a page switch); its documents are kept for this tab.
+        st.caption(md_escape(f"Using {st.session_state.get('corpus_name', 'the uploaded file')} "
+                             f"({len(st.session_state['documents'])} documents), kept for this browser tab. Upload "
+                             "another file to replace it."))
     documents = st.session_state.get("documents")
     if not documents:
         st.info("Upload a file to start, or pick a demo corpus.")
@@ -148,6 +159,19 @@ def select_run(run_id: str) -> None:
     st.session_state["run_id"] = run_id
     if st.query_params.get("run") != run_id:
         st.query_params["run"] = run_id
+
+
+def note_unknown_link_values(key: str, options: Iterable[str], what: str) -> None:
+    """Before a widget bound to the URL (``bind="query-params"``): one line when a link names a ``what`` this run
+    does not have. Streamlit drops such a value silently and shows the default; the analyst should know the link
+    did not open what it named. Only on the widget's first render in this session, when the URL is a link."""
+    if key in st.session_state:
+        return
+    allowed = set(options)
+    unknown = [value for value in st.query_params.get_all(key) if value not in allowed]
+    if unknown:
+        st.caption(md_escape(f"The link names the {what} {', '.join(unknown)}, which this run does not have; "
+                             "showing the default instead."))
 
 
 def current_run() -> RunInfo | None:

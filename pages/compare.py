@@ -8,8 +8,10 @@ import streamlit as st
 
 from bias_core.compare import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
+from bias_core.labels import variant_labels
 from bias_core.measures.alignment import align_summaries
-from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, run_records, run_store
+from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, note_unknown_link_values,
+                          run_records)
 from pages.parts.progress import in_progress_notice
 from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
                           substitution_rows)
@@ -19,37 +21,20 @@ st.caption("Originals are ranked by how much their summaries change under the pe
            "words themselves (1 − difflib ratio over words). Pick one to read its variants and summaries.")
 
 
-
-def apply_deep_link() -> None:
-    """Preselect the run, original, variants and summarizer named in the URL (``?run=…&original=…&a=…&b=…``, as the
-    Overview's "see the evidence" links write it), once per link followed (the Overview forgets the last one), so later choices on this page stick."""
-    params = {key: st.query_params.get(key) for key in ("run", "original", "a", "b", "summarizer")}
-    link = tuple(sorted((key, value) for key, value in params.items() if value))
-    if not params["run"] or st.session_state.get("compare_link") == link:
-        return
-    st.session_state["compare_link"] = link
-    store = run_store()
-    if not store.has_run(params["run"]):
-        st.warning(f"The linked run {md_escape(params['run'])} is not in the run store; showing the current run.")
-        return
-    st.session_state["run_id"] = params["run"]
-    linked_inputs, linked_summaries = run_records(params["run"], store.get_run(params["run"]).updated)
-    linked = {item.id: item for item in linked_inputs}
-    pair = [linked[key] for key in (params["a"], params["b"]) if key in linked]
-    names = sorted({s.summarizer for s in linked_summaries})
-    if params["summarizer"] in names:
-        st.session_state["compare_summarizers"] = [params["summarizer"]]
-    perturbations = {item.perturbation for item in pair} - {"identity"}
-    st.session_state["compare_perturbation"] = perturbations.pop() if len(perturbations) == 1 else "all"
-    original = params["original"] or (pair[0].original_id if pair else None)
-    if original in {item.original_id for item in linked_inputs}:
-        st.session_state["compare_original"] = original
-        if len(pair) == 2:
-            st.session_state[f"compare_a/{original}"] = pair[0].id
-            st.session_state[f"compare_b/{original}"] = pair[1].id
+def follow_evidence_link(by_id: dict[str, object]) -> None:
+    """The Overview's "see the evidence" links name their pair by input id (``evidence_a``/``evidence_b``): choose
+    them once and drop the ids from the URL, where the bound selectboxes then keep the pair by its labels."""
+    for param, key in (("evidence_a", "compare_a"), ("evidence_b", "compare_b")):
+        input_id = st.query_params.get(param)
+        if input_id is None:
+            continue
+        del st.query_params[param]
+        if input_id in by_id:
+            st.session_state[key] = input_id
+        else:
+            st.caption(md_escape(f"The link's input {input_id} is not in this run."))
 
 
-apply_deep_link()
 run = current_run()
 if run is None:
     st.stop()
@@ -60,12 +45,20 @@ if not summaries:
     st.stop()
 
 by_id = {item.id: item for item in inputs}
+follow_evidence_link(by_id)
 summarizer_names = sorted({s.summarizer for s in summaries})
 perturbations = sorted({item.perturbation for item in inputs if item.perturbation != "identity"})
 left, right = st.columns(2)
-chosen_summarizers = left.multiselect("Summarizers", summarizer_names, default=summarizer_names,
-                                      key="compare_summarizers")
-chosen_perturbation = right.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation")
+# Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
+# the same view; the Overview's "see the evidence" links set them.
+with left:
+    note_unknown_link_values("compare_summarizers", summarizer_names, "summarizer")
+    chosen_summarizers = st.multiselect("Summarizers", summarizer_names, default=summarizer_names,
+                                        key="compare_summarizers", bind="query-params")
+with right:
+    note_unknown_link_values("compare_perturbation", ["all", *perturbations], "perturbation")
+    chosen_perturbation = st.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation",
+                                       bind="query-params")
 
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
 def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str):
@@ -91,33 +84,31 @@ if not originals:
     st.info("This run has summaries but no stored inputs to compare them on. Open another run in the sidebar.")
     st.stop()
 ranked_originals = {r.original_id for r in ranking}
-if ranked_originals and st.session_state.get("compare_original") not in ranked_originals:
+note_unknown_link_values("compare_original", originals, "original")
+wanted = st.session_state.get("compare_original", st.query_params.get("compare_original"))
+if ranked_originals and wanted not in ranked_originals:
     # An original the chosen perturbation did not touch (a news article under sentiment) shows nothing to compare.
     st.session_state["compare_original"] = ranking[0].original_id
-original = st.selectbox("Original (most different first)", originals, key="compare_original")
+original = st.selectbox("Original (most different first)", originals, key="compare_original", bind="query-params")
 
 variants = [item for item in inputs if item.original_id == original
             and (chosen_perturbation == "all" or item.perturbation in (chosen_perturbation, "identity"))]
 
 
-def variant_label(input_id: str) -> str:
-    item = by_id[input_id]
-    parts = [item.perturbation]
-    if item.sample_id is not None and item.perturbation != "identity":
-        parts.append(f"sample {item.sample_id}")
-    if item.arm:
-        parts.append(f"arm {item.arm}")
-    if item.role and item.role != "identity":
-        parts.append(item.role)
-    return " · ".join(parts)
-
-
 variant_ids = [item.id for item in variants]
+labels = variant_labels(item for item in inputs if item.original_id == original)
 default_b = next((r.most_different_input for r in ranking if r.original_id == original), None)
 a_col, b_col = st.columns(2)
-variant_a = a_col.selectbox("Variant A", variant_ids, format_func=variant_label, key=f"compare_a/{original}")
-variant_b = b_col.selectbox("Variant B", variant_ids, format_func=variant_label, key=f"compare_b/{original}",
-                            index=variant_ids.index(default_b) if default_b in variant_ids else min(1, len(variant_ids) - 1))
+# In the URL a variant is its label ("race · sample 2 · arm b"), which Streamlit uses for a bound selectbox; when
+# another original is chosen, a variant of the last one is not among the options and the default is shown.
+with a_col:
+    note_unknown_link_values("compare_a", labels.values(), "variant")
+    variant_a = st.selectbox("Variant A", variant_ids, format_func=labels.get, key="compare_a", bind="query-params")
+with b_col:
+    note_unknown_link_values("compare_b", labels.values(), "variant")
+    variant_b = st.selectbox("Variant B", variant_ids, format_func=labels.get, key="compare_b", bind="query-params",
+                             index=variant_ids.index(default_b) if default_b in variant_ids
+                             else min(1, len(variant_ids) - 1))
 item_a, item_b = by_id[variant_a], by_id[variant_b]
 shown = {item_a.perturbation, item_b.perturbation}
 if "race" in shown:
@@ -167,7 +158,7 @@ if is_unit_composition(item_a) and is_unit_composition(item_b):
     for summary_a, summary_b in summary_pairs():
         coverages = [unit_coverage(item_a, summary_a.text), unit_coverage(item_b, summary_b.text)]
         for column, label, item, coverage in zip(st.columns(2), ("A", "B"), (item_a, item_b), coverages):
-            column.markdown(f"**{label}** · {md_escape(variant_label(item.id))}")
+            column.markdown(f"**{label}** · {md_escape(labels[item.id])}")
             column.dataframe(pd.DataFrame([{
                 "summary sentence": match.sentence, "from unit": "—" if match.unit_index is None
                 else f"#{match.unit_index + 1}", "value": match.value or "—", "overlap": round(match.overlap, 2),
@@ -198,7 +189,7 @@ for summary_a, summary_b in summary_pairs():
     a_col, b_col = st.columns(2)
     for column, summary, alignment, label in ((a_col, summary_a, alignments[0], "A"),
                                               (b_col, summary_b, alignments[1], "B")):
-        column.markdown(f"**{label}** · {md_escape(variant_label(summary.input_id))}")
+        column.markdown(f"**{label}** · {md_escape(labels[summary.input_id])}")
         column.markdown(marked_names(summary.text, [h.name for h in alignment.hallucinated]), unsafe_allow_html=True)
         if alignment.hallucinated:
             column.caption("Hallucinated: " + md_escape(", ".join(f"{h.name} ({h.gender})"

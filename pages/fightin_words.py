@@ -13,7 +13,7 @@ import streamlit as st
 from bias_core.labels import arm_labels
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import degenerate_reason
-from pages.common import current_run, measure_help, run_records, run_store
+from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
 from pages.parts.progress import in_progress_notice
 from pages.render import marked_spans, md_escape
 
@@ -57,8 +57,12 @@ def richest_view(run_id: str, updated: float, perturbations: tuple[str, ...], su
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
                "Politician swap: HIGHSIM vs LOWSIM originals"]
-comparison = st.radio("Compare", COMPARISONS, key="fw_comparison")
-prior = st.radio("Prior", ["uninformative", "informative"], horizontal=True, key="fw_prior",
+# Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
+# the same view; a value the run does not have gets a line and the default.
+note_unknown_link_values("fw_comparison", COMPARISONS, "comparison")
+comparison = st.radio("Compare", COMPARISONS, key="fw_comparison", bind="query-params")
+note_unknown_link_values("fw_prior", ["uninformative", "informative"], "prior")
+prior = st.radio("Prior", ["uninformative", "informative"], horizontal=True, key="fw_prior", bind="query-params",
                  help="Uninformative: α = 0.01 for every word. Informative: a prior from the inputs as background "
                       "corpus, which shrinks rare words more.")
 
@@ -77,20 +81,29 @@ if comparison == COMPARISONS[0]:
         st.info("This run has no perturbation with two arms. Run gender-glob or gender-loc on the Audit page.")
         st.stop()
     summarizer_names = sorted({s.summarizer for s in summaries})
-    if "fw_perturbation" not in st.session_state and "fw_summarizer" not in st.session_state:
+    if not any(key in st.session_state or key in st.query_params for key in ("fw_perturbation", "fw_summarizer")):
         # Open on the view with the most significant content words, so a first look shows what the page is for.
         view = richest_view(run.id, run.updated, tuple(options), tuple(summarizer_names))
         if view:
             st.session_state["fw_perturbation"], st.session_state["fw_summarizer"] = view
     columns = st.columns(4)
-    perturbation = columns[0].selectbox("Perturbation", options, key="fw_perturbation")
-    summarizer = columns[1].selectbox("Summarizer", summarizer_names, key="fw_summarizer")
+    with columns[0]:
+        note_unknown_link_values("fw_perturbation", options, "perturbation")
+        perturbation = st.selectbox("Perturbation", options, key="fw_perturbation", bind="query-params")
+    with columns[1]:
+        note_unknown_link_values("fw_summarizer", summarizer_names, "summarizer")
+        summarizer = st.selectbox("Summarizer", summarizer_names, key="fw_summarizer", bind="query-params")
     arms = sorted(arms_by_perturbation[perturbation])
     value_kind = next((meta.get("value_kind") for item in inputs if item.perturbation == perturbation
                        and isinstance(meta := item.extra.get("meta"), dict) and meta.get("value_kind")), None)
     words_for = arm_labels(perturbation, arms, value_kind)
-    arm_a = columns[2].selectbox("Side A", arms, index=0, key="fw_arm_a", format_func=words_for.get)
-    arm_b = columns[3].selectbox("Side B", arms, index=1, key="fw_arm_b", format_func=words_for.get)
+    # In the URL a side is its label in words, which Streamlit uses for a bound selectbox with format_func.
+    with columns[2]:
+        note_unknown_link_values("fw_arm_a", words_for.values(), "side")
+        arm_a = st.selectbox("Side A", arms, index=0, key="fw_arm_a", format_func=words_for.get, bind="query-params")
+    with columns[3]:
+        note_unknown_link_values("fw_arm_b", words_for.values(), "side")
+        arm_b = st.selectbox("Side B", arms, index=1, key="fw_arm_b", format_func=words_for.get, bind="query-params")
     label_a, label_b = words_for[arm_a], words_for[arm_b]
     chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
               and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
@@ -118,8 +131,10 @@ else:
         st.info("This run has no politician-swap similarity results. Run the politician perturbation with the "
                 "summary_similarity measure on the Audit page.")
         st.stop()
-    result = st.selectbox("Result", results, key="fw_similarity",
-                          format_func=lambda r: f"{r.summarizer} · {r.details.get('direction')}")
+    describe = {id(r): f"{r.summarizer} · {r.details.get('direction')}" for r in results}
+    note_unknown_link_values("fw_similarity", describe.values(), "result")
+    result = st.selectbox("Result", results, key="fw_similarity", format_func=lambda r: describe[id(r)],
+                          bind="query-params")
     table = result.details["fightin_words"]
     threshold = table.get("highsim_threshold", result.details.get("highsim_threshold"))
     shown_threshold = f"{threshold:.3f}" if isinstance(threshold, (int, float)) else threshold
@@ -150,12 +165,13 @@ st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_token
            f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: "
            f"{md_escape(result.prior)}")
 filters = st.columns(2)
-content_only = filters[0].toggle("Content words only", value=True, key="fw_content_only",
+content_only = filters[0].toggle("Content words only", value=True, key="fw_content_only", bind="query-params",
                                 help="Hides stop words (spaCy's English list), punctuation and numbers from the "
                                      "tables and the plot. Display only: the z-scores are computed over every word, "
                                      "as in the papers.")
-only_bh = filters[1].checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh")
-top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k")
+only_bh = filters[1].checkbox("Only words significant after Benjamini–Hochberg correction", key="fw_only_bh",
+                              bind="query-params")
+top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k", bind="query-params")
 # The markers that stand in for swapped names, pronouns and titles are counted (so they do not inflate other words'
 # shares) but never shown as words.
 shown = [t for t in result.terms if not fw.is_placeholder(t.term) and (not content_only or fw.is_content_word(t.term))]
@@ -207,13 +223,17 @@ if clicked and clicked[0] != st.session_state.get("fw_clicked"):
     # A new click selects its word, even one outside the top lists; the same selection on later reruns does not
     # undo a choice made in the box since.
     st.session_state["fw_clicked"] = st.session_state["fw_word"] = clicked[0]
-if st.session_state.get("fw_word") and st.session_state["fw_word"] not in words:
-    chosen_word = st.session_state["fw_word"]
+# The word chosen in this session, else the one the link names: it stays selectable even outside the top lists.
+chosen_word = st.session_state.get("fw_word") or st.query_params.get("fw_word")
+if chosen_word and chosen_word not in words:
     if any(t.term == chosen_word for t in plotted):
         words.append(chosen_word)
-    else:
+    elif "fw_word" in st.session_state:
         del st.session_state["fw_word"]
-word = st.selectbox("Show the texts that contain", words, key="fw_word") if words else None
+    else:
+        note_unknown_link_values("fw_word", words, "word")
+word = (st.selectbox("Show the texts that contain", words, key="fw_word", bind="query-params") if words
+        else None)
 if word:
     replacements = fw.build_replacements(mask)
     for side, label, texts in (("A", label_a, side_a), ("B", label_b, side_b)):

@@ -13,7 +13,8 @@ import streamlit as st
 from bias_core.charts import measure_figure
 from bias_core.findings import FAMILIES, judge, primary_estimate, semantics, variant
 from bias_core.measures import MEASURE_NAMES
-from pages.common import current_run, fidelity_help, findings_for, measure_help, run_store
+from pages.common import (current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values,
+                          run_store)
 from pages.parts.progress import in_progress_notice
 from pages.render import md_escape, name_frequency_rows, rounded
 
@@ -43,8 +44,9 @@ ONE_LINERS = {
     "sfpi": "How much each feature of a feature-based summarizer drives lexical-bias amplification.",
 }
 
-# Session keys of this page's choices; they are forgotten when another run is opened, so a new run shows all of its
-# measures rather than the ones chosen for the previous run.
+# Session keys of this page's choices; they go back to their defaults when another run is opened, so a new run shows
+# all of its measures rather than the ones chosen for the previous run. (They are set, not deleted: a deleted choice
+# would be read back from the URL it is bound to.)
 CHOICE_KEYS = ("metrics_ci_kind", "metrics_family", "metrics_measures/")
 
 st.title("Metrics")
@@ -62,24 +64,38 @@ results = run_store().measures(run.id)
 if not results:
     st.info("This run has no measure results yet. They are computed when the summaries are done; see Runs.")
     st.stop()
+reset_choices = st.session_state.get("metrics_run") not in (None, run.id)
 if st.session_state.get("metrics_run") != run.id:
     for key in [key for key in st.session_state if str(key).startswith(CHOICE_KEYS)]:
         del st.session_state[key]
     st.session_state["metrics_run"] = run.id
 run_findings_list = findings_for(run.id, run.updated)
 kinds = sorted({r.ci_kind for r in results if r.ci_kind})
+# The choices below are bound to the URL (their keys are the parameters), so a refresh or a shared link reopens
+# the same view.
+kind_labels = {k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, md_escape(k))
+               for k in kinds or ["none"]}
+note_unknown_link_values("metrics_ci_kind", kind_labels.values(), "kind of interval")
+if reset_choices:
+    st.session_state["metrics_ci_kind"] = (kinds or ["none"])[0]
 kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key="metrics_ci_kind",
-                format_func=lambda k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(
-                    k, md_escape(k)))
+                format_func=kind_labels.get, bind="query-params")
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
 # The families of bias_core.findings, so Metrics is navigated by the same families the Overview states findings for.
 families = sorted({semantics(name).family for name in present},
                   key=lambda f: FAMILIES.index(f) if f in FAMILIES else len(FAMILIES))
-family = st.radio("Measure family", families, horizontal=True, key="metrics_family",
-                  format_func=lambda f: f[:1].upper() + f[1:])
+family_labels = {f: f[:1].upper() + f[1:] for f in families}
+note_unknown_link_values("metrics_family", family_labels.values(), "measure family")
+if reset_choices:
+    st.session_state["metrics_family"] = families[0]
+family = st.radio("Measure family", families, horizontal=True, key="metrics_family", format_func=family_labels.get,
+                  bind="query-params")
 in_family = [name for name in present if semantics(name).family == family]
+note_unknown_link_values(f"metrics_measures/{family}", [name.replace("_", " ") for name in in_family], "measure")
+if reset_choices:
+    st.session_state[f"metrics_measures/{family}"] = in_family
 chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_measures/{family}",
-                        format_func=lambda name: name.replace("_", " "))
+                        format_func=lambda name: name.replace("_", " "), bind="query-params")
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
 st.caption("Significant means what it means on the Overview (bias_core.findings.judge): the 95% interval excludes "

@@ -11,12 +11,23 @@ from bias_core.findings import how_to_read
 from pages.common import current_run, findings_for
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
+
+
+def evidence_link(run_id: str, finding) -> dict[str, str]:
+    """The URL of Compare opened on the finding's pair: the run, original, summarizer and perturbation as Compare's
+    bound choices, the pair by input id (Compare picks it once)."""
+    evidence = finding.evidence
+    link = {"run": run_id, "compare_original": evidence.original_id, "compare_summarizers": finding.summarizer,
+            "evidence_a": evidence.input_a, "evidence_b": evidence.input_b}
+    if finding.perturbation not in ("—", None):
+        link["compare_perturbation"] = finding.perturbation
+    return link
+
+
 st.title("Overview")
 run = current_run()
 if run is None:
     st.stop()
-# Following a "see the evidence" link again must select its pair again, even after choices made on Compare.
-st.session_state.pop("compare_link", None)
 st.caption(f"Run {md_escape(run.name or 'unnamed')} · {md_escape(run.id)} · {md_escape(run.status)}")
 st.markdown(md_escape(how_to_read()))
 
@@ -59,8 +70,7 @@ with st.container(key="overview_findings"):
         evidence = finding.evidence
         if evidence is not None:
             row[6].page_link("pages/compare.py", label="See the evidence",
-                             query_params={"run": run.id, "original": evidence.original_id, "a": evidence.input_a,
-                                           "b": evidence.input_b, "summarizer": finding.summarizer},
+                             query_params=evidence_link(run.id, finding),
                              help=md_escape(evidence.why))
         else:
             row[6].caption("no pair to show")

@@ -119,15 +119,18 @@ def test_see_the_evidence_opens_compare_on_that_original_and_pair(overview, demo
     finding, link = with_evidence[0], links[0]
     assert link.proto.page.endswith("compare")
     params = {key: values[0] for key, values in parse_qs(link.proto.query_string).items()}
-    assert params == {"run": run_id, "original": finding.evidence.original_id, "a": finding.evidence.input_a,
-                      "b": finding.evidence.input_b, "summarizer": finding.summarizer}
+    assert params == {"run": run_id, "compare_original": finding.evidence.original_id,
+                      "compare_perturbation": finding.perturbation, "compare_summarizers": finding.summarizer,
+                      "evidence_a": finding.evidence.input_a, "evidence_b": finding.evidence.input_b}
     overview.query_params.update(params)
     overview.switch_page("pages/compare.py").run()
     assert not overview.exception
     original = finding.evidence.original_id
     assert overview.selectbox(key="compare_original").value == original
-    assert overview.selectbox(key=f"compare_a/{original}").value == finding.evidence.input_a
-    assert overview.selectbox(key=f"compare_b/{original}").value == finding.evidence.input_b
+    assert overview.selectbox(key="compare_a").value == finding.evidence.input_a
+    assert overview.selectbox(key="compare_b").value == finding.evidence.input_b
+    assert overview.selectbox(key="compare_perturbation").value == finding.perturbation
+    assert "evidence_a" not in overview.query_params  # the pair is chosen once; later choices stick
     assert overview.multiselect(key="compare_summarizers").value == [finding.summarizer]
     assert [h.value for h in overview.subheader] == [finding.summarizer]
 
@@ -165,10 +168,13 @@ def test_a_link_to_a_run_that_is_not_stored_says_so_and_shows_the_current_run(tm
     ensure_demo_run(RunStore(path))
     monkeypatch.setenv("SUMMBIAS_STORE", str(path))
     at = open_app()
-    at.query_params.update({"run": "no-such-run", "original": "x", "a": "x/1", "b": "x/2"})
+    at.query_params.update({"run": "no-such-run", "compare_original": "x", "evidence_a": "x/1"})
     at.switch_page("pages/compare.py").run()
     assert not at.exception
-    assert "The linked run no-such-run is not in the run store" in at.warning[0].value
+    assert "The run no-such-run named in the link is not in the run store" in at.warning[0].value
+    notes = [c.value for c in at.caption]
+    assert any("The link names the original x, which this run does not have" in note for note in notes)
+    assert any("The link's input x/1 is not in this run" in note for note in notes)
 
 
 def test_metrics_choices_reset_to_all_when_another_run_is_opened(audited_store, tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from bias_core.audit import default_run_name
+from bias_core.labels import variant_labels
 from bias_core.store import RunStore
 from pages.render import md_escape
 from tests.conftest import REPO
@@ -96,3 +97,70 @@ def test_a_run_is_named_after_its_corpus_and_perturbations_until_the_analyst_nam
     at.text_input(key="audit_name").input("my audit").run()
     at.multiselect(key="audit_perturbations").set_value(["race"]).run()
     assert at.text_input(key="audit_name").value == "my audit"
+
+
+def demo_store_path(tmp_path, monkeypatch) -> str:
+    from bias_core.demo import ensure_demo_run
+
+    monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = ensure_demo_run(store)
+    store.close()
+    return run_id
+
+
+def test_a_link_with_compare_choices_reopens_that_view(tmp_path, monkeypatch):
+    run_id = demo_store_path(tmp_path, monkeypatch)
+    at = reopen("pages/compare.py", run=run_id, compare_perturbation="sentiment",
+                compare_original="reviews-01-headphones", compare_a="sentiment · sample 1 · arm 1=0.2",
+                compare_summarizers="textrank")
+    assert at.selectbox(key="compare_perturbation").value == "sentiment"
+    assert at.selectbox(key="compare_original").value == "reviews-01-headphones"
+    labels = variant_labels(item for item in RunStore().inputs(run_id) if item.original_id == "reviews-01-headphones")
+    assert labels[at.selectbox(key="compare_a").value] == "sentiment · sample 1 · arm 1=0.2"
+    assert at.multiselect(key="compare_summarizers").value == ["textrank"]
+    assert [h.value for h in at.subheader] == ["textrank"]
+
+
+def test_a_link_with_a_value_the_run_lacks_says_so_and_shows_the_default(tmp_path, monkeypatch):
+    run_id = demo_store_path(tmp_path, monkeypatch)
+    at = reopen("pages/fightin_words.py", run=run_id, fw_summarizer="[gpt](http://x)", fw_top_k="30")
+    notes = [c.value for c in at.caption]
+    assert any("The link names the summarizer" in note and md_escape("[gpt](http://x)") in note for note in notes)
+    assert at.selectbox(key="fw_summarizer").value in {"lead-3", "sexist", "smollm2", "textrank"}
+    assert at.slider(key="fw_top_k").value == 30
+
+
+def test_a_link_with_fightin_words_and_metrics_choices_reopens_those_views(tmp_path, monkeypatch):
+    run_id = demo_store_path(tmp_path, monkeypatch)
+    at = reopen("pages/fightin_words.py", run=run_id, fw_perturbation="gender-loc", fw_summarizer="textrank",
+                fw_content_only="false")
+    assert (at.selectbox(key="fw_perturbation").value, at.selectbox(key="fw_summarizer").value) == \
+        ("gender-loc", "textrank")
+    assert at.toggle(key="fw_content_only").value is False
+    at = reopen("pages/metrics.py", run=run_id, metrics_family="Perspective fairness")
+    assert at.radio(key="metrics_family").value == "perspective fairness"
+    assert [h.value for h in at.subheader] == ["bur", "uer", "auc", "sof"]
+
+
+def test_a_new_session_with_the_tabs_token_gets_the_upload_back():
+    """What a browser refresh does: the same URL, a new session, the same server (caches and workspaces kept)."""
+    from tests.conftest import open_app
+
+    at = open_app("pages/corpus.py")
+    at.radio(key="corpus_choice").set_value("Upload a file").run()
+    at.file_uploader(key="corpus_upload").upload("council.txt", b"Mayor Robert Moore said he will resign.",
+                                                 "text/plain").run()
+    token = at.query_params["ws"]
+    token = token[0] if isinstance(token, list) else token
+    refreshed = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    refreshed.query_params["ws"] = token
+    refreshed.run()
+    assert not refreshed.exception, refreshed.exception
+    assert [d.id for d in refreshed.session_state["documents"]] == ["council"]
+    assert refreshed.session_state["corpus_name"] == "council.txt"
+    stranger = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    stranger.query_params["ws"] = "x" * 32  # a token the server never gave out restores nothing
+    stranger.run()
+    assert stranger.session_state["workspace_token"] != "x" * 32
+    assert stranger.session_state["corpus_name"] != "council.txt"

@@ -68,6 +68,10 @@ def running_app(state: Path, **env: str):
     else:
         process.kill()
         pytest.fail(f"streamlit did not start; log: {(state / 'streamlit.log').read_text()[-2000:]}")
+    # As scripts/start.sh does: one run of app.py before any browser comes. Until app.py has run once, Streamlit
+    # serves a deep link such as /compare from the pages/ folder without app.py (no navigation, no sidebar).
+    with contextlib.suppress(OSError):
+        urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=120).read()
     try:
         yield url
     finally:

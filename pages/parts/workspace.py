@@ -1,0 +1,111 @@
+"""A browser tab's working state kept on the server under a token in the URL (``?ws=…``), so that a refresh — which
+starts a new Streamlit session with an empty ``st.session_state`` — gets back the uploaded corpus, the Audit page's
+settings and the run launched from it (issue 14).
+
+Streamlit keeps nothing across a refresh except the URL, and an uploaded file's bytes are gone with the old
+session; this module is the smallest store that bridges the two: an in-memory map from an unguessable token to the
+tab's state, bounded in number (the oldest is forgotten first) and lost when the server stops.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+PARAM = "ws"
+TOKEN = "workspace_token"
+# At most this many tabs are remembered (each holds at most one upload of up to 20 MB); the least recently used goes.
+MAX_WORKSPACES = 16
+_TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
+# The session-state keys that are the Audit page's settings (widget keys; the Run button is not a setting).
+SETTING_PREFIXES = ("audit_", "review_", "politician_", "sent_", "gender-loc_", "gender-glob_", "race_",
+                    "race-intersectional_", "sentiment_")
+NOT_SETTINGS = ("audit_run",)
+# Plain session keys that are part of a tab's context, restored with the settings.
+CONTEXT_KEYS = ("documents", "corpus_name", "corpus_choice", "launched_run")
+
+
+@dataclass
+class Workspace:
+    """What one tab keeps across a refresh."""
+
+    context: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    touched: float = field(default_factory=time.time)
+
+
+@st.cache_resource
+def _workspaces() -> tuple[OrderedDict[str, Workspace], threading.Lock]:
+    return OrderedDict(), threading.Lock()
+
+
+def _lookup(token: str | None) -> Workspace | None:
+    if not token or not _TOKEN_SHAPE.match(token):  # the URL is untrusted: only a token of our shape is looked up
+        return None
+    spaces, lock = _workspaces()
+    with lock:
+        space = spaces.get(token)
+        if space is not None:
+            spaces.move_to_end(token)
+            space.touched = time.time()
+        return space
+
+
+def _own() -> Workspace:
+    """This tab's workspace, created (with a new token in the URL) on first use."""
+    spaces, lock = _workspaces()
+    token = st.session_state.get(TOKEN)
+    with lock:
+        if token not in spaces:
+            token = secrets.token_urlsafe(24)
+            spaces[token] = Workspace()
+            while len(spaces) > MAX_WORKSPACES:
+                spaces.popitem(last=False)
+            st.session_state[TOKEN] = token
+        spaces.move_to_end(token)
+        space = spaces[token]
+    if st.query_params.get(PARAM) != token:
+        st.query_params[PARAM] = token
+    return space
+
+
+def restore() -> bool:
+    """At the start of every script run: a new session whose URL names a kept workspace takes its state back
+    (corpus, Audit settings, launched run); a session that has one keeps its token in the URL, which a page switch
+    clears. True when something was restored."""
+    token = st.session_state.get(TOKEN)
+    if token is not None:
+        if st.query_params.get(PARAM) != token and _lookup(token) is not None:
+            st.query_params[PARAM] = token
+        return False
+    linked = st.query_params.get(PARAM)
+    space = _lookup(linked)
+    if space is None:
+        return False
+    st.session_state[TOKEN] = linked
+    for key, value in {**space.context, **space.settings}.items():
+        st.session_state.setdefault(key, value)
+    return bool(space.context or space.settings)
+
+
+def remember_context() -> None:
+    """Keep the tab's corpus and launched run (call after they change)."""
+    context = {key: st.session_state[key] for key in CONTEXT_KEYS if key in st.session_state}
+    if context or st.session_state.get(TOKEN):
+        _own().context = context
+
+
+def remember_settings() -> None:
+    """Keep the Audit page's settings as they are now (call at the end of each run of that page)."""
+    settings = {key: value for key, value in st.session_state.items()
+                if isinstance(key, str) and key.startswith(SETTING_PREFIXES) and key not in NOT_SETTINGS}
+    if settings:
+        _own().settings = settings
+
