@@ -159,6 +159,7 @@ def test_a_new_session_with_the_tabs_token_gets_the_upload_back():
     assert not refreshed.exception, refreshed.exception
     assert [d.id for d in refreshed.session_state["documents"]] == ["council"]
     assert refreshed.session_state["corpus_name"] == "council.txt"
+    assert refreshed.session_state["workspace_token"] != token  # its own copy: two tabs never share one
     stranger = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     stranger.query_params["ws"] = "x" * 32  # a token the server never gave out restores nothing
     stranger.run()

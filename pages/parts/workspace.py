@@ -21,8 +21,9 @@ import streamlit as st
 
 PARAM = "ws"
 TOKEN = "workspace_token"
-# At most this many tabs are remembered (each holds at most one upload of up to 20 MB); the least recently used goes.
-MAX_WORKSPACES = 16
+# At most this many tabs are remembered, the least recently used forgotten first. Each holds at most one upload of up
+# to 20 MB; a refresh adds a copy that shares the documents with its source rather than duplicating them.
+MAX_WORKSPACES = 32
 _TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # The session-state keys that are the Audit page's settings (widget keys; the Run button is not a setting).
 SETTING_PREFIXES = ("audit_", "review_", "politician_", "sent_", "gender-loc_", "gender-glob_", "race_",
@@ -89,9 +90,12 @@ def restore() -> bool:
     space = _lookup(linked)
     if space is None:
         return False
-    st.session_state[TOKEN] = linked
     for key, value in {**space.context, **space.settings}.items():
         st.session_state.setdefault(key, value)
+    # The new session continues on its own copy under a new token: a link shared from this tab (it carries ?ws=)
+    # gives its reader the same starting point, but two tabs never write into one workspace.
+    copy = _own()
+    copy.context, copy.settings = dict(space.context), dict(space.settings)
     return bool(space.context or space.settings)
 
 

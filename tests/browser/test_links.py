@@ -5,15 +5,27 @@ artifacts/screenshots/workbench-links-*.png."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 from urllib.parse import parse_qs, urlparse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from bias_core.demo import DEMO_RUN
 from tests.browser.conftest import open_page, running_app, upload_article, wait_for_app
 from tests.browser.test_progress import add_running_run
+
+
+def enter(page, field, value: str) -> None:
+    """Type ``value`` into ``field`` and press Enter; wait for the rerun it starts to begin and to end (the page
+    looks the same before and after, so waiting only for the end could return before the rerun began)."""
+    field.fill(value)
+    field.press("Enter")
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_selector("[data-testid=stApp][data-test-script-state=running]", timeout=5_000)
+    wait_for_app(page)
 
 
 def demo_run_id() -> str:
@@ -94,14 +106,8 @@ def test_a_refresh_of_the_audit_page_keeps_the_upload_the_settings_and_the_runs_
         open_page(page, "Audit")
         main = page.get_by_test_id("stMain")
         expect(main.get_by_text("Corpus: council.txt", exact=False)).to_be_visible(timeout=30_000)
-        seed = main.get_by_label("Seed (every random choice derives from it)")
-        seed.fill("7")
-        seed.press("Enter")
-        wait_for_app(page)
-        name = main.get_by_label("Name of this run")
-        name.fill("council check")
-        name.press("Enter")
-        wait_for_app(page)
+        enter(page, main.get_by_label("Seed (every random choice derives from it)"), "7")
+        enter(page, main.get_by_label("Name of this run"), "council check")
 
         page.reload()  # a new Streamlit session: the tab's workspace is found by ?ws= in the URL
         wait_for_app(page)
