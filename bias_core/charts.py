@@ -98,10 +98,19 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
                           "(%{customdata[3]})<br>n = %{customdata[0]}<br>%{customdata[4]}<extra></extra>",
             name=measure, showlegend=False,
         ))
-    for summarizer, (low, high) in data.floors.items():
-        figure.add_vrect(x0=low, x1=high, fillcolor="#bbbbbb", opacity=0.35, line_width=0,
-                         annotation_text=html.escape(f"identity floor ({summarizer})"),
-                         annotation_position="top left")
+    # Each row's band is its own summarizer's floor, drawn behind that row only: full-height bands with one label per
+    # summarizer stacked their labels on top of each other. Categories sit at 0, 1, … in order of first appearance.
+    labels = list(dict.fromkeys(_label(row.result) for row in data.rows))
+    for row in data.rows:
+        floor = data.floors.get(row.result.summarizer or "—")
+        if floor is not None:
+            index = labels.index(_label(row.result))
+            figure.add_shape(type="rect", xref="x", yref="y", x0=floor[0], x1=floor[1], y0=index - 0.4,
+                             y1=index + 0.4, fillcolor="#bbbbbb", opacity=0.35, line_width=0, layer="below")
+    if data.floors and data.rows:
+        figure.add_annotation(text="grey band: the summarizer's identity noise floor", xref="paper", yref="paper",
+                              x=1, y=1, xanchor="right", yanchor="bottom", showarrow=False,
+                              font={"size": 11, "color": "#666666"})
     figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
     note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in data.undefined)
     figure.update_layout(
@@ -162,10 +171,13 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
              f"viewBox='0 0 {width} {height}' font-family='system-ui,sans-serif' font-size='12'>",
              f"<title>{e(_title(measure))}</title>",
              f"<text x='0' y='16' font-size='14' font-weight='bold'>{e(_title(measure))}</text>"]
-    for summarizer, (f_low, f_high) in data.floors.items():
-        parts.append(f"<rect x='{x_of(f_low):.1f}' y='{top - 6}' width='{max(x_of(f_high) - x_of(f_low), 1):.1f}' "
-                     f"height='{bottom - top + 6}' fill='#bbbbbb' opacity='0.35'>"
-                     f"<title>identity floor ({e(summarizer)})</title></rect>")
+    for index, row in enumerate(data.rows):  # each row's band is its own summarizer's floor, as in the app's chart
+        summarizer = row.result.summarizer or "—"
+        if summarizer in data.floors:
+            f_low, f_high = data.floors[summarizer]
+            parts.append(f"<rect x='{x_of(f_low):.1f}' y='{top + row_height * index + 3}' "
+                         f"width='{max(x_of(f_high) - x_of(f_low), 1):.1f}' height='{row_height - 6}' fill='#bbbbbb' "
+                         f"opacity='0.35'><title>identity floor ({e(summarizer)})</title></rect>")
     for tick in _ticks(lo, hi):
         parts.append(f"<line x1='{x_of(tick):.1f}' x2='{x_of(tick):.1f}' y1='{top - 6}' y2='{bottom}' "
                      f"stroke='#eeeeee'/><text x='{x_of(tick):.1f}' y='{bottom + 14}' text-anchor='middle' "

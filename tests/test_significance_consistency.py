@@ -120,3 +120,23 @@ def test_the_demo_report_leads_with_the_findings_and_weighs_under_one_megabyte(d
     assert "<script" not in report
     for summarizer in ("lead-3", "textrank", "smollm2", "sexist", "random-forest"):
         assert f"<li><b>{summarizer}</b>: " in report
+
+
+def test_each_rows_floor_band_is_its_own_summarizers_and_is_labelled_once(demo):
+    store, run_id = demo
+    results = store.measures(run_id)
+    measure = next(r.measure for r in results if r.perturbation == "identity" and r.value is not None)
+    data = chart_data(results, measure)
+    figure = measure_figure(results, measure)
+    labels = list(dict.fromkeys(figure.data[0].y))
+    bands = [shape for shape in figure.layout.shapes if shape.type == "rect"]
+    assert len(bands) == sum((row.result.summarizer or "—") in data.floors for row in data.rows) > 0
+    for row in data.rows:
+        floor = data.floors.get(row.result.summarizer or "—")
+        if floor is None:
+            continue
+        index = next(i for i, label in enumerate(labels) if row.result.summarizer in label
+                     and row.result.perturbation in label)
+        assert any((band.x0, band.x1) == floor and band.y0 < index < band.y1 for band in bands)
+    texts = [a.text for a in figure.layout.annotations]
+    assert texts.count("grey band: the summarizer's identity noise floor") == 1
