@@ -4,7 +4,7 @@ import streamlit as st
 
 from bias_core.errors import BiasCoreError
 from pages.common import load_secrets, run_store
-from pages.parts import workspace
+from pages.parts import choices, workspace
 from pages.render import md_escape
 
 st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
@@ -36,8 +36,10 @@ navigation = st.navigation([
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")
+choices.recall(navigation.url_path)
 try:
     navigation.run()
-finally:  # also when the page stops early (st.stop): the settings made so far are kept
+finally:  # also when the page stops early (st.stop): the settings and choices made so far are kept
     if navigation.url_path == "audit":
         workspace.remember_settings()
+    choices.remember(navigation.url_path)

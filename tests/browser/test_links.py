@@ -1,5 +1,6 @@
 """Links that survive (issue 14) in a real browser: the choices on Compare, Fightin' Words and Metrics are written
-to the URL and a reload reopens the same view; a link opens Compare on a sentiment split, compared by units; an
+to the URL, a reload reopens the same view and coming back to a page shows it as it was left; a link opens Compare on a
+sentiment split, compared by units; an
 upload, the Audit settings and the launched run survive a refresh of the Audit page. Screenshots:
 artifacts/screenshots/workbench-links-*.png."""
 
@@ -89,6 +90,12 @@ def test_a_link_opens_compare_on_a_sentiment_split_and_a_reload_keeps_every_choi
     page.get_by_test_id("stMain").get_by_text("Perspective fairness", exact=True).click()
     wait_for_app(page)
     assert url_params(page)["metrics_family"] == ["Perspective fairness"]
+    open_page(page, "Fightin' Words")  # as it was left: the sidebar's link carries no choices
+    expect(page.get_by_text("More frequent in A").first).to_be_visible(timeout=60_000)
+    assert "textrank" in selectbox_value(page, "Summarizer")
+    assert "gender-loc" in selectbox_value(page, "Perturbation")
+    open_page(page, "Metrics")
+    expect(page.get_by_role("heading", name="bur")).to_be_visible(timeout=60_000)  # the family chosen before
     page.reload()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="bur")).to_be_visible(timeout=60_000)

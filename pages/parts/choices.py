@@ -1,0 +1,46 @@
+"""The choices made on a results page, remembered for the session per page and run, so that coming back to the page
+(the browser's Back button, or the sidebar) shows them again.
+
+The choices are widgets bound to the URL (``bind="query-params"``), which covers a reload and a shared link. It does
+not cover Back: Streamlit rewrites the URL in place as choices change and clears the page's parameters when another
+page is opened, so the history entry Back returns to has none of them; and a widget's state is dropped when its page
+is left. Both go through ``app.py`` (``recall`` before the page runs, ``remember`` after).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# The pages whose choices are remembered, by URL path, with the prefix of their widget keys.
+PAGES = {"compare": "compare_", "fightin_words": "fw_", "metrics": "metrics_"}
+MEMORY = "remembered_choices"
+LAST_PAGE = "last_page"
+# Keys under those prefixes that are not choices to bring back.
+NOT_CHOICES = ("fw_plot", "fw_clicked", "metrics_run")
+
+
+def _run() -> str | None:
+    return st.query_params.get("run") or st.session_state.get("run_id")
+
+
+def recall(page: str) -> None:
+    """Before ``page`` runs, when the analyst arrives on it from another page: the choices last made on it for this
+    run come back, except those the URL names. (Reruns on the page keep what was just chosen.)"""
+    arrived = st.session_state.get(LAST_PAGE) != page
+    st.session_state[LAST_PAGE] = page
+    if not arrived:
+        return
+    remembered = st.session_state.get(MEMORY, {}).get((page, _run()), {})
+    for key, value in remembered.items():
+        if key not in st.query_params:
+            st.session_state[key] = value
+
+
+def remember(page: str) -> None:
+    """After ``page`` ran (also when it stopped early): keep its choices for this run."""
+    prefix = PAGES.get(page)
+    if prefix is None:
+        return
+    choices = {key: value for key, value in st.session_state.items()
+               if isinstance(key, str) and key.startswith(prefix) and key not in NOT_CHOICES}
+    st.session_state.setdefault(MEMORY, {})[(page, _run())] = choices
