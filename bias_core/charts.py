@@ -65,6 +65,8 @@ def chart_data(results: Sequence[MeasureResult], measure: str, *, ci_kind: str |
                 low, high = (value if low is None else low), (value if high is None else high)
                 floors[r.summarizer or "—"] = (min(low, value), max(high, value))
     shown = [r for r in rows if r.perturbation != "identity" or not floors]
+    if not shown:  # only the unchanged originals were measured: their results are the chart, not a floor behind it
+        shown, floors = rows, {}
     plotted, undefined = [], []
     for r in shown:
         value, low, high = primary_estimate(r)

@@ -140,3 +140,13 @@ def test_each_rows_floor_band_is_its_own_summarizers_and_is_labelled_once(demo):
         assert any((band.x0, band.x1) == floor and band.y0 < index < band.y1 for band in bands)
     texts = [a.text for a in figure.layout.annotations]
     assert texts.count("grey band: the summarizer's identity noise floor") == 1
+
+
+def test_a_measure_with_only_identity_results_charts_them_as_rows(demo):
+    store, run_id = demo
+    results = [r for r in store.measures(run_id) if r.perturbation == "identity" and r.value is not None]
+    measure = results[0].measure
+    data = chart_data(results, measure)
+    assert data.rows and not data.floors
+    assert {row.result.perturbation for row in data.rows} == {"identity"}
+    assert measure_figure(results, measure).data
