@@ -19,3 +19,23 @@ def test_english_news_is_recognised_and_other_languages_are_not(demo_news):
 def test_non_english_documents_are_listed_by_id():
     documents = [Document(id="en", text=ENGLISH), Document(id="de", text=GERMAN), Document(id="short", text="Hola")]
     assert non_english_documents(documents) == ["de"]
+
+
+def test_the_stop_word_list_is_spacys_read_without_importing_spacy():
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from bias_core.language import english_stop_words
+
+    assert english_stop_words() == frozenset(STOP_WORDS) and len(english_stop_words()) > 300
+
+
+def test_the_command_line_starts_without_loading_spacy_scikit_learn_scipy_or_torch():
+    """`python -m bias_core --help` and every audit worker load the registries; the heavy libraries come only when a
+    command uses them (the CLI's start fell from 4.6 s to 0.4 s)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bias_core.cli, bias_core.audit, bias_core.measures, bias_core.summarize; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'spacy', 'sklearn', 'scipy', 'torch', 'networkx'}))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

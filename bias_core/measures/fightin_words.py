@@ -27,8 +27,6 @@ words (two-sided normal p-values).
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import math
 import re
 from collections import Counter
@@ -37,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import norm
 
 from bias_core import stats
+from bias_core.language import english_stop_words
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
 from bias_core.records import Input, MeasureResult
 from bias_core.wordlists import GENDER_WORDS
@@ -122,20 +120,6 @@ def substitution_mask(inputs: Iterable[Input]) -> dict[str, str]:
 PLACEHOLDERS = frozenset(SUBSTITUTION_MARKERS.values())
 # A contraction is a stop word when what is left without its clitic is one ("it's", "don't", "they're").
 _CLITIC = re.compile(r"(?:n['’]t|['’](?:s|re|ve|ll|d|m))$")
-
-
-@functools.cache
-def english_stop_words() -> frozenset[str]:
-    """spaCy's English stop-word list (326 words), read from its module file without importing spaCy itself: the
-    import loads the whole library (about 2 s) and this list is all the display filter needs."""
-    spec = importlib.util.find_spec("spacy")
-    if spec is None or not spec.submodule_search_locations:
-        return frozenset()
-    path = Path(next(iter(spec.submodule_search_locations))) / "lang" / "en" / "stop_words.py"
-    module_spec = importlib.util.spec_from_file_location("summbias_spacy_en_stop_words", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return frozenset(module.STOP_WORDS)
 
 
 def is_placeholder(term: str) -> bool:
@@ -241,6 +225,8 @@ def fightin_words(
         delta = (np.log((y_a + alpha) / (n_a + alpha0 - y_a - alpha))
                  - np.log((y_b + alpha) / (n_b + alpha0 - y_b - alpha)))
         z = delta / np.sqrt(1.0 / (y_a + alpha) + 1.0 / (y_b + alpha))
+    from scipy.stats import norm  # imported where used: the measures registry loads at every CLI start
+
     p_values = 2.0 * norm.sf(np.abs(z))
     bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
     order = np.argsort(-z, kind="stable")

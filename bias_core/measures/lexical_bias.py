@@ -37,9 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats as scipy_stats
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from bias_core import nlp, stats
 from bias_core.errors import InputError
@@ -130,6 +127,8 @@ def mbic_result(
         return undefined_results("mbic", "no document has both a biased and a non-biased sentence", ("d",), 0,
                                  details, labels)
     if len(values) > 1:
+        from scipy import stats as scipy_stats  # imported where used: the measures registry loads at every CLI start
+
         sem = float(scipy_stats.sem(values))
         details["student_t_interval"] = ([value, value] if sem == 0 else
                                          list(scipy_stats.t.interval(0.95, len(values) - 1, loc=value, scale=sem)))
@@ -243,6 +242,8 @@ def sentence_features(documents: Sequence[Sequence[str]],
 
 def pseudo_oracle_labels(documents: Sequence[Sequence[str]], k: int = 3, top_words: int = 10) -> list[np.ndarray]:
     """Return training labels: the k sentences covering most of the document's most frequent content words."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # scikit-learn costs ~1 s to import
+
     labels = []
     for sentences in documents:
         tokens = [[w for w in _WORD.findall(s.lower()) if w not in ENGLISH_STOP_WORDS] for s in sentences]
@@ -261,6 +262,8 @@ class FeatureSummarizer:
     name = "random-forest"
 
     def __init__(self, n_estimators: int = 100, seed: int = 0):
+        from sklearn.ensemble import RandomForestClassifier  # scikit-learn costs ~1 s to import
+
         self.model = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=5, random_state=seed,
                                             n_jobs=1)
 

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer
 
 from bias_core import nlp, stats
 from bias_core.measures.alignment import SummaryAlignment, align_summaries, is_nameable
@@ -348,6 +347,8 @@ def identical_texts_similar(similarity: np.ndarray, texts: Sequence[str]) -> np.
 
 def _bag_of_words_similarity(texts: Sequence[str]) -> np.ndarray:
     try:
+        from sklearn.feature_extraction.text import CountVectorizer  # scikit-learn costs ~1 s to import
+
         matrix = CountVectorizer(stop_words="english").fit_transform(texts).astype(float)
     except ValueError:  # every summary empty or only stop words
         return np.zeros((len(texts), len(texts)))

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from bias_core import nlp
 from bias_core.records import Input, Summary
@@ -220,6 +218,8 @@ class Sexist(ExtractiveSummarizer):
 
 
 def _pagerank(weights: np.ndarray, damping: float) -> np.ndarray:
+    import networkx as nx  # here, not at the top: every CLI start and audit worker loads this registry
+
     graph = nx.from_numpy_array(weights)
     ranks = nx.pagerank(graph, alpha=damping, weight="weight")
     return np.array([ranks[i] for i in range(len(weights))])
@@ -247,6 +247,8 @@ class TextRank(ExtractiveSummarizer):
         count = len(sentences.sentences)
         if count == 1 or not any(sentences.tokens):
             return np.ones(count), self.k, {}
+        from sklearn.feature_extraction.text import CountVectorizer  # scikit-learn costs ~1 s to import
+
         vectorizer = CountVectorizer(analyzer=lambda tokens: tokens, binary=True)
         matrix = vectorizer.fit_transform(sentences.tokens)
         overlap = (matrix @ matrix.T).toarray().astype(float)
@@ -280,6 +282,8 @@ class LexRank(ExtractiveSummarizer):
         count = len(sentences.sentences)
         if count == 1 or not any(sentences.tokens):
             return np.ones(count), self.k, {}
+        from sklearn.feature_extraction.text import TfidfVectorizer  # scikit-learn costs ~1 s to import
+
         vectorizer = TfidfVectorizer(analyzer=lambda tokens: tokens)
         matrix = vectorizer.fit_transform(sentences.tokens)
         cosine = (matrix @ matrix.T).toarray()
