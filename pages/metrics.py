@@ -70,16 +70,15 @@ if st.session_state.get("metrics_run") != run.id:
         del st.session_state[key]
     st.session_state["metrics_run"] = run.id
 run_findings_list = findings_for(run.id, run.updated)
-kinds = sorted({r.ci_kind for r in results if r.ci_kind})
+kinds = sorted({r.ci_kind for r in results if r.ci_kind}) or ["none"]
 # The choices below are bound to the URL (their keys are the parameters), so a refresh or a shared link reopens
 # the same view.
-kind_labels = {k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, md_escape(k))
-               for k in kinds or ["none"]}
+kind_labels = {k: {"d": "d: resample originals", "s": "s: resample name draws"}.get(k, md_escape(k)) for k in kinds}
 note_unknown_link_values("metrics_ci_kind", kind_labels.values(), "kind of interval")
 if reset_choices:
-    st.session_state["metrics_ci_kind"] = (kinds or ["none"])[0]
-kind = st.radio("Confidence intervals", kinds or ["none"], horizontal=True, key="metrics_ci_kind",
-                format_func=kind_labels.get, bind="query-params")
+    st.session_state["metrics_ci_kind"] = kinds[0]
+kind = st.radio("Confidence intervals", kinds, horizontal=True, key="metrics_ci_kind", format_func=kind_labels.get,
+                bind="query-params")
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
 # The families of bias_core.findings, so Metrics is navigated by the same families the Overview states findings for.
 families = sorted({semantics(name).family for name in present},

@@ -12,7 +12,6 @@ from pages.common import current_run, findings_for
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
 
-
 def evidence_link(run_id: str, finding) -> dict[str, str]:
     """The URL of Compare opened on the finding's pair: the run, original, summarizer and perturbation as Compare's
     bound choices, the pair by input id (Compare picks it once)."""

@@ -25,10 +25,11 @@ TOKEN = "workspace_token"
 # to 20 MB; a refresh adds a copy that shares the documents with its source rather than duplicating them.
 MAX_WORKSPACES = 32
 _TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
-# The session-state keys that are the Audit page's settings (widget keys; the Run button is not a setting).
+# The session-state keys that are the Audit page's settings (widget keys; the Run button is not a setting, nor is the
+# review's cached corpus hash, which is derived from the documents).
 SETTING_PREFIXES = ("audit_", "review_", "politician_", "sent_", "gender-loc_", "gender-glob_", "race_",
                     "race-intersectional_", "sentiment_")
-NOT_SETTINGS = ("audit_run",)
+NOT_SETTINGS = ("audit_run", "review_corpus_digest")
 # Plain session keys that are part of a tab's context, restored with the settings.
 CONTEXT_KEYS = ("documents", "corpus_name", "corpus_choice", "launched_run")
 
