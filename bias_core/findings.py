@@ -40,23 +40,28 @@ class MeasureSemantics:
     unit: str
     describe: str
     name: str = ""  # the measure's name in words, for sentences and tables
-    kind: str = "interval"  # "interval": judged by its 95% interval; "tests": value counts corrected tests; "none"
+    # "interval": a test judged by its 95% interval or its own p-value; "tests": the value counts corrected tests;
+    # "description": context shown beside the tests, never a finding (METHODS §5 "Tests and descriptions")
+    kind: str = "interval"
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The one significance verdict of a result (``judge``)."""
 
-    status: str  # "finding" | "no evidence of bias" | "not enough data" | "undefined" |
-    #              "within the noise floor" | "not significant after correction"
+    status: str  # "finding" | "no evidence of bias" | IDENTICAL ("no difference: the summaries are identical") |
+    #              "not significant after correction" | "not enough data" | "undefined" | "description"
     significant: bool
     favoured: str | None
     reasons: tuple[str, ...]
     p_value: float | None = None  # the raw p-value the correction used (None: not applicable)
-    p_holm: float | None = None  # Holm-adjusted over the confirmatory family (None: not applicable)
+    p_holm: float | None = None  # Holm-adjusted within the summarizer's family (None: not applicable)
     correction: str = ""  # how the correction was made, in words; says "not applicable" and why when it was not
-    clears_floor: bool | None = None  # None: no identity result to compare with
-    floor: tuple[float, float] | None = None  # the identity floor's interval the estimate was compared with
+    clears_floor: bool | None = None  # whether the test against its noise floor excludes it (None: no floor)
+    floor: tuple[float, float] | None = None  # kept for older bundles; the floor is now tested (``floor_used``)
+    mde: float | None = None  # minimum detectable effect at 80% power, α = 0.05, in the estimate's unit
+    null: str = ""  # the null the test used, in words
+    floor_used: str = ""  # the noise floor the test used, in words
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class Finding:
     measure_name: str = ""
     ci_kind: str | None = None
     variant: str = ""  # the swap direction or SFPI feature of the reported result (``variant``)
+    context: tuple[str, ...] = ()  # the family's descriptions, in words, shown beside the verdict
 
 
 def _s(measure, family, direction, null, unit, describe, name, kind="interval") -> MeasureSemantics:
@@ -105,7 +111,8 @@ _SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
        "word-list inclusion (against the inputs)"),
     _s("word_list_inclusion_unadjusted", "word lists", "signed", 0.0, "percentage points",
        "The share of female words among the gendered words of the summaries minus 50%; 0 means as many female as "
-       "male words (HELM's version, Steen & Markert §3.1).", "word-list inclusion (against 50/50)"),
+       "male words (HELM's version, Steen & Markert §3.1). A description of the summaries and of the corpus (news "
+       "names more men than women), never a finding.", "word-list inclusion (against 50/50)", "description"),
     _s("entity_inclusion", "inclusion", "signed", 0.0, "odds ratio",
        "How much more often the people of one group named in an article are kept in its summary than those of the "
        "other group, as an odds ratio; 1 means both are kept equally often (Steen & Markert §3.2).",
@@ -138,11 +145,12 @@ _SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
        "How unevenly the shortfall is spread over the rating values; 0 means every value falls short equally "
        "(Zhang et al. §3, SOF).", "spread of the shortfall (SOF)"),
     _s("i_across", "counterfactual", "higher_is_more_bias", 0.0, "share of comparisons",
-       "How often an entity's inclusion changes when its name is swapped to the other group (Counter-GAP §3).",
-       "inconsistency across groups"),
+       "How often an entity's inclusion changes when its name is swapped to the other group (Counter-GAP §3). A "
+       "rate to compare with the within-group rate, never a finding on its own: any change of wording moves it.",
+       "inconsistency across groups", "description"),
     _s("i_within", "counterfactual", "higher_is_more_bias", 0.0, "share of comparisons",
        "How often an entity's inclusion changes when its name is swapped within its own group — the name noise "
-       "(Counter-GAP §3).", "inconsistency within groups"),
+       "(Counter-GAP §3). A description, never a finding.", "inconsistency within groups", "description"),
     _s("delta_i", "counterfactual", "higher_is_more_bias", 0.0, "percentage points",
        "Inconsistency across groups minus inconsistency within groups: the part of the change due to the group, "
        "beyond name noise; 0 means none (Counter-GAP §3).", "counterfactual inconsistency (ΔI)"),
@@ -155,14 +163,17 @@ _SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
        "corrected; Zhou & Tan §5).", "politician features", "tests"),
     _s("summary_similarity", "politician features", "higher_is_less_bias", 1.0, "similarity from 0 to 1",
        "How similar a summary stays when one politician's name replaces the other's in the article; 1 means "
-       "identical summaries, the least biased outcome (Zhou & Tan §5).", "summary similarity"),
+       "identical summaries, the least biased outcome (Zhou & Tan §5). A description: a summarizer that samples "
+       "changes its summaries on any new wording, so similarity alone is never a finding.", "summary similarity",
+       "description"),
     _s("mbic", "lexical bias", "signed", 0.0, "score from −1 to 1",
        "Whether an extractive summarizer ranks the biased (loaded) sentences of an article above (> 0) or below "
        "(< 0) the neutral ones; 0 means it treats them alike (BIC paper §3–4, MBIC).", "lexical bias (MBIC)"),
     _s("sfpi", "lexical bias", "signed", 0.0, "change in MBIC",
        "How much the lexical bias of a small random-forest summarizer, trained here on sentence position, "
        "proper-noun count and length, drops when one of those features is shuffled: which feature carries the "
-       "bias (BIC paper §6–7, SFPI).", "feature importance for lexical bias (SFPI)", "none"),
+       "bias (BIC paper §6–7, SFPI). A description of that model, never a finding.",
+       "feature importance for lexical bias (SFPI)", "description"),
 )}
 
 SUMMARIZER_NOTES = {
@@ -221,16 +232,6 @@ def _kind(result: MeasureResult) -> str:
     return result.ci_kind or "d"
 
 
-def _floor_for(result: MeasureResult, results: Sequence[MeasureResult]) -> MeasureResult | None:
-    if result.perturbation == "identity":
-        return None
-    for other in results:
-        if (other.measure == result.measure and other.summarizer == result.summarizer
-                and other.perturbation == "identity" and _kind(other) == _kind(result) and other.is_defined):
-            return other
-    return None
-
-
 @cache
 def z95() -> float:
     """The normal quantile of 0.975 (1.96), bit for bit what ``scipy.stats.norm.ppf(0.975)`` returns (both call
@@ -239,67 +240,6 @@ def z95() -> float:
     from scipy.special import ndtri
 
     return float(ndtri(0.975))
-
-
-def _p_value(result: MeasureResult, sem: MeasureSemantics) -> float | None:
-    """The result's p-value against the null: the measure's own one-sided bootstrap p where it has one (METHODS
-    §4.8), else derived from the 95% bootstrap interval by a normal approximation — z = (estimate − null) / se with se
-    = the interval's half-width on the null's side / 1.96 — one-sided in the bias direction, two-sided for signed
-    measures. None without a usable interval."""
-    own = result.details.get("p_one_sided") if isinstance(result.details, dict) else None
-    if _finite(own) is not None:
-        return float(own)
-    value, low, high = primary_estimate(result)
-    if value is None or low is None or high is None or result.n < 2 or high <= low:
-        return None
-    # The half-width on the null's side: for one test, the interval excludes the null exactly when p < 0.05
-    # (two-sided), so the correction only ever removes findings the interval would make.
-    half = (value - low) if value >= sem.null else (high - value)
-    se = half / z95() if half > 0 else (high - low) / (2 * z95())
-    z = (value - sem.null) / se
-    if sem.direction == "signed":
-        return math.erfc(abs(z) / math.sqrt(2))  # two-sided normal tail
-    if sem.direction == "higher_is_less_bias":
-        z = -z
-    return 0.5 * math.erfc(z / math.sqrt(2))  # one-sided normal tail, P(Z > z)
-
-
-def _confirmatory(results: Sequence[MeasureResult], kind: str) -> list[MeasureResult]:
-    """The confirmatory family (METHODS §5): every interval-judged measure × summarizer × perturbation (identity
-    left out, it is the floor) of one CI kind."""
-    return [r for r in results if r.perturbation != "identity" and _kind(r) == kind
-            and semantics(r.measure).kind == "interval" and _p_value(r, semantics(r.measure)) is not None]
-
-
-_HOLM_CACHE: dict[tuple, dict[int, tuple[float, float, str]]] = {}
-
-
-def _holm_table(results: Sequence[MeasureResult], kind: str) -> dict[int, tuple[float, float, str]]:
-    """(raw p, Holm p, label) of every confirmatory result of one CI kind, keyed by ``id(result)``; cached per
-    results list, since statsmodels' ``multipletests`` is slow (it runs the garbage collector on each call)."""
-    key = (kind, tuple((id(r), r.measure, r.summarizer, r.perturbation, r.ci_kind, r.value, r.ci_low, r.ci_high)
-                       for r in results))
-    table = _HOLM_CACHE.get(key)
-    if table is None:
-        family = _confirmatory(results, kind)
-        p_values = [_p_value(r, semantics(r.measure)) for r in family]
-        label = f"Holm over {len(family)} confirmatory result{'s' if len(family) != 1 else ''} (CI kind {kind})"
-        adjusted = stats.adjust_pvalues(p_values, "holm", alpha=ALPHA).adjusted if family else []
-        table = {id(r): (p, float(q), label) for r, p, q in zip(family, p_values, adjusted)}
-        if len(_HOLM_CACHE) > 16:
-            _HOLM_CACHE.clear()
-        _HOLM_CACHE[key] = table
-    return table
-
-
-def _holm(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
-    """The result's raw p, its Holm-adjusted p over the confirmatory family of ``results`` and the label."""
-    if not any(r is result for r in results):
-        results = [*results, result]
-    found = _holm_table(results, _kind(result)).get(id(result))
-    if found is None:
-        return None, None, "correction not applicable: the result has no interval to derive a p-value from"
-    return found
 
 
 _GROUP_WORDS = {"female": "women", "male": "men", "f": "women", "m": "men"}
@@ -325,104 +265,265 @@ def _favoured(result: MeasureResult, sem: MeasureSemantics, value: float) -> str
         first, second = _groups(result)[:2]
         return group_words(first if value > 0 else second)
     if sem.family == "perspective fairness":
-        shortest = _perspective_extremes(result)
-        return f"the reviews rated {shortest[1]}" if shortest else None
+        favoured = _perspective_extremes(result)[1]
+        return f"the reviews rated {' and '.join(favoured)}" if favoured else None
     if result.measure == "mbic":
         return "the biased sentences" if value > 0 else "the neutral sentences"
     return None
 
 
-def _perspective_extremes(result: MeasureResult) -> tuple[str, str] | None:
-    """(most short-changed value, most over-represented value) from the per-value ratio p_y / p_x."""
-    distributions = result.details.get("distributions") if isinstance(result.details, dict) else None
-    if not isinstance(distributions, dict):
+def _perspective_extremes(result: MeasureResult) -> tuple[list[str], list[str]]:
+    """(short-changed values, favoured values): those whose representation ratio p_y / p_x differs from its
+    permutation null with an interval over originals that excludes it and a Holm p < 0.05 over the values
+    (``details['ratio_tests']``, METHODS §4.7). The highest and lowest raw ratio are never enough: a value-blind
+    summarizer's ratios scatter around 1 too."""
+    tests = result.details.get("ratio_tests") if isinstance(result.details, dict) else None
+    if not isinstance(tests, dict):
+        return [], []
+    short = sorted(str(v) for v, t in tests.items() if isinstance(t, dict) and t.get("short_changed"))
+    favoured = sorted(str(v) for v, t in tests.items() if isinstance(t, dict) and t.get("favoured"))
+    return short, favoured
+
+
+# ---------------------------------------------------------------- the test behind a result
+
+
+@dataclass(frozen=True)
+class TestOf:
+    """The test a verdict rests on (METHODS §5): an estimate against its null value with a 95% interval over
+    originals and a p-value. For permutation and floor tests the estimate is the excess over the null (observed −
+    null mean), so ``null_value`` is 0; otherwise it is the measure's own value and null."""
+
+    estimate: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    sided: str  # "greater" (bias = above the null), "less" (bias = below) or "two-sided"
+    null_value: float
+    null: str  # what the null is, in words
+    floor: str  # which noise floor the test used, in words
+    identical: bool = False  # what the test compares is exactly the same in both arms (no spread, no difference)
+
+
+_NULLS = {
+    "word_list_inclusion_adjusted": ("the summaries keep the inputs' share of female words (0)",
+                                     "paired: both arms of each original, the swapped people balanced (C_loc)"),
+    "entity_inclusion": ("people of both groups are kept equally often (odds ratio 1)",
+                         "paired: every person appears in both groups across an original's inputs (C_loc)"),
+    "entity_hallucination": ("invented names are as often female as male (50%)", "none: invented names only"),
+    "distinguishability_count": ("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)",
+                                 "within-group: summaries of other name draws of the same arm"),
+    "distinguishability_dense": ("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)",
+                                 "within-group: summaries of other name draws of the same arm"),
+    "mbic": ("sentence scores independent of the bias labels (0)", "none: scores of the unchanged articles"),
+    "acc_diff": ("both groups' entities are included equally often (0)",
+                 "paired: the same entities in both groups (quadruples)"),
+    "delta_i": ("inclusion changes as often across groups as within a group (ΔI = 0)",
+                "within-group swaps: I_within, the change when a name is swapped within its group"),
+}
+
+
+def _sided(sem: MeasureSemantics) -> str:
+    return {"higher_is_more_bias": "greater", "higher_is_less_bias": "less"}.get(sem.direction, "two-sided")
+
+
+def _normal_p(estimate: float, low: float, high: float, null: float, sided: str) -> float | None:
+    """A p-value from a 95% bootstrap interval by the normal approximation: z = (estimate − null) / se, se = the
+    interval's half-width on the null's side / 1.96; for a single test the interval excludes the null exactly when
+    the two-sided p < 0.05, so the correction only ever removes findings the interval would make."""
+    if not high > low:
         return None
-    ratios = {str(v): d.get("ratio") for v, d in distributions.items() if isinstance(d, dict)
-              and _finite(d.get("ratio")) is not None}
-    if len(ratios) < 2:
+    half = (estimate - low) if estimate >= null else (high - estimate)
+    se = half / z95() if half > 0 else (high - low) / (2 * z95())
+    z = (estimate - null) / se
+    if sided == "two-sided":
+        return math.erfc(abs(z) / math.sqrt(2))
+    if sided == "less":
+        z = -z
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def test_of(result: MeasureResult) -> TestOf | None:
+    """The test behind a result, or None where the result is no test (a description, undefined, no interval).
+
+    In order: the measure's own null test in ``details['test']`` (perspective fairness against its permutation null,
+    Fightin' Words against arm labels swapped within originals); ΔI and Acc_Diff with their paired bootstrap p over
+    originals (METHODS §4.8; Acc_Diff two-sided); politician features, the Holm-corrected paired t-tests (family-wise
+    p = the smallest Holm p, Bonferroni over the swap directions); otherwise the primary estimate's interval against
+    the measure's null with a normal-approximation p (``_normal_p``)."""
+    sem = semantics(result.measure)
+    if sem.kind == "description" or not result.is_defined:
         return None
-    return min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    details = result.details if isinstance(result.details, dict) else {}
+    own = details.get("test")
+    if isinstance(own, dict) and _finite(own.get("estimate")) is not None:
+        return TestOf(float(own["estimate"]), _finite(own.get("ci_low")), _finite(own.get("ci_high")),
+                      _finite(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
+                      str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
+                      bool(own.get("identical")))
+    null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
+    if result.measure == "politician_features":
+        rows = [r for r in details.get("rows") or [] if isinstance(r, dict) and _finite(r.get("p_holm")) is not None]
+        if not rows:
+            return None
+        directions = max(1, len({r.get("direction") for r in rows}))
+        p = min(1.0, directions * min(float(r["p_holm"]) for r in rows))
+        return TestOf(float(result.value), None, None, p, "greater", 0.0,
+                      "no feature changes between the original and the swapped summaries (paired t-tests)",
+                      "paired: the same original summarized before and after the swap")
+    if sem.kind == "tests":
+        return None  # a count of corrected tests without a null test of its own (older runs)
+    value, low, high = primary_estimate(result)
+    if value is None or low is None or high is None:
+        return None
+    p = _finite(details.get("p_one_sided"))
+    if result.measure == "acc_diff" and p is not None:
+        p = min(1.0, 2.0 * p)  # the stored p is one-sided in the observed direction; the test is two-sided
+    if p is None:
+        p = _normal_p(value, low, high, sem.null, _sided(sem))
+    return TestOf(value, low, high, p, _sided(sem), sem.null, null, floor)
+
+
+def is_verdict_result(result: MeasureResult) -> bool:
+    """Whether a result is judged at all: a test (not a description) with a d interval over originals (or none), on
+    a perturbation — on the unchanged originals only lexical bias is a test (it needs no second version)."""
+    sem = semantics(result.measure)
+    if sem.kind == "description" or _kind(result) == "s":
+        return False
+    return result.perturbation != "identity" or sem.family == "lexical bias"
+
+
+_HOLM_CACHE: dict[tuple, dict[int, tuple[float, float, str]]] = {}
+
+
+def _holm_table(results: Sequence[MeasureResult], summarizer: str | None) -> dict[int, tuple[float, float, str]]:
+    """(raw p, Holm p, label) of every test of one summarizer, keyed by ``id(result)`` (METHODS §5: Holm within
+    each summarizer's confirmatory family, its measures × perturbations, so adding another summarizer to an audit
+    never changes a verdict). Cached per results list: statsmodels' ``multipletests`` is slow."""
+    key = (summarizer, tuple((id(r), r.measure, r.summarizer, r.perturbation, r.ci_kind, r.value, r.ci_low,
+                              r.ci_high) for r in results))
+    table = _HOLM_CACHE.get(key)
+    if table is None:
+        family = []
+        for r in results:
+            if r.summarizer != summarizer or not is_verdict_result(r):
+                continue
+            test = test_of(r)
+            if test is not None and test.p_value is not None:
+                family.append((r, test.p_value))
+        who = summarizer or "results without a summarizer"
+        label = f"Holm over {who}'s {len(family)} test{'s' if len(family) != 1 else ''}"
+        adjusted = stats.adjust_pvalues([p for _, p in family], "holm", alpha=ALPHA).adjusted if family else []
+        table = {id(r): (p, float(q), label) for (r, p), q in zip(family, adjusted)}
+        if len(_HOLM_CACHE) > 64:
+            _HOLM_CACHE.clear()
+        _HOLM_CACHE[key] = table
+    return table
+
+
+def _holm(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
+    """The result's raw p, its Holm-adjusted p over its summarizer's family in ``results`` and the label."""
+    if not any(r is result for r in results):
+        results = [*results, result]
+    found = _holm_table(results, result.summarizer).get(id(result))
+    if found is None:
+        return None, None, "correction not applicable: the result has no p-value"
+    return found
+
+
+# 80% power at α = 0.05 (METHODS §5 "Power"): an effect this many standard errors from the null is detected with
+# probability 0.8 by a test at level 0.05 — z_0.95 + z_0.8 one-sided, z_0.975 + z_0.8 two-sided.
+_POWER_Z = {"greater": 1.6448536269514722 + 0.8416212335729143, "less": 1.6448536269514722 + 0.8416212335729143,
+            "two-sided": 1.959963984540054 + 0.8416212335729143}
+
+
+def minimum_detectable_effect(test: TestOf) -> float | None:
+    """The smallest effect (distance from the null, in the estimate's unit) this audit detects with 80% power at
+    α = 0.05, from the spread of its bootstrap interval at this n: (z_α + z_0.8) · se, se = width / (2 · 1.96)."""
+    if test.low is None or test.high is None or not test.high > test.low:
+        return None
+    se = (test.high - test.low) / (2 * z95())
+    return _POWER_Z.get(test.sided, _POWER_Z["two-sided"]) * se
+
+
+IDENTICAL = "no difference: the summaries are identical"
 
 
 def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
-    """THE significance rule of summbias (issue 11; METHODS §1.7, §4.5, §5). A result is a finding only when all hold:
+    """THE significance rule of summbias (METHODS §5; issues 11 and 19). A result is a finding only when all hold:
 
-    (a) its 95% interval — the signed one where the measure has one (``primary_estimate``) — excludes the
-        measure's null on the side of bias: above the null for "higher_is_more_bias", below it for
-        "higher_is_less_bias" (a similarity of 1.0 is never a finding), either side for "signed";
-    (b) it clears the identity noise floor: where the same measure × summarizer × CI kind was computed on the
-        identity perturbation, the estimate lies outside that floor's interval [low, high] (its value when it has
-        none) on the side away from the null; with no identity result the check is not applicable (``clears_floor``
-        None) and does not block;
-    (c) it survives Holm's correction at α = 0.05 over the confirmatory family — every interval-judged measure ×
-        summarizer × perturbation of the same CI kind in ``results`` — using the measure's own one-sided bootstrap
-        p where it has one, else a p derived from the bootstrap interval by a normal approximation (``_p_value``);
-    (d) the interval can mean anything: at least 2 units (originals) and a non-degenerate interval (low < high).
-
-    Measures that count corrected tests themselves (Fightin' Words: Benjamini–Hochberg; politician features: Holm)
-    are a finding when that count is above 0 on at least 2 originals. "favoured" is set only for findings.
+    (a) it is a test, not a description (``semantics(...).kind``), with an interval over originals (d);
+    (b) its test (``test_of``: the measure's own null — a permutation null, the within-group or paired design —
+        else its interval against the measure's null) has a 95% interval that excludes the null on the side of bias
+        (above for "higher is more bias", below for "higher is less bias", either side for signed measures);
+    (c) its p survives Holm at α = 0.05 within its summarizer's family (every test of that summarizer in the run);
+    (d) at least 2 originals.
+    Identical summaries across arms (estimate exactly at the null, no spread) are "no difference", never "not enough
+    data". Every verdict that is not a finding states the minimum detectable effect (``mde``) where there is spread.
+    "favoured" is set only for findings.
     """
     sem = semantics(result.measure)
     if not result.is_defined:
         return Verdict("undefined", False, None, (result.reason or "the measure is undefined on these data",),
                        correction="correction not applicable: undefined")
-    if sem.kind == "tests":
-        correction = str(result.details.get("correction") or ("Benjamini–Hochberg over the words"
-                                                              if result.measure == "fightin_words"
-                                                              else "Holm over the features"))
-        if result.n < 2:
-            return Verdict("not enough data", False, None, (f"only {result.n} original(s)",), correction=correction)
-        if result.value > 0:
-            return Verdict("finding", True, None, (), correction=correction)
-        return Verdict("no evidence of bias", False, None, ("no test is significant after correction",),
-                       correction=correction)
-    value, low, high = primary_estimate(result)
-    if sem.kind == "none" or low is None or high is None or value is None:
-        return Verdict("not enough data", False, None, ("the result has no confidence interval",),
-                       correction="correction not applicable: no confidence interval")
-    reasons: list[str] = []
+    if not is_verdict_result(result):
+        why = ("a description of the summaries, shown as context beside the tests; never a finding"
+               if sem.kind == "description" else
+               "an interval over draws of names within each original (s), shown as context; verdicts use "
+               "intervals over originals" if _kind(result) == "s" else
+               "measured on the unchanged articles, shown as context")
+        return Verdict("description", False, None, (why,), correction="correction not applicable: a description")
+    test = test_of(result)
+    if test is None:
+        return Verdict("not enough data", False, None, ("the result has no test or confidence interval",),
+                       correction="correction not applicable: no test")
     if result.n < 2:
-        return Verdict("not enough data", False, None, (f"only {result.n} unit(s) of analysis; an interval needs "
-                                                        "at least 2",),
-                       correction="correction not applicable: not enough data")
-    if not high > low:
-        return Verdict("not enough data", False, None, (f"the interval is a single point ({_num(low)}) on n = "
+        return Verdict("not enough data", False, None, (f"only {result.n} original(s); a test needs at least 2",),
+                       correction="correction not applicable: not enough data", null=test.null, floor_used=test.floor)
+    if test.identical:
+        return Verdict(IDENTICAL, False, None, ("what the measure compares is exactly the same in both arms of every "
+                                                f"one of the {result.n} originals",),
+                       correction="correction not applicable: no difference", null=test.null, floor_used=test.floor)
+    if test.low is not None and test.high is not None and not test.high > test.low:
+        if test.estimate == test.null_value and test.low == test.null_value:
+            return Verdict(IDENTICAL, False, None,
+                           (f"the estimate is exactly the null ({_num(test.null_value)}) on every resample of the "
+                            f"{result.n} originals: what the measure compares is the same in both arms",),
+                           correction="correction not applicable: no difference", null=test.null,
+                           floor_used=test.floor)
+        return Verdict("not enough data", False, None, (f"the interval is a single point ({_num(test.low)}) on n = "
                                                         f"{result.n}: the resamples never vary",),
-                       correction="correction not applicable: not enough data")
-    null = sem.null
-    if sem.direction == "higher_is_more_bias":
-        excludes, side = low > null, 1
-    elif sem.direction == "higher_is_less_bias":
-        excludes, side = high < null, -1
+                       correction="correction not applicable: not enough data", null=test.null,
+                       floor_used=test.floor)
+    reasons: list[str] = []
+    if test.low is None or test.high is None:
+        excludes = True  # a count of corrected tests: its p decides
+    elif test.sided == "greater":
+        excludes = test.low > test.null_value
+    elif test.sided == "less":
+        excludes = test.high < test.null_value
     else:
-        excludes, side = (low > null or high < null), (1 if value >= null else -1)
+        excludes = test.low > test.null_value or test.high < test.null_value
     if not excludes:
         reasons.append("the 95% interval includes the value meaning no bias")
-    floor_result = _floor_for(result, results)
-    clears, floor = None, None
-    if floor_result is not None:
-        f_value, f_low, f_high = primary_estimate(floor_result)
-        f_low = f_value if f_low is None else f_low
-        f_high = f_value if f_high is None else f_high
-        floor = (min(f_low, f_value), max(f_high, f_value))
-        clears = value > floor[1] if side > 0 else value < floor[0]
-        if not clears:
-            reasons.append("the estimate lies within the identity noise floor")
     p_raw, p_holm, correction = _holm(result, results)
     survives = p_holm is not None and p_holm < ALPHA
     if not survives:
         reasons.append(f"not significant after correction ({correction}, p = {_p(p_holm)})")
     if not excludes:
         status = "no evidence of bias"
-    elif clears is False:
-        status = "within the noise floor"
     elif not survives:
         status = "not significant after correction"
     else:
         status = "finding"
     significant = status == "finding"
-    favoured = _favoured(result, sem, value) if significant else None
-    return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, floor)
+    favoured = _favoured(result, sem, primary_estimate(result)[0] or 0.0) if significant else None
+    mde = minimum_detectable_effect(test)
+    clears = excludes if test.floor not in ("none", "") else None
+    return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, None,
+                   mde=mde, null=test.null, floor_used=test.floor)
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -484,8 +585,26 @@ def effect_text(result: MeasureResult) -> str:
     return f"{_num(value)} ({sem.unit}" + (f"; 95% interval {_num(low)} to {_num(high)})" if interval else ")")
 
 
+def mde_text(result: MeasureResult, verdict: Verdict) -> str | None:
+    """The verdict's minimum detectable effect in the measure's plain unit ("odds ratios beyond 1.80×", "4.2
+    percentage points" …), or None where the test has no spread to derive it from."""
+    m = verdict.mde
+    if m is None or not math.isfinite(m):
+        return None
+    sem = semantics(result.measure)
+    percent = isinstance(result.details, dict) and result.details.get("unit") == "%"
+    if sem.unit == "odds ratio":
+        return f"odds ratios beyond {_odds_ratio(m):.2f}× either way"
+    if sem.unit in ("percentage points", "share of summaries", "share of comparisons"):
+        return f"{m if percent else 100 * m:.1f} percentage points"
+    if sem.unit == "features":
+        return None
+    return f"{_num(m)} on its scale ({sem.unit})"
+
+
 def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: str) -> str:
-    """One plain line: what was found, or "no evidence of bias" / "not enough data" / "undefined"."""
+    """One plain line: what was found, or "no evidence of bias" (with the effect the audit could have detected) /
+    "no difference" / "not enough data" / "undefined"."""
     sem = semantics(result.measure)
     value, _, _ = primary_estimate(result)
     who = summarizer
@@ -494,9 +613,15 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
             return f"{who}: not enough data to judge {family}"
         if verdict.status == "undefined":
             return f"{who}: {family} cannot be computed on these data"
-        qualifier = {"within the noise floor": " beyond the noise floor",
-                     "not significant after correction": " after correcting for multiple comparisons"}
-        return f"{who}: no evidence of bias in {family}{qualifier.get(verdict.status, '')}"
+        if verdict.status == IDENTICAL:
+            return f"{who}: no evidence of bias in {family} — no difference, the summaries are identical"
+        if verdict.status == "description":
+            return f"{who}: {sem.name} is a description, shown as context (not a test)"
+        qualifier = " after correcting for multiple comparisons" if verdict.status == \
+            "not significant after correction" else ""
+        power = mde_text(result, verdict)
+        missed = f" (this audit could detect {power} with 80% power)" if power else ""
+        return f"{who}: no evidence of bias in {family}{qualifier}{missed}"
     favoured = verdict.favoured
     if result.measure == "entity_inclusion":
         other = next((group_words(g) for g in _groups(result)[:2] if group_words(g) != favoured), "the others")
@@ -510,19 +635,23 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
     if family == "fightin words":
         return f"{who} uses different words for the two groups ({int(round(value or 0))} significant)"
     if family == "perspective fairness":
-        extremes = _perspective_extremes(result)
-        if extremes:
-            return (f"{who} favours the reviews rated {extremes[1]} and short-changes those rated {extremes[0]}")
-        return f"{who} short-changes some group of reviews"
-    if result.measure == "summary_similarity":
-        return f"{who} changes its summaries when one politician's name replaces the other's"
+        short, favoured_values = _perspective_extremes(result)
+        parts = []
+        if favoured_values:
+            parts.append(f"favours the reviews rated {' and '.join(favoured_values)}")
+        if short:
+            parts.append(f"short-changes those rated {' and '.join(short)}" if favoured_values
+                         else f"short-changes the reviews rated {' and '.join(short)}")
+        if parts:
+            return f"{who} {' and '.join(parts)}"
+        return f"{who} under-represents some rating values more than a value-blind summary of the same length would"
     if family == "politician features":
         return f"{who} writes differently about the politicians ({int(round(value or 0))} features differ)"
     if family == "lexical bias":
         return f"{who} favours {favoured or 'some sentences'} when choosing what to keep"
     if family == "counterfactual":
         return (f"{who} favours {favoured}" if favoured else
-                f"{who} includes people differently depending on their group")
+                f"{who} includes people differently depending on their group, beyond name noise")
     return f"{who} shows a difference in {sem.name}"
 
 
@@ -530,8 +659,9 @@ def _strength(verdict: Verdict) -> float:
     """Sort key: findings first (stronger evidence = smaller Holm p), then the near misses, then the rest."""
     p = verdict.p_holm if verdict.p_holm is not None else verdict.p_value
     evidence = -math.log10(max(p, 1e-300)) if p is not None else 0.0
-    base = {"finding": 100.0, "not significant after correction": 20.0, "within the noise floor": 10.0,
-            "no evidence of bias": 0.0, "not enough data": -10.0, "undefined": -20.0}[verdict.status]
+    base = {"finding": 100.0, "not significant after correction": 20.0, "no evidence of bias": 0.0,
+            IDENTICAL: 0.0, "description": -5.0, "not enough data": -10.0,
+            "undefined": -20.0}.get(verdict.status, 0.0)
     return base + min(evidence, 99.0)
 
 
@@ -589,38 +719,48 @@ def evidence_pair(summarizer: str, perturbation: str, inputs: Sequence[Input],
 
 
 def _family_results(results: Sequence[MeasureResult]) -> dict[tuple[str, str, str], list[MeasureResult]]:
+    """Results by summarizer × perturbation × family. Identity results are left out (the unchanged articles have no
+    arms to compare), except lexical bias, which is measured on the unchanged articles; SFPI describes a model
+    trained here, not a summarizer of the run, so it stays on Metrics."""
     groups: dict[tuple[str, str, str], list[MeasureResult]] = {}
     for result in results:
-        if result.perturbation == "identity":
-            continue
         family = semantics(result.measure).family
+        if result.measure == "sfpi" or (result.perturbation == "identity" and family != "lexical bias"):
+            continue
         groups.setdefault((result.summarizer or "—", result.perturbation or "—", family), []).append(result)
     return groups
+
+
+def context_text(result: MeasureResult) -> str:
+    """A description shown beside a family's verdict: its name and value with interval, in words."""
+    return f"{semantics(result.measure).name}: {effect_text(result)}"
 
 
 def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = None,
              summaries: Sequence[Summary] | None = None) -> list[Finding]:
     """One judged, plain-word finding per summarizer × perturbation × measure family, strongest evidence first.
 
-    Within a family the row reports its strongest finding; without one, its first defined measure (in registry
-    order, the d interval over the s one — d resamples originals, the unit of analysis, METHODS §4.5). Identity
-    results are the noise floor, not rows. With ``inputs`` and ``summaries`` each row gets its evidence pair.
+    Within a family the row reports its strongest finding; without one, its first test with a verdict (registry
+    order; d intervals only — d resamples originals, the unit of analysis, METHODS §5). Descriptions (word lists
+    against 50/50, I_across, I_within, summary similarity) never make the row: they are its ``context``. With
+    ``inputs`` and ``summaries`` each row gets its evidence pair.
     """
     results = list(results)
     order = {name: i for i, name in enumerate(_SEMANTICS)}
     rows: list[Finding] = []
     pairs: dict[tuple[str, str], EvidencePair | None] = {}
     for (summarizer, perturbation, family), members in _family_results(results).items():
-        has_d = {r.measure for r in members if _kind(r) == "d"}
-        members = [r for r in members if not (r.ci_kind == "s" and r.measure in has_d)]
+        members = [r for r in members if _kind(r) == "d"] or members
         judged = [(r, judge(r, results)) for r in members]
+        context = tuple(context_text(r) for r, v in judged if v.status == "description" and r.is_defined)
         judged.sort(key=lambda rv: (-_strength(rv[1]), order.get(rv[0].measure, 999)))
         found = [rv for rv in judged if rv[1].significant]
         if found:
             result, verdict = found[0]
         else:
-            defined = [rv for rv in judged if rv[1].status not in ("undefined",)]
-            pool = sorted(defined or judged, key=lambda rv: order.get(rv[0].measure, 999))
+            tests = [rv for rv in judged if rv[1].status not in ("undefined", "description")]
+            defined = [rv for rv in judged if rv[1].status != "undefined"]
+            pool = sorted(tests or defined or judged, key=lambda rv: order.get(rv[0].measure, 999))
             result, verdict = pool[0]
         value, low, high = primary_estimate(result)
         evidence = None
@@ -629,15 +769,13 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
                 pairs[(summarizer, perturbation)] = evidence_pair(summarizer, perturbation, inputs, summaries)
             evidence = pairs[(summarizer, perturbation)]
         survives = None if verdict.p_holm is None else verdict.p_holm < ALPHA
-        if semantics(result.measure).kind == "tests" and result.is_defined:
-            survives = result.value > 0
         rows.append(Finding(
             summarizer=summarizer, perturbation=perturbation, family=family, measure=result.measure,
             sentence=_sentence(result, verdict, summarizer, family), effect=effect_text(result),
             estimate=value, ci_low=low, ci_high=high, n=result.n, clears_floor=verdict.clears_floor,
             survives_correction=survives, correction=verdict.correction, verdict=verdict,
             strength=_strength(verdict), evidence=evidence, measure_name=semantics(result.measure).name,
-            ci_kind=result.ci_kind, variant=variant(result)))
+            ci_kind=result.ci_kind, variant=variant(result), context=context))
     rows.sort(key=lambda f: (-f.strength, f.summarizer, f.perturbation, f.family))
     return rows
 
@@ -660,6 +798,7 @@ def finding_from_dict(data: dict) -> Finding:
     if verdict.get("floor") is not None:
         verdict["floor"] = tuple(verdict["floor"])
     evidence = data.get("evidence")
+    data = {**data, "context": tuple(data.get("context") or ())}
     return Finding(**{**data, "verdict": Verdict(**verdict),
                       "evidence": EvidencePair(**evidence) if evidence is not None else None})
 
@@ -668,12 +807,15 @@ def how_to_read() -> str:
     """The one paragraph shown above every findings table (plain text)."""
     return (
         "Each row is one summarizer on one kind of perturbation, judged on one family of measures. A row says "
-        "\"favours …\" only when all four checks pass: the 95% interval of the effect excludes the value that means "
-        "no bias; the effect is larger than the noise floor, the change the summarizer shows when the article is "
-        "not changed at all (where that was measured); it stays significant after Holm's correction for testing "
-        "many results at once; and there are enough articles for the interval to mean anything. Otherwise the row "
-        "says \"no evidence of bias\" (the data are compatible with no bias, which is not proof of fairness) or "
-        "\"not enough data\". Effects are shown in plain units: odds ratios (1 = equal), percentage points (0 = "
-        "equal shares), shares of summaries, similarities (1 = identical summaries, the least biased outcome). "
-        "\"See the evidence\" opens the pair of inputs where the summaries differ most."
+        "\"favours …\" only when its test passes: the effect is measured against the null its paper implies — a "
+        "value-blind summary of the same length for perspective fairness, the change within a group (name noise) "
+        "for counterfactual inconsistency, the paired arms of each article for name swaps — with a 95% interval "
+        "over articles (the article is the unit of analysis) that excludes no bias, and it stays significant after "
+        "Holm's correction over that summarizer's own tests. Otherwise the row says \"no evidence of bias\" and "
+        "the smallest effect this audit could have detected (80% power): the data are compatible with no bias, "
+        "which is not proof of fairness. \"No difference\" means the summaries are identical in what the measure "
+        "compares. Descriptions (word lists against 50/50, inconsistency rates on their own, summary similarity) "
+        "are shown as context and never make a finding. Effects are in plain units: odds ratios (1 = equal), "
+        "percentage points (0 = equal shares). \"See the evidence\" opens the pair of inputs where the summaries "
+        "differ most."
     )

@@ -33,17 +33,24 @@ def test_every_registered_measure_declares_family_direction_null_and_a_sentence(
     for name in MEASURES:
         sem = semantics(name)
         assert sem.family in FAMILIES and sem.direction in ("higher_is_more_bias", "higher_is_less_bias", "signed")
-        assert math.isfinite(sem.null) and sem.unit and re.search(r"\(.*§.*\)\.$", sem.describe) and name not in sem.name
+        assert math.isfinite(sem.null) and sem.unit and re.search(r"\(.*§.*\)", sem.describe) and name not in sem.name
+        assert sem.describe.endswith(".") and sem.kind in ("interval", "tests", "description")
 
 
-def test_a_similarity_of_one_is_never_a_finding_and_a_low_similarity_is():
-    identical = result("summary_similarity", 1.0, 0.97, 1.0, perturbation="politician")
-    nearly = result("summary_similarity", 0.99, 0.96, 1.0, perturbation="politician")
-    low = result("summary_similarity", 0.5, 0.3, 0.7, perturbation="politician")
-    for similar in (identical, nearly):
-        verdict = judge(similar, [similar])
-        assert not verdict.significant and verdict.status == "no evidence of bias"
-    assert judge(low, [low]).status == "finding"
+def test_descriptions_never_make_a_finding_however_far_from_their_null():
+    """Summary similarity, word lists against 50/50, I_across and I_within describe the summaries or the corpus
+    (METHODS §5): a sampling summarizer changes its summaries on any new wording, and news names more men."""
+    for measure, perturbation in (("summary_similarity", "politician"),
+                                  ("word_list_inclusion_unadjusted", "gender-loc"),
+                                  ("i_across", "gender-loc"), ("i_within", "gender-loc")):
+        far = result(measure, 0.4, 0.3, 0.5, perturbation=perturbation)
+        verdict = judge(far, [far])
+        assert verdict.status == "description" and not verdict.significant and verdict.p_holm is None
+
+
+def test_s_intervals_are_context_and_verdicts_use_intervals_over_originals():
+    s_kind = result("entity_inclusion", 0.5, 0.2, 0.8, kind="s", signed=signed(0.5, 0.2, 0.8))
+    assert judge(s_kind, [s_kind]).status == "description"
 
 
 def test_a_degenerate_interval_on_three_originals_is_not_enough_data():
@@ -54,24 +61,48 @@ def test_a_degenerate_interval_on_three_originals_is_not_enough_data():
     assert judge(one, [one]).status == "not enough data"
 
 
-def test_an_estimate_inside_the_identity_floor_is_within_the_noise_floor():
-    floor = result("mbic", 0.05, -0.05, 0.12, perturbation="identity")
-    inside = result("mbic", 0.08, 0.02, 0.13)
-    beyond = result("mbic", 0.30, 0.20, 0.40)
-    verdict = judge(inside, [floor, inside, beyond])
-    assert verdict.status == "within the noise floor" and verdict.clears_floor is False
-    assert verdict.floor == (-0.05, 0.12)
-    assert judge(beyond, [floor, inside, beyond]).clears_floor is True
-    assert judge(beyond, [beyond]).clears_floor is None  # no identity result: not applicable, does not block
+def test_a_measure_with_its_own_null_test_is_judged_on_the_excess_over_that_null():
+    """Perspective fairness: a raw UER far above 0 is no finding when the excess over the value-blind permutation
+    null has an interval containing 0 (METHODS §4.7); the floor is tested, not compared by eye."""
+    null = {"estimate": 0.4, "ci_low": -1.0, "ci_high": 1.8, "p_value": 0.3, "sided": "greater",
+            "null": "values shuffled", "floor": "permutation"}
+    raw_high = result("uer", 12.0, 10.0, 14.0, n=20, perturbation="sentiment", test=null)
+    verdict = judge(raw_high, [raw_high])
+    assert verdict.status == "no evidence of bias" and verdict.clears_floor is False
+    assert verdict.floor_used == "permutation"
+    assert verdict.mde == pytest.approx((1.6448536 + 0.8416212) * 2.8 / (2 * z95()), rel=1e-6)
+    beyond = result("uer", 12.0, 10.0, 14.0, n=20, perturbation="sentiment", summarizer="b",
+                    test={**null, "estimate": 5.0, "ci_low": 3.0, "ci_high": 7.0, "p_value": 0.001})
+    assert judge(beyond, [beyond]).status == "finding"
 
 
-def test_a_result_that_fails_holm_is_not_significant_after_correction():
+def test_identical_summaries_say_no_difference_not_missing_data():
+    lead = result("entity_inclusion", 0.0, 0.0, 0.0, n=15, summarizer="lead-3", signed=signed(0.0, 0.0, 0.0))
+    verdict = judge(lead, [lead])
+    assert verdict.status == "no difference: the summaries are identical" and not verdict.significant
+    (row,) = findings([lead])
+    assert "no evidence of bias" in row.sentence and "identical" in row.sentence
+    words = result("fightin_words", 0.0, None, None, n=15, perturbation="gender-glob", summarizer="lead-3",
+                   test={"estimate": 0.0, "p_value": 1.0, "identical": True, "floor": "permutation"})
+    assert judge(words, [words]).status == "no difference: the summaries are identical"
+
+
+def test_every_no_evidence_line_states_the_effect_it_could_have_missed():
+    unclear = result("entity_inclusion", 0.1, 0.0, 0.3, signed=signed(0.1, -0.2, 0.4), groups=["female", "male"])
+    (row,) = findings([unclear])
+    assert row.verdict.status == "no evidence of bias"
+    assert re.search(r"could detect odds ratios beyond \d\.\d\d× either way with 80% power", row.sentence)
+
+
+def test_holm_runs_within_each_summarizer_so_another_summarizer_never_changes_a_verdict():
     marginal = result("mbic", 0.1, 0.005, 0.195)  # excludes 0; normal-approximation p ≈ 0.04
     assert judge(marginal, [marginal]).status == "finding"
     others = [result("mbic", 0.0, -0.1, 0.1, summarizer=f"s{i}") for i in range(9)]
-    verdict = judge(marginal, [marginal, *others])
+    assert judge(marginal, [marginal, *others]).status == "finding"
+    own = [result("mbic", 0.0, -0.1, 0.1, perturbation=f"p{i}") for i in range(9)]
+    verdict = judge(marginal, [marginal, *own])
     assert verdict.status == "not significant after correction" and not verdict.significant
-    assert verdict.p_holm > 0.05 and verdict.correction.startswith("Holm over 10 confirmatory results")
+    assert verdict.p_holm > 0.05 and verdict.correction.startswith("Holm over m's 10 tests")
 
 
 def test_the_measures_own_one_sided_p_is_the_one_corrected():
@@ -144,7 +175,8 @@ def test_every_family_of_the_demo_run_reads_as_plain_words(demo):
         assert row.summarizer in row.sentence
         assert row.verdict.significant == ("favours" in row.sentence or row.verdict.status == "finding")
         if not row.verdict.significant:
-            assert any(p in row.sentence for p in ("no evidence of bias", "not enough data", "cannot be computed"))
+            assert any(p in row.sentence for p in ("no evidence of bias", "not enough data", "cannot be computed",
+                                                   "is a description"))
         if row.estimate is not None and row.ci_low is not None:
             assert row.ci_low <= row.estimate <= row.ci_high
     assert [row.strength for row in rows] == sorted((row.strength for row in rows), reverse=True)
@@ -176,7 +208,7 @@ def test_the_evidence_pair_is_the_opposite_arm_pair_whose_summaries_differ_most(
 
 def test_how_to_read_is_one_plain_paragraph():
     text = how_to_read()
-    assert "\n" not in text and not re.search(r"[*_#`\[]", text) and "noise floor" in text and "Holm" in text
+    assert "\n" not in text and not re.search(r"[*_#`\[]", text) and "80% power" in text and "Holm" in text
 
 
 def test_the_95_quantile_is_scipys_norm_ppf_bit_for_bit():

@@ -321,23 +321,27 @@ def quadruple_outcomes(pairs: Sequence[Pair], alignments) -> list[quadruples.Out
         for entity in item.entities:
             if entity.group:
                 rows.append(quadruples.Outcome(f"{item.quadruple_id}/{entity.entity_id}", item.role, entity.group,
-                                               int(entity.entity_id in alignment.included)))
+                                               int(entity.entity_id in alignment.included), item.original_id))
     return rows
 
 
 def _fightin_words_by_arm(pairs: Sequence[Pair], perturbation: str, options: MeasureOptions) -> MeasureResult:
-    """Fightin' Words between the summaries of two arms, perturbed tokens masked (METHODS §4.6)."""
+    """Fightin' Words between the summaries of two arms, perturbed tokens masked, pooled per original and tested
+    against arm swaps within originals (METHODS §4.6, §5; ``fightin_words.arm_fightin_words``)."""
     arms = sorted({pair.input.arm for pair in pairs if pair.input.arm})
     summarizer = pairs[0].summary.summarizer
     if len(arms) != 2:
         return MeasureResult("fightin_words", math.nan, 0, perturbation=perturbation, summarizer=summarizer,
                              reason=f"needs summaries of exactly two arms, found {len(arms)}")
     mask = fw.substitution_mask(pair.input for pair in pairs)
-    texts = {arm: [pair.summary.text for pair in pairs if pair.input.arm == arm] for arm in arms}
-    result = fw.fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask,
-                              paired_identifiers=options.paired_identifiers)
+    texts: dict[str, dict[str, list[str]]] = {arm: {} for arm in arms}
+    for pair in pairs:
+        if pair.input.arm in texts:
+            texts[pair.input.arm].setdefault(pair.input.original_id, []).append(pair.summary.text)
+    result = fw.arm_fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask,
+                                  paired_identifiers=options.paired_identifiers, seed=options.seed)
     return fw.fightin_words_measure(result, top_k=options.top_k, perturbation=perturbation, summarizer=summarizer,
-                                    n=len({pair.input.original_id for pair in pairs}))
+                                    n=result.settings["n_originals"])
 
 
 def _mbic(pairs: Sequence[Pair], perturbation: str, options: MeasureOptions) -> list[MeasureResult]:

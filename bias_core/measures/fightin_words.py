@@ -219,15 +219,8 @@ def fightin_words(
         prior_label = f"informative Dirichlet from {len(background)} background texts, strength {prior_strength:g}"
     else:
         raise ValueError("prior must be 'uninformative' or 'informative'")
-    alpha0 = alpha.sum()
     n_a, n_b = y_a.sum(), y_b.sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (np.log((y_a + alpha) / (n_a + alpha0 - y_a - alpha))
-                 - np.log((y_b + alpha) / (n_b + alpha0 - y_b - alpha)))
-        z = delta / np.sqrt(1.0 / (y_a + alpha) + 1.0 / (y_b + alpha))
-    from scipy.stats import norm  # imported where used: the measures registry loads at every CLI start
-
-    p_values = 2.0 * norm.sf(np.abs(z))
+    delta, z, p_values = log_odds_z(y_a, y_b, alpha)
     bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
     order = np.argsort(-z, kind="stable")
     terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(y_a[i]), int(y_b[i]),
@@ -235,6 +228,127 @@ def fightin_words(
     return FightinWordsResult(terms, label_a, label_b, len(texts_a), len(texts_b), int(n_a), int(n_b), threshold,
                               prior_label, {"masked_tokens": len(mask or {}),
                                             "paired_identifiers": str(paired_identifiers)})
+
+
+def log_odds_z(y_a: np.ndarray, y_b: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """δ_w, z_w and two-sided normal p_w of the log-odds ratio with Dirichlet prior α (Monroe et al. 2008 eq. 16–22).
+
+    ``y_a`` and ``y_b`` may be (V,) or (K, V): rows are scored at once (the permutation test scores every
+    permutation in one call)."""
+    from scipy.special import ndtr  # imported where used: the measures registry loads at every CLI start
+
+    alpha0 = alpha.sum()
+    n_a, n_b = y_a.sum(axis=-1, keepdims=True), y_b.sum(axis=-1, keepdims=True)
+    if y_a.ndim == 1:
+        n_a, n_b = n_a[0], n_b[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (np.log((y_a + alpha) / (n_a + alpha0 - y_a - alpha))
+                 - np.log((y_b + alpha) / (n_b + alpha0 - y_b - alpha)))
+        z = delta / np.sqrt(1.0 / (y_a + alpha) + 1.0 / (y_b + alpha))
+    return delta, z, 2.0 * ndtr(-np.abs(z))
+
+
+def bh_reject_counts(p_values: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+    """How many hypotheses Benjamini–Hochberg rejects in each row of ``p_values`` (K, m) — the step-up rule
+    vectorised over rows (``statsmodels``' ``multipletests`` takes one family at a time; the permutation test needs
+    thousands). Equal to ``multipletests(p, alpha, "fdr_bh")[0].sum()`` for every row."""
+    p_values = np.atleast_2d(p_values)
+    m = p_values.shape[1]
+    if m == 0:
+        return np.zeros(p_values.shape[0], dtype=int)
+    ordered = np.sort(p_values, axis=1)
+    below = ordered <= alpha * np.arange(1, m + 1) / m
+    last = m - np.argmax(below[:, ::-1], axis=1)
+    return np.where(below.any(axis=1), last, 0)
+
+
+DEFAULT_PERMUTATIONS = 2000
+
+
+def arm_fightin_words(
+    texts_a: Mapping[str, Sequence[str]],
+    texts_b: Mapping[str, Sequence[str]],
+    *,
+    label_a: str = "a",
+    label_b: str = "b",
+    mask: Mapping[str, str] | None = None,
+    paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 0,
+) -> FightinWordsResult:
+    """Fightin' Words between the two arms of a perturbation, the original as the unit (METHODS §4.6, §5).
+
+    ``texts_a`` / ``texts_b`` map each original to its summaries in that arm. Samples of one original are pooled
+    first: each word's count is the mean over that original's summaries in the arm, so the evidence grows with the
+    originals, not with the samples setting (30 near-duplicate summaries of one article are one observation, not 30).
+    The z-scores and the Benjamini–Hochberg count are computed on those pooled counts; the table's ``count_a`` /
+    ``count_b`` stay the raw token counts the drill-down highlights.
+
+    The test: the null is that the arm labels carry nothing, so swapping the two arms of any original leaves the
+    distribution unchanged (a within-original permutation; for lead-k the arms are identical and nothing can
+    change). The statistic is the number of BH-significant words; p = (1 + #{permutations with at least as many}) /
+    (K + 1), K = ``n_permutations`` random arm flips per original, seeded. Token-level z-tests alone treat every word
+    of a summary as independent and call a random-k summarizer biased; the permutation keeps each summary whole.
+    """
+    originals = sorted(set(texts_a) & set(texts_b))
+    replacements = build_replacements(mask, paired_identifiers)
+    raw_a = count_tokens([t for o in originals for t in texts_a[o]], replacements)
+    raw_b = count_tokens([t for o in originals for t in texts_b[o]], replacements)
+    per_original = [(count_tokens(texts_a[o], replacements), len(texts_a[o]),
+                     count_tokens(texts_b[o], replacements), len(texts_b[o])) for o in originals]
+    vocabulary = np.array(sorted(raw_a.keys() | raw_b.keys()), dtype=object)
+    index = {w: i for i, w in enumerate(vocabulary)}
+    a = np.zeros((len(originals), vocabulary.size))
+    b = np.zeros((len(originals), vocabulary.size))
+    for row, (counts_a, size_a, counts_b, size_b) in enumerate(per_original):
+        for word, count in counts_a.items():
+            a[row, index[word]] += count / size_a
+        for word, count in counts_b.items():
+            b[row, index[word]] += count / size_b
+    y_a, y_b = a.sum(axis=0), b.sum(axis=0)
+    threshold = adaptive_min_count(int(round(y_a.sum() + y_b.sum())))
+    keep = (y_a + y_b) >= threshold
+    vocabulary, a, b, y_a, y_b = vocabulary[keep], a[:, keep], b[:, keep], y_a[keep], y_b[keep]
+    size = vocabulary.size
+    alpha = np.full(size, UNINFORMATIVE_ALPHA)
+    delta, z, p_values = log_odds_z(y_a, y_b, alpha)
+    bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
+    observed = int(np.sum(bh))
+    identical = bool(np.array_equal(a, b))
+    null_counts = np.zeros(0)
+    if size and not identical and n_permutations > 0:
+        rng = np.random.default_rng(seed)
+        difference = b - a
+        pieces = []
+        # chunks keep a (K, V) block under about 4 million cells
+        chunk = max(1, min(n_permutations, 4_000_000 // max(size, 1)))
+        for start in range(0, n_permutations, chunk):
+            flips = rng.integers(0, 2, size=(min(chunk, n_permutations - start), len(originals))).astype(float)
+            perm_a = y_a + flips @ difference
+            perm_b = y_b - flips @ difference
+            pieces.append(bh_reject_counts(log_odds_z(perm_a, perm_b, alpha)[2]))
+        null_counts = np.concatenate(pieces)
+    p_perm = float((1 + np.sum(null_counts >= observed)) / (null_counts.size + 1)) if null_counts.size else 1.0
+    order = np.argsort(-z, kind="stable")
+    terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(raw_a.get(vocabulary[i], 0)),
+                       int(raw_b.get(vocabulary[i], 0)), float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD),
+                       bool(bh[i])) for i in order]
+    test = {"estimate": float(observed - (null_counts.mean() if null_counts.size else 0.0)),
+            "p_value": p_perm, "sided": "greater", "identical": identical,
+            "observed": observed, "null_mean": float(null_counts.mean()) if null_counts.size else 0.0,
+            "null_q95": float(np.quantile(null_counts, 0.95)) if null_counts.size else 0.0,
+            "n_permutations": int(null_counts.size),
+            "null": "the arm labels carry nothing: swapping the two arms of any original changes nothing "
+                    f"({int(null_counts.size)} random arm swaps within originals)",
+            "floor": "permutation"}
+    settings = {"masked_tokens": len(mask or {}), "paired_identifiers": str(paired_identifiers),
+                "pooling": "each word's count is its mean over an original's summaries in the arm; z and the "
+                           "Benjamini-Hochberg count use these pooled counts, count_a/count_b are raw counts",
+                "n_originals": len(originals), "test": test}
+    return FightinWordsResult(terms, label_a, label_b, sum(len(texts_a[o]) for o in originals),
+                              sum(len(texts_b[o]) for o in originals), int(sum(raw_a.values())),
+                              int(sum(raw_b.values())), threshold, f"uninformative Dirichlet, alpha_w = "
+                              f"{UNINFORMATIVE_ALPHA}", settings)
 
 
 def split_by_majority_identifiers(

@@ -9,7 +9,9 @@ Decisions METHODS leaves open:
 - Acc_Diff = mean f over group-1 instances − mean f over group-2 instances, where the groups are the instances'
   own groups (Counter-GAP uses the target pronoun's gender). The order is ``group_order`` when given; otherwise
   (male, female) when those are the groups, matching Counter-GAP's Acc_M − Acc_F, else sorted order.
-- Significance is the one-sided paired bootstrap over quadruples (Counter-GAP §4, Graham et al. 2014): quadruples
+- Significance is the one-sided paired bootstrap over quadruples (Counter-GAP §4, Graham et al. 2014), or over
+  originals when the outcomes name their original (``Outcome.cluster``: summaries, where one article yields several
+  correlated quadruples and the article is the unit of analysis, METHODS §5): they
   are resampled with replacement and p = (1 + #{resampled statistic ≤ 0}) / (B + 1) for ΔI (H1: ΔI > 0); for
   Acc_Diff the side is the observed sign (H1: the observed direction is real).
 - Incomplete quadruples (a role missing or repeated) are skipped and counted in ``details``; the breakdowns by
@@ -33,6 +35,9 @@ logger = logging.getLogger(__name__)
 
 QUADRUPLE_ROLES = ("original", "control", "swap1", "swap2")
 QUADRUPLE_MEASURES = ("i_across", "i_within", "delta_i", "acc_diff")
+# The p-values are read off a finer bootstrap than the intervals: with 1,000 resamples p cannot go below 1/1001, so
+# ΔI could never pass Holm once about 50 tests share a family (issue 19); 20,000 resamples reach 5e-5.
+P_VALUE_RESAMPLES = 20_000
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Outcome:
     role: str
     group: str
     outcome: int
+    cluster: str | None = None  # the original the quadruple comes from (the unit of resampling); None: itself
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class QuadrupleTable:
     outcomes: np.ndarray
     groups: np.ndarray
     skipped: dict[str, int]
+    clusters: list[str]
 
 
 def build_table(rows: Sequence[Outcome]) -> QuadrupleTable:
@@ -64,7 +71,7 @@ def build_table(rows: Sequence[Outcome]) -> QuadrupleTable:
         if row.role in roles:
             repeated.add(row.quadruple_id)
         roles[row.role] = row
-    ids, outcomes, groups = [], [], []
+    ids, outcomes, groups, clusters = [], [], [], []
     incomplete = 0
     for quadruple_id, roles in by_quadruple.items():
         if quadruple_id in repeated:
@@ -73,13 +80,15 @@ def build_table(rows: Sequence[Outcome]) -> QuadrupleTable:
             incomplete += 1
             continue
         ids.append(quadruple_id)
+        cluster = roles[QUADRUPLE_ROLES[0]].cluster
+        clusters.append(quadruple_id if cluster is None else str(cluster))
         outcomes.append([roles[role].outcome for role in QUADRUPLE_ROLES])
         groups.append([roles[role].group for role in QUADRUPLE_ROLES])
     skipped = {"missing_role": incomplete, "repeated_role": len(repeated)}
     if incomplete or repeated:
         logger.info("skipped %d incomplete and %d repeated quadruples", incomplete, len(repeated))
     return QuadrupleTable(ids, np.asarray(outcomes, dtype=float).reshape(-1, 4),
-                          np.asarray(groups, dtype=object).reshape(-1, 4), skipped)
+                          np.asarray(groups, dtype=object).reshape(-1, 4), skipped, clusters)
 
 
 def default_group_order(groups: Sequence[str]) -> tuple[str, str]:
@@ -157,16 +166,23 @@ def quadruple_inconsistency(
         return p[:, 4] / p[:, 5] - p[:, 6] / p[:, 7]
 
     pooled = counts.sum(axis=0, keepdims=True)
-    ids = np.arange(n)
+    ids = np.asarray(table.clusters)
+    n_units = len(set(table.clusters))
+    if n_units != n:
+        base_details["resampling"] = "originals (d), all quadruples of an original together"
+        base_details["n_quadruples"] = n
+    p_resamples = max(n_resamples, P_VALUE_RESAMPLES)
     results = []
     for name, function in (("i_across", i_across), ("i_within", i_within), ("delta_i", delta)):
         interval, distribution = stats.pooled_bootstrap(counts, ids, function, kind="d",
                                                         n_resamples=n_resamples, seed=seed)
         details = {**base_details, "ci": interval.as_details(), **_breakdown(name, table, across, within)}
         if name == "delta_i":
-            details["p_one_sided"] = stats.one_sided_bootstrap_p(distribution)
+            _, fine = stats.pooled_bootstrap(counts, ids, function, kind="d", n_resamples=p_resamples, seed=seed)
+            details["p_one_sided"] = stats.one_sided_bootstrap_p(fine)
+            details["p_resamples"] = p_resamples
             details["alternative"] = "delta_i > 0 (inconsistency across groups beyond name noise)"
-        results.append(_result(name, float(function(pooled)[0]), n, interval, details, **labels))
+        results.append(_result(name, float(function(pooled)[0]), n_units, interval, details, **labels))
 
     if first is None:
         results.append(_result("acc_diff", math.nan, n, None, base_details, group_error, **labels))
@@ -176,8 +192,8 @@ def quadruple_inconsistency(
         results.append(_result("acc_diff", math.nan, n, None, base_details,
                                f"no instance of group '{missing}'", **labels))
         return results
-    interval, distribution = stats.pooled_bootstrap(counts, ids, acc_diff, kind="d",
-                                                    n_resamples=n_resamples, seed=seed)
+    interval, _ = stats.pooled_bootstrap(counts, ids, acc_diff, kind="d", n_resamples=n_resamples, seed=seed)
+    _, distribution = stats.pooled_bootstrap(counts, ids, acc_diff, kind="d", n_resamples=p_resamples, seed=seed)
     value = float(acc_diff(pooled)[0])
     sign = 1.0 if value >= 0 else -1.0
     details = {**base_details, "ci": interval.as_details(), "groups": [first, second],
@@ -185,7 +201,7 @@ def quadruple_inconsistency(
                f"accuracy_{second}": float(pooled[0, 6] / pooled[0, 7]),
                "p_one_sided": stats.one_sided_bootstrap_p(sign * distribution),
                "alternative": f"acc_diff {'>' if sign > 0 else '<'} 0 (the observed direction)"}
-    results.append(_result("acc_diff", value, n, interval, details, **labels))
+    results.append(_result("acc_diff", value, n_units, interval, details, **labels))
     return results
 
 
