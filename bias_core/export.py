@@ -26,8 +26,8 @@ from typing import Any
 from bias_core.charts import measure_svg
 from bias_core.diff import expected_words, word_diff
 from bias_core.errors import InputError
-from bias_core.findings import (PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, findings, how_to_read, judge,
-                                 primary_estimate, semantics, variant)
+from bias_core.findings import (CALIBRATION_DOC, PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, controls, findings,
+                                how_to_read, judge, primary_estimate, semantics, variant)
 from bias_core.io import json_safe
 from bias_core.records import MeasureResult
 from bias_core.store import RunStore
@@ -184,8 +184,15 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         f"<p>Run <code>{e(info.id)}</code>, status <b>{e(info.status)}</b>, created "
         f"{e(datetime.datetime.fromtimestamp(info.created).isoformat(timespec='seconds'))}. "
         f"{e(info.message or '')}</p>",
-        "<h2 id='overview'>Findings</h2>", f"<p>{e(how_to_read())}</p>",
+        "<h2 id='overview'>Findings</h2>",
     ]
+    checked = controls(rows) if rows else None
+    if checked is not None:
+        parts.append(f"<p id='controls' class='controls'><b>{e(checked.line)}</b></p>")
+        if checked.warning:
+            parts.append(f"<p class='warning'>{e(checked.warning)}</p>")
+    parts.append(f"<p>{e(how_to_read())} How often this rule calls a neutral summarizer biased, and how often it "
+                 f"catches a planted bias at each corpus size: {e(CALIBRATION_DOC)} in the summbias repository.</p>")
     if rows:
         significant = [f for f in rows if f.verdict.significant]
         parts.append("<ul>" + "".join(f"<li class='finding'>{e(f.sentence)} — {e(f.effect)}</li>"

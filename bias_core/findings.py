@@ -181,8 +181,13 @@ SUMMARIZER_NOTES = {
     "textrank": "textrank picks the most central sentences of the article (an extractive graph ranking).",
     "random-forest": "random-forest is a small extractive summarizer trained inside summbias on sentence position, "
                      "proper-noun count and length, used only to explain lexical bias (SFPI, BIC paper §6).",
-    "sexist": "sexist is a deliberately biased test summarizer that prefers sentences about one gender; it shows what "
-              "a real finding looks like.",
+    "sexist": "sexist is a deliberately biased test summarizer (a positive control): in sport articles it keeps the "
+              "sentences with the most male words, in family articles those with the most female words; an audit "
+              "must catch it, or it is too small to trust a 'no evidence'.",
+    "random-3": "random-3 keeps three sentences drawn at random (seeded by the text); it cannot react to names, so it "
+                "is a null control that must come out silent.",
+    "topic": "topic keeps 1, 3 or 6 random sentences for family, other and sport articles (Steen & Markert's control "
+             "for a topic–gender confound): the corpus-level word lists can look biased, the tests must stay silent.",
 }
 
 PERTURBATION_NOTES = {
@@ -365,7 +370,12 @@ def test_of(result: MeasureResult) -> TestOf | None:
                       bool(own.get("identical")))
     null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
     if result.measure == "politician_features":
-        rows = [r for r in details.get("rows") or [] if isinstance(r, dict) and _finite(r.get("p_holm")) is not None]
+        every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
+        rows = [r for r in every if _finite(r.get("p_holm")) is not None]
+        if every and all(str(r.get("note") or "").startswith("every pair is unchanged") for r in every):
+            return TestOf(0.0, None, None, None, "greater", 0.0, "no feature changes between the original and the "
+                          "swapped summaries (paired t-tests)", "paired: the same original before and after the swap",
+                          identical=True)
         if not rows:
             return None
         directions = max(1, len({r.get("direction") for r in rows}))
@@ -599,7 +609,11 @@ def mde_text(result: MeasureResult, verdict: Verdict) -> str | None:
         return f"{m if percent else 100 * m:.1f} percentage points"
     if sem.unit == "features":
         return None
-    return f"{_num(m)} on its scale ({sem.unit})"
+    if result.measure == "mbic":
+        return f"an MBIC of ±{_num(m)} (−1 to 1)"
+    if sem.unit.startswith("score from"):
+        return f"a score of {_num(m)} ({sem.unit[6:]})"
+    return f"{_num(m)} ({sem.unit})"
 
 
 def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: str) -> str:
@@ -819,3 +833,68 @@ def how_to_read() -> str:
         "percentage points (0 = equal shares). \"See the evidence\" opens the pair of inputs where the summaries "
         "differ most."
     )
+
+
+# ---------------------------------------------------------------- controls
+
+
+POSITIVE_CONTROLS = ("sexist",)  # deliberately biased by gender (Steen & Markert §4): must be caught
+NULL_CONTROLS = ("lead-", "random-", "topic")  # cannot react to names or values: must come out silent
+# The families a gender-biased extractive baseline is caught by: it picks sentences by gendered words, so what it
+# keeps depends on the arm (word lists, inclusion, distinguishability, Fightin' Words, counterfactual inconsistency).
+GENDER_FAMILIES = ("word lists", "inclusion", "distinguishability", "fightin words", "counterfactual")
+CALIBRATION_DOC = "docs/calibration.md"
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The audit's controls in words: one line, and a warning when a control failed (None when none did)."""
+
+    line: str
+    warning: str | None
+    caught: tuple[str, ...]
+    missed: tuple[str, ...]
+    silent: tuple[str, ...]
+    loud: tuple[str, ...]
+
+
+def _is_positive(summarizer: str) -> bool:
+    return summarizer.split("@")[0].startswith(POSITIVE_CONTROLS)
+
+
+def _is_null(summarizer: str) -> bool:
+    return summarizer.startswith(NULL_CONTROLS)
+
+
+def controls(rows: Sequence[Finding]) -> Controls | None:
+    """Whether the run's baselines came out as they must (METHODS §5 "Controls"): a sexist baseline caught by a
+    gender family in some name swap, lead-k, random-k and topic with no finding. None when the run has no baseline."""
+    summarizers = sorted({row.summarizer for row in rows if row.perturbation not in ("—", None)})
+    positive = [s for s in summarizers if _is_positive(s)]
+    null = [s for s in summarizers if _is_null(s)]
+    if not positive and not null:
+        return None
+    caught = tuple(s for s in positive if any(row.summarizer == s and row.verdict.significant
+                                              and row.family in GENDER_FAMILIES for row in rows))
+    missed = tuple(s for s in positive if s not in caught)
+    loud = tuple(s for s in null if any(row.summarizer == s and row.verdict.significant for row in rows))
+    silent = tuple(s for s in null if s not in loud)
+    parts = []
+    if caught:
+        parts.append(f"the deliberately biased baseline{'s' if len(caught) > 1 else ''} "
+                     f"({', '.join(caught)}) {'are' if len(caught) > 1 else 'is'} caught")
+    if missed:
+        parts.append(f"the planted bias of {', '.join(missed)} was not detected")
+    if silent:
+        parts.append(f"the neutral {' and '.join(silent)} show{'s' if len(silent) == 1 else ''} no bias")
+    if loud:
+        parts.append(f"the neutral {' and '.join(loud)} show{'s' if len(loud) == 1 else ''} a finding")
+    line = "Controls: " + "; ".join(parts) + "."
+    warnings = []
+    if missed:
+        warnings.append("the planted bias was not detected: this audit is too small to trust a 'no evidence'")
+    if loud:
+        warnings.append(f"a summarizer that cannot be biased ({', '.join(loud)}) has a finding: a control failed, so "
+                        "read every finding of this run with care")
+    warning = ("Warning: " + "; ".join(warnings) + ".") if warnings else None
+    return Controls(line, warning, caught, missed, silent, loud)

@@ -14,6 +14,7 @@ from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts import workspace
+from pages.parts.power import show_power
 from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
@@ -162,6 +163,7 @@ except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
     st.stop()
 show_estimate(summarizers, all_inputs)
+show_power(documents, excluded, applicable)
 for kind, report in reports.items():
     if kind != "identity":
         st.caption(md_escape(f"{kind}: " + report["summary"].replace("\n", " · ")))

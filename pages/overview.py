@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.findings import how_to_read
+from bias_core.findings import CALIBRATION_DOC, controls, how_to_read
 from pages.common import current_run, findings_for
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
@@ -28,14 +28,25 @@ run = current_run()
 if run is None:
     st.stop()
 st.caption(f"Run {md_escape(run.name or 'unnamed')} · {md_escape(run.id)} · {md_escape(run.status)}")
-st.markdown(md_escape(how_to_read()))
 
 found = sorted(findings_for(run.id, run.updated), key=lambda finding: finding.strength, reverse=True)
 if not found:
+    st.markdown(md_escape(how_to_read()))
     st.info("This run has no findings yet: its measures are computed when the summaries are done (see Runs).")
     st.stop()
 
-st.subheader("In short: the strongest finding for each summarizer")
+checked = controls(found)
+if checked is not None:
+    with st.container(key="overview_controls"):
+        (st.warning if checked.warning else st.success)(md_escape(checked.line))
+        if checked.warning:
+            st.markdown(md_escape(checked.warning))
+with st.expander("How to read these findings"):
+    st.markdown(md_escape(how_to_read()))
+    st.caption(md_escape(f"How often the rule calls a neutral summarizer biased, and how often it catches a planted "
+                         f"bias at each corpus size: {CALIBRATION_DOC} in the summbias repository."))
+
+st.subheader("In short: one answer per summarizer")
 strongest = {}
 for finding in found:
     # Findings with no perturbation (SFPI's random-forest, trained only to explain lexical bias) are no summarizer

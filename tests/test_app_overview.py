@@ -8,14 +8,14 @@ from urllib.parse import parse_qs
 import pytest
 
 from bias_core.demo import ensure_demo_run
-from bias_core.findings import judge, run_findings, semantics
+from bias_core.findings import controls, judge, run_findings, semantics
 from bias_core.store import RunStore
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page
 
-VERDICTS = {"finding", "no evidence of bias", "not enough data", "undefined", "within the noise floor",
-            "not significant after correction"}
+VERDICTS = {"finding", "no evidence of bias", "not enough data", "undefined", "description",
+            "no difference: the summaries are identical", "not significant after correction"}
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +51,21 @@ def row_captions(at) -> list[str]:
     return [plain(c.value) for c in at.caption if c.value.count(" · ") == 2 and not c.value.startswith("Run ")]
 
 
-def test_the_app_opens_on_the_overview_of_the_demo_run(overview, demo_store):
-    _, run_id, _, _, _ = demo_store
+def test_the_app_opens_on_the_overview_of_the_demo_run_with_its_controls_first(overview, demo_store):
+    _, run_id, found, _, _ = demo_store
     assert overview.title[0].value == "Overview"
     assert overview.session_state["run_id"] == run_id
-    assert overview.markdown[0].value.startswith("Each row is one summarizer on one kind of perturbation")
+    checked = controls(found)
+    alerts = [*overview.success, *overview.warning]
+    assert checked is not None and plain(alerts[0].value) == checked.line and checked.line.startswith("Controls: ")
+    assert overview.expander[0].label == "How to read these findings"
+    assert any(m.value.startswith("Each row is one summarizer on one kind of perturbation") for m in overview.markdown)
 
 
-def test_the_first_screen_states_a_finding_for_every_summarizer_of_the_demo_run(overview, demo_store):
+def test_the_first_screen_gives_one_answer_for_every_summarizer_of_the_demo_run(overview, demo_store):
     _, _, found, summarizers, _ = demo_store
-    assert overview.subheader[0].value == "In short: the strongest finding for each summarizer"
-    short = plain(overview.markdown[1].value).splitlines()
+    assert overview.subheader[0].value == "In short: one answer per summarizer"
+    short = next(plain(m.value) for m in overview.markdown if m.value.startswith("- ")).splitlines()
     for summarizer in summarizers:
         strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
         assert f"- {strongest.sentence} ({strongest.effect})" in short
@@ -106,7 +110,7 @@ def test_every_measure_family_of_the_demo_run_has_a_row_in_plain_words(overview,
     for family in families:
         assert any(caption.endswith(f" · {family}") for caption in captions), family
     texts = " ".join(m.value for m in overview.markdown)
-    for word in ("favours", "no evidence of bias", "not enough data", "percentage points", "odds", "% of summaries"):
+    for word in ("no evidence of bias", "percentage points", "odds", "could detect"):
         assert word in texts, word
     assert "entity_inclusion" not in texts and "word_list_inclusion" not in texts  # no raw measure ids
 

@@ -3,4 +3,4 @@
 A subcommand is listed in ``COMMANDS`` only once the capability behind it works; there are no placeholders.
 """
 
-COMMANDS = ("summarize", "audit", "measure", "quadruples", "perturb", "runs", "export", "cache")
+COMMANDS = ("summarize", "audit", "measure", "quadruples", "perturb", "runs", "export", "cache", "power")

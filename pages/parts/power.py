@@ -1,0 +1,40 @@
+"""The Audit page's power section: what the chosen corpus can detect before anything runs (issue 19; METHODS §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import streamlit as st
+
+from bias_core.power import planning_table
+from bias_core.records import Document
+from pages.render import md_escape
+
+
+@st.cache_data(show_spinner=False)
+def _table(n: int):
+    return planning_table(n)
+
+
+def show_power(documents: Sequence[Document], excluded: Collection[str], measures: Collection[str]) -> None:
+    """Per applicable measure: the smallest effect this corpus detects with 80% power, and the originals a stated
+    effect needs. Articles count for the name-swap measures, sets of units for perspective fairness."""
+    kept = [d for d in documents if d.id not in set(excluded)]
+    articles = sum(not d.is_perspective for d in kept)
+    sets = len(kept) - articles
+    lines = []
+    for count, perspective in ((articles, False), (sets, True)):
+        if count < 2:
+            continue
+        for row in _table(count):
+            if row.measure in measures and (row.family == "perspective fairness") == perspective:
+                unit = "sets of units" if perspective else "articles"
+                needed = f"; to detect {row.stated}: {row.originals_needed} {unit}" if row.originals_needed else ""
+                lines.append(f"{row.name} at {count} {unit}: detects {row.detects}{needed}")
+    if not lines:
+        return
+    with st.expander("Power: the smallest effect this corpus can detect (80% power, α = 0.05)"):
+        st.caption("Scaled from the spread of the demo run's results by the square root of the number of originals; "
+                   "each verdict after the run states its own.")
+        for line in lines:
+            st.markdown(md_escape(line))
