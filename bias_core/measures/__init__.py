@@ -3,7 +3,7 @@
 ``MEASURES`` is the registry of INTERFACES.md measure names (plus ``fightin_words``): each name says which
 perturbation's inputs it reads and which family computes it. ``compute_measures`` runs the requested names over
 inputs and summaries, per summarizer and perturbation, sharing the expensive steps (NER alignment, embeddings)
-between the measures of a family, and Holm-corrects the confirmatory p-values it produced (METHODS §5).
+between the measures of a family, and Holm-corrects the p-values it produced within each summarizer (METHODS §5).
 
 Degenerate summaries (empty, separator runs, repetition loops; ``quality.degenerate_reason``) are left out of every
 measure by default, where summaries are grouped per summarizer and perturbation, so every family (Fightin' Words,
@@ -397,12 +397,16 @@ def _sfpi(inputs: Sequence[Input], options: MeasureOptions) -> list[MeasureResul
 
 
 def _holm_over_family(results: Sequence[MeasureResult]) -> None:
-    """Add Holm-adjusted p-values over every confirmatory p-value in the results (METHODS §5), method stated."""
-    tested = [r for r in results if r.details.get("p_one_sided") is not None]
-    if not tested:
-        return
-    adjusted = stats.adjust_pvalues([r.details["p_one_sided"] for r in tested], "holm")
-    for result, p_value, reject in zip(tested, adjusted.adjusted, adjusted.reject):
-        result.details["p_holm"] = p_value
-        result.details["significant_holm"] = reject
-        result.details["correction"] = adjusted.label
+    """Add Holm-adjusted p-values over the measures' own p-values within each summarizer (METHODS §5: the family is
+    one summarizer's tests, so adding a summarizer never changes another's), method stated. The verdict
+    (``findings.judge``) corrects over every test of the summarizer, these included."""
+    by_summarizer: dict[str | None, list[MeasureResult]] = {}
+    for result in results:
+        if result.details.get("p_one_sided") is not None:
+            by_summarizer.setdefault(result.summarizer, []).append(result)
+    for tested in by_summarizer.values():
+        adjusted = stats.adjust_pvalues([r.details["p_one_sided"] for r in tested], "holm")
+        for result, p_value, reject in zip(tested, adjusted.adjusted, adjusted.reject):
+            result.details["p_holm"] = p_value
+            result.details["significant_holm"] = reject
+            result.details["correction"] = adjusted.label
