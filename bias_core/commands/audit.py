@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -120,6 +121,9 @@ def _audit(args: argparse.Namespace) -> int:
         executor.close()
     info = store.get_run(run_id)
     print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
+    if info.status == "completed":
+        for line in verdict_lines(store.measures(run_id)):
+            print(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line), file=sys.stderr)
     print(run_id)
     return 0 if info.status == "completed" else 1
 
@@ -137,3 +141,25 @@ def _review(config: AuditConfig) -> int:
     for kind, items in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, config.seed).items():
         print(f"sample {kind}: {', '.join(item.id for item in items)}")
     return 0
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def verdict_lines(results) -> list[str]:
+    """What the run found, as the Overview opens: the controls line (and its warning), then one answer per
+    summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.findings``).
+    Names come from users and models, so the caller escapes control characters."""
+    from bias_core.findings import controls, findings
+
+    rows = findings(results)
+    lines = []
+    checked = controls(rows)
+    if checked is not None:
+        lines += [checked.line] + ([checked.warning] if checked.warning else [])
+    strongest: dict[str, object] = {}
+    for row in rows:  # strongest first
+        if row.perturbation not in ("—", None):
+            strongest.setdefault(row.summarizer, row)
+    lines += [f"- {row.sentence} ({row.effect})" for row in strongest.values()]
+    return lines
