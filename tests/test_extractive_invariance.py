@@ -262,3 +262,21 @@ def test_strength_names_round_trip_and_are_checked():
             get_summarizer(name, **params)
     with pytest.raises(ValueError, match="strength"):
         Sexist(strength=float("nan"))
+
+
+def test_the_cache_key_of_an_extractive_summary_includes_the_original_its_sentences_come_from():
+    """Two inputs with the same text but different originals are cut differently, so they never share a cached
+    extractive summary; a summarizer that reads only the text keeps one key."""
+    from bias_core.summarize.cache import cache_key
+
+    text = "Ms. Smith won. She left."
+    plain = Input("a/identity", "a", text)
+    swapped = Input("b/x", "b", text, perturbation="gender-loc",
+                    substitutions=[Substitution(0, 9, "Mr. Jones", "Ms. Smith", "full_name")])
+    lead = get_summarizer("lead-3")
+    assert cache_key(lead, plain) != cache_key(lead, swapped)
+
+    class TextOnly(type(lead)):
+        reads_original = False
+
+    assert cache_key(TextOnly(), plain) == cache_key(TextOnly(), swapped)

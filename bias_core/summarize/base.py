@@ -44,6 +44,9 @@ class Summarizer(ABC):
     # The parameters a config or ``--param`` may set, each with its type and range (see ``validation.Param``).
     parameter_spec: ClassVar[dict[str, Param]] = {}
     code_version: ClassVar[str] = "1"
+    # Whether the output also depends on the input's original (extractive summarizers cut a perturbed input where its
+    # original's sentences start): the cache key then includes the original text.
+    reads_original: ClassVar[bool] = False
     prompt_version: str | None = None
     default_batch_size: int = 64
     extractive: ClassVar[bool] = False

@@ -57,7 +57,8 @@ def default_cache_path() -> Path:
 
 
 def cache_key(summarizer: Summarizer, item: Input) -> str:
-    """Return the hex SHA-256 of everything that determines this summarizer's output on this input."""
+    """Return the hex SHA-256 of everything that determines this summarizer's output on this input: for a
+    summarizer that reads the original (``reads_original``), the original text of a perturbed input too."""
     material = {
         "summarizer": summarizer.name,
         "revision": summarizer.revision(),
@@ -66,6 +67,11 @@ def cache_key(summarizer: Summarizer, item: Input) -> str:
         "code_version": f"{__version__}/{summarizer.code_version}",
         "text": item.text,
     }
+    if summarizer.reads_original and item.substitutions:
+        try:
+            material["original"] = item.original_text()
+        except RecordError:
+            pass  # a map that does not describe the text: the summarizer splits the text as it stands
     return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
 
 

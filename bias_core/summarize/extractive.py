@@ -174,6 +174,7 @@ class ExtractiveSummarizer(Summarizer):
     # Part of the cache key. 1.1: perturbed inputs are cut at their original's sentence boundaries (issue 19), so
     # summaries of perturbed inputs cached before may have other sentences.
     code_version = "1.1"
+    reads_original = True
     # Graph summarizers build an n × n sentence matrix; above this many sentences an input is refused with a message
     # (20,000 sentences would need 3.2 GB per matrix). None: no limit (scoring is linear in the sentences).
     max_sentences: int | None = None
