@@ -25,12 +25,56 @@ For each sample (an input made of units with values, METHODS §1.6):
   is short-changed.
 
 BUR, UER and AUC are means over samples; BUR and UER are in % (as Zhang et al. Table 2), AUC and SOF are fractions.
-Intervals resample originals (d); SOF's resamples recompute s̄_v from the resampled originals.
+Intervals resample originals (d); SOF's resamples recompute s̄_v from the resampled originals. ``value``, ``ci_low``
+and ``ci_high`` describe the raw measure; they are not a test against 0.
+
+**The test (METHODS §4.7, §5).** Any value-blind choice of a few units (lead-3 keeps the first three reviews) has
+BUR, UER and AUC > 0, so 0 is not the null. The null is a value-blind summarizer of the *same* summaries: for every
+kept sample the values are shuffled among that input's units K times (``n_permutations``, default
+``DEFAULT_PERMUTATIONS``; seeded by ``seed`` and the input id, so the same input gets the same shuffles in every
+call), the summary and unit texts kept, and p_x, p_y, p_g and the scores are recomputed (same matching: the n-gram
+token × unit occurrences and the embedding cosines are computed once and reused, nothing is parsed or embedded
+again; ``permuted_scores`` does all K at once, and the observed scores are its row of the observed values; the
+embedding cosines are now averaged in float64, which moves embedding scores in about the sixth significant digit).
+Per original o, m_o is the mean of its samples' scores and m_o^(k) the same under the k-th shuffle (shuffle k of
+every sample together):
+
+- BUR, UER, AUC: estimate = mean over originals of (m_o − mean_k m_o^(k)) = observed − null mean, in the measure's
+  own unit; 95% percentile interval from 1,000 resamples of originals (d) of that mean of per-original excesses;
+  one-sided p = (1 + #{k: T_k ≥ T_obs}) / (K + 1) with T = mean over originals of m_o (pooled over originals).
+- SOF is corpus-level, so its statistic is the corpus SOF of the pooled shortfalls: SOF_obs from the observed
+  shortfalls, SOF_k from every sample's k-th shuffle; estimate = SOF_obs − mean_k SOF_k, p = (1 + #{SOF_k ≥
+  SOF_obs}) / (K + 1). Interval: originals are resampled (d) and *both* terms recomputed on the resample — the SOF of
+  the resampled observed shortfall tables minus the mean over the K shuffles of the SOF of the same resampled
+  originals' shuffled tables — so it is the bootstrap distribution of the estimate itself, nonlinearity included.
+
+Each measure's result carries ``details['test']`` = {estimate, ci_low, ci_high, p_value, sided: 'greater', null
+(in words), floor: 'permutation', observed (T_obs; for BUR/UER/AUC a mean over originals, so it can differ from
+``value``, a mean over samples), null_mean (mean_k T_k), n_permutations, n_resamples, ci_kind, method,
+n_undefined_resamples}. The smallest possible p is 1 / (K + 1): K = 1000 reaches 0.001, below 0.05 / 20 = 0.0025.
+
+**Direction.** Per value v the representation ratio r_v = p_y(v) / p_x(v), per original the ratio of the means
+over its samples (those where v is present), against the same ratio under the shuffles (mean over k per original):
+excess_v = mean over originals of (r_o,v − r̄_o,v^0), d interval, two-sided permutation p pooled over originals
+(|T_k − E| ≥ |T_obs − E|, E = mean_k T_k), Holm over the values. ``details['ratio_tests']`` = {v: {ratio (mean over
+originals of r_o,v), null_ratio, excess, ci_low, ci_high, p_value, p_holm, n_originals, favoured, short_changed}},
+favoured (short_changed) when the interval lies above (below) 0 and p_holm < 0.05; every result of a call shares it.
+
+Calibration on the demo reviews (3 review sets, star values, 2 samples per ratio; 40 perturbation seeds with n-gram
+matching, 20 with embedding; K = 500): the value-blind lead-3 and random-3 had p < 0.05 with the interval above 0
+in 0 of 40 runs for BUR, at most 1 of 40 for UER and AUC, 1–3 of 40 for SOF and at most 2 of 40 for the ratio tests
+(embedding: at most 2 of 20 for any measure). Caveat: shuffling values among units also breaks the link between a
+unit's text and its value (reviews of one rating share words and tone), so a summary drawn from one unit matches
+its same-value neighbours more in the data than under the shuffles; on these data that shifted nothing beyond the
+rates above (mean UER excess of the two baselines −0.3 to −0.2 points with n-gram matching, +0.15 with embedding),
+but larger corpora give any such shift more power — the calibration benchmark should watch it.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +89,14 @@ DEFAULT_TAU = 0.8
 DEFAULT_TEMPERATURE = 0.1
 AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
 PARSE_DISABLED = ("parser", "ner")
+# Permutations of the null (METHODS §4.7): the smallest p is 1 / (K + 1), so K = 1000 reaches 0.001, below the
+# 0.05 / 20 = 0.0025 a Holm family of 20 tests needs.
+DEFAULT_PERMUTATIONS = 1000
+# Arrays of the null are built in chunks of at most about this many cells; the SOF bootstrap (resamples ×
+# permutations × values) runs fastest in chunks that stay in the CPU cache.
+_MAX_CELLS = 4_000_000
+_SOF_CHUNK_CELLS = 65_536
+_FEW_ORIGINALS = 20
 
 
 @dataclass(frozen=True)
@@ -116,15 +168,49 @@ def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
     return weights / weights.sum()
 
 
-def sample_fairness(
-    pairs: Sequence[Pair],
-    *,
-    matching: str = "ngram",
-    target: str | Mapping[str, float] = "ratio",
-    tau: float = DEFAULT_TAU,
-    temperature: float = DEFAULT_TEMPERATURE,
-) -> tuple[list[SampleFairness | None], list[str]]:
-    """Return per-sample fairness (None for a skipped sample) and the reasons samples were skipped."""
+@dataclass(frozen=True)
+class SampleUnits:
+    """What one sample's scores are computed from, so they can be recomputed under permuted values without
+    parsing or embedding again (the permutation null, METHODS §4.7).
+
+    ``labels`` gives each unit that has a value the index of that value in ``values`` (the sorted values of the
+    sample's units, including values whose units have no content tokens); ``mass`` is each unit's number of content
+    tokens. N-gram matching: ``occurs[j, u]`` is 1 when the j-th distinct summary token occurs in unit u and
+    ``weights[j]`` is how often that token occurs in the summary. Embedding matching: ``similarity[u]`` is the
+    cosine between unit u and the summary.
+    """
+
+    original: str
+    input_id: str
+    values: tuple[str, ...]
+    labels: np.ndarray
+    mass: np.ndarray
+    occurs: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    similarity: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class PermutedScores:
+    """Scores of one sample under K value assignments (rows), over the sample's ``SampleUnits.values`` (columns);
+    a value whose units have no content tokens under an assignment is not ``present`` there (and has 0 source,
+    target and shortfall). BUR and UER are fractions, as in ``SampleFairness``."""
+
+    present: np.ndarray
+    source: np.ndarray
+    target: np.ndarray
+    goal: np.ndarray
+    bur: np.ndarray
+    uer: np.ndarray
+    auc: np.ndarray
+    shortfall: np.ndarray
+
+
+def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram") -> tuple[list[SampleUnits | None], list[str]]:
+    """Return each pair's ``SampleUnits`` (None for a skipped sample) and the reasons samples were skipped: one
+    batched spaCy pass over every unit and summary, and for embedding matching one encoder pass."""
+    if matching not in ("ngram", "embedding"):
+        raise ValueError("matching must be 'ngram' or 'embedding'")
     unit_texts, owners, values_of_unit = [], [], []
     for index, pair in enumerate(pairs):
         for unit in pair.input.units or []:
@@ -137,37 +223,150 @@ def sample_fairness(
     if matching == "embedding":
         unit_vectors = nlp.embed(unit_texts)
         summary_vectors = nlp.embed(summary_texts)
-    elif matching != "ngram":
-        raise ValueError("matching must be 'ngram' or 'embedding'")
     by_sample: dict[int, list[int]] = {}
     for unit_index, owner in enumerate(owners):
         by_sample.setdefault(owner, []).append(unit_index)
-    results: list[SampleFairness | None] = []
+    results: list[SampleUnits | None] = []
     skipped: list[str] = []
     for index, pair in enumerate(pairs):
         members = [u for u in by_sample.get(index, []) if values_of_unit[u] is not None]
-        values = sorted({values_of_unit[u] for u in members})
-        mass = np.array([sum(len(unit_tokens[u]) for u in members if values_of_unit[u] == v) for v in values], float)
-        present = mass > 0
-        values = [v for v, keep in zip(values, present) if keep]
-        if not values:
+        mass = np.array([len(unit_tokens[u]) for u in members], dtype=float)
+        if not members or mass.sum() <= 0:
             results.append(None)
             skipped.append(f"{pair.input.id}: no unit with a value and content tokens")
             continue
-        source = mass[present] / mass[present].sum()
+        values = tuple(sorted({values_of_unit[u] for u in members}))
+        column = {value: i for i, value in enumerate(values)}
+        labels = np.array([column[values_of_unit[u]] for u in members], dtype=np.int64)
+        occurs = weights = similarity = None
         if matching == "ngram":
-            vocabularies = [{t for u in members if values_of_unit[u] == v for t in unit_tokens[u]} for v in values]
-            counts = ngram_target(summary_tokens[index], vocabularies)
-            predicted = counts / counts.sum() if counts.sum() > 0 else np.full(len(values), 1.0 / len(values))
+            counted: dict[str, int] = {}
+            for token in summary_tokens[index]:
+                counted[token] = counted.get(token, 0) + 1
+            vocabularies = [set(unit_tokens[u]) for u in members]
+            found = [token for token in counted if any(token in vocabulary for vocabulary in vocabularies)]
+            occurs = np.array([[token in vocabulary for vocabulary in vocabularies] for token in found],
+                              dtype=float).reshape(len(found), len(members))
+            weights = np.array([counted[token] for token in found], dtype=float)
         else:
-            similarities = np.array([
-                float(np.mean(unit_vectors[[u for u in members if values_of_unit[u] == v]] @ summary_vectors[index]))
-                for v in values])
-            predicted = softmax(similarities, temperature)
-        goal = fairness_target(source, values, target)
-        results.append(SampleFairness(tuple(values), source, predicted, goal,
-                                      *fairness_scores(source, predicted, goal, tau)))
+            similarity = (unit_vectors[members] @ summary_vectors[index]).astype(float)
+        results.append(SampleUnits(pair.input.original_id, pair.input.id, values, labels, mass, occurs, weights,
+                                   similarity))
     return results, skipped
+
+
+def permuted_scores(
+    sample: SampleUnits,
+    labels: np.ndarray,
+    *,
+    target: str | Mapping[str, float] = "ratio",
+    tau: float = DEFAULT_TAU,
+    temperature: float = DEFAULT_TEMPERATURE,
+) -> PermutedScores:
+    """Return the sample's p_x, p_y, p_g, BUR, UER, AUC and shortfalls under each row of ``labels`` (K value
+    assignments of its units, as indices into ``sample.values``), all rows at once.
+
+    Per assignment the units of value v are those labelled v: p_x(v) is their share of the content tokens;
+    N-gram p_y counts each summary token once for every value that has a unit containing it (the OR over a value's
+    units is a matrix product of the token × unit occurrences with the unit × value one-hot, > 0); embedding p_y is
+    the softmax over the present values of the mean cosine of their units. Row k with the observed labels gives
+    exactly the observed sample's scores (``sample_fairness`` is this with K = 1).
+    """
+    labels = np.atleast_2d(labels)
+    r = len(sample.values)
+    onehot = (labels[:, :, None] == np.arange(r)[None, None, :]).astype(float)  # K × m × r
+    mass = np.matmul(sample.mass, onehot)  # K × r
+    present = mass > 0
+    n_present = present.sum(axis=1, keepdims=True)
+    uniform = present / n_present
+    source = mass / sample.mass.sum()
+    if sample.occurs is not None:
+        hits = np.matmul(sample.occurs, onehot) > 0  # K × tokens × r
+        counts = np.einsum("kjr,j->kr", hits.astype(float), sample.weights)
+        total = counts.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            predicted = np.where(total > 0, counts / total, uniform)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_similarity = np.matmul(sample.similarity, onehot) / onehot.sum(axis=1)
+        scaled = np.where(present, mean_similarity / temperature, -np.inf)
+        scaled = scaled - scaled.max(axis=1, keepdims=True)
+        weights = np.where(present, np.exp(scaled), 0.0)
+        predicted = weights / weights.sum(axis=1, keepdims=True)
+    if isinstance(target, str):
+        if target == "ratio":
+            goal = source
+        elif target == "equal":
+            goal = uniform
+        else:
+            raise ValueError("target must be 'ratio', 'equal' or a mapping value → share")
+    else:
+        wanted = np.array([float(target.get(v, 0.0)) for v in sample.values]) * present
+        total = wanted.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            goal = np.where(total > 0, wanted / total, np.nan)
+    shortfall = np.where(present, np.maximum(0.0, goal - predicted), 0.0)
+    with np.errstate(invalid="ignore"):
+        below = present[None] & (predicted[None] < np.array(AUC_GRID + (tau,))[:, None, None] * goal[None])
+    bur = below[-1].any(axis=1).astype(float)
+    auc = below[:-1].any(axis=2).mean(axis=0)
+    uer = shortfall.sum(axis=1) / n_present[:, 0]
+    undefined = np.isnan(goal).any(axis=1)  # a custom target with no mass on the values present here
+    if undefined.any():
+        bur, uer, auc = (np.where(undefined, np.nan, x) for x in (bur, uer, auc))
+    return PermutedScores(present, source, predicted, goal, bur, uer, auc, shortfall)
+
+
+def sample_fairness(
+    pairs: Sequence[Pair],
+    *,
+    matching: str = "ngram",
+    target: str | Mapping[str, float] = "ratio",
+    tau: float = DEFAULT_TAU,
+    temperature: float = DEFAULT_TEMPERATURE,
+    prepared: tuple[list[SampleUnits | None], list[str]] | None = None,
+) -> tuple[list[SampleFairness | None], list[str]]:
+    """Return per-sample fairness (None for a skipped sample) and the reasons samples were skipped.
+
+    ``prepared`` is ``sample_units(pairs, matching=matching)`` when the caller has it already.
+    """
+    units, skipped = prepared if prepared is not None else sample_units(pairs, matching=matching)
+    return [None if sample is None else _observed(sample, target, tau, temperature) for sample in units], skipped
+
+
+def _observed(sample: SampleUnits, target: str | Mapping[str, float], tau: float, temperature: float
+              ) -> SampleFairness:
+    scores = permuted_scores(sample, sample.labels[None, :], target=target, tau=tau, temperature=temperature)
+    keep = scores.present[0]
+    if not isinstance(target, str) and np.isnan(scores.goal[0]).any():
+        raise ValueError("the custom target gives no mass to any value present in the source")
+    values = tuple(v for v, k in zip(sample.values, keep) if k)
+    return SampleFairness(values, scores.source[0, keep], scores.target[0, keep], scores.goal[0, keep],
+                          float(scores.bur[0]), float(scores.uer[0]), float(scores.auc[0]),
+                          scores.shortfall[0, keep])
+
+
+def value_permutations(sample: SampleUnits, n_permutations: int, seed: int) -> np.ndarray:
+    """Return ``n_permutations`` × units value labels: the sample's labels shuffled among its units, independently
+    per row, seeded by ``seed`` and the input id (the same input gets the same shuffles in every call)."""
+    rng = np.random.default_rng([seed, zlib.crc32(sample.input_id.encode("utf-8"))])
+    return rng.permuted(np.tile(sample.labels, (n_permutations, 1)), axis=1)
+
+
+def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int, **options) -> list[PermutedScores]:
+    """Row 0: the observed labels; rows 1..K: the permutations (``value_permutations``), chunked so that a
+    one-hot array never holds more than about four million cells."""
+    out = []
+    for sample in samples:
+        labels = np.vstack([sample.labels[None, :], value_permutations(sample, n_permutations, seed)])
+        size = max(1, _MAX_CELLS // max(1, labels.shape[1] * len(sample.values)
+                                         * (1 + (0 if sample.occurs is None else sample.occurs.shape[0]))))
+        parts = [permuted_scores(sample, labels[start:start + size], **options)
+                 for start in range(0, labels.shape[0], size)]
+        out.append(parts[0] if len(parts) == 1 else
+                   PermutedScores(*(np.concatenate([getattr(p, f) for p in parts])
+                                    for f in PermutedScores.__dataclass_fields__)))
+    return out
 
 
 def perspective_fairness(
@@ -178,14 +377,21 @@ def perspective_fairness(
     tau: float = DEFAULT_TAU,
     temperature: float = DEFAULT_TEMPERATURE,
     n_resamples: int = stats.DEFAULT_RESAMPLES,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
     perturbation: str | None = None,
 ) -> list[MeasureResult]:
-    """Return corpus BUR (%), UER (%), AUC and SOF with d intervals (METHODS §4.7; Zhang et al. §5)."""
+    """Return corpus BUR (%), UER (%), AUC and SOF with d intervals (METHODS §4.7; Zhang et al. §5), each with its
+    permutation test in ``details['test']`` and the per-value representation-ratio tests in
+    ``details['ratio_tests']`` (see the module docstring); ``n_permutations`` = 0 leaves both out."""
+    if n_permutations < 0:
+        raise ValueError("n_permutations must be 0 (no permutation test) or more")
     summarizers = {pair.summary.summarizer for pair in pairs}
     labels = {"summarizer": summarizers.pop() if len(summarizers) == 1 else None,
               "perturbation": perturbation or "sentiment"}
-    per_sample, skipped = sample_fairness(pairs, matching=matching, target=target, tau=tau, temperature=temperature)
+    prepared = sample_units(pairs, matching=matching)
+    per_sample, skipped = sample_fairness(pairs, matching=matching, target=target, tau=tau, temperature=temperature,
+                                          prepared=prepared)
     kept = [(pair, score) for pair, score in zip(pairs, per_sample) if score is not None]
     details = {"matching": matching, "target": target if isinstance(target, str) else dict(target), "tau": tau,
                "auc_grid": list(AUC_GRID), "samples_skipped": len(skipped), "skipped_examples": skipped[:5],
@@ -197,6 +403,12 @@ def perspective_fairness(
         return [r for name in PERSPECTIVE_MEASURES for r in undefined_results(name, reason, ("d",), 0, details,
                                                                                labels)]
     details["distributions"] = value_distributions([score for _, score in kept])
+    tests: dict[str, dict] = {}
+    if n_permutations > 0:
+        null = PermutationNull.build([s for s in prepared[0] if s is not None], n_permutations, seed,
+                                     target=target, tau=tau, temperature=temperature)
+        tests = {name: null.measure_test(name, n_resamples, seed) for name in PERSPECTIVE_MEASURES}
+        details["ratio_tests"] = null.ratio_tests(n_resamples, seed)
     results = []
     for position, name in enumerate(PERSPECTIVE_MEASURES[:3]):
         scale = 100.0 if name in ("bur", "uer") else 1.0
@@ -207,10 +419,208 @@ def perspective_fairness(
             by_arm.setdefault(pair.input.arm or "", []).append(value)
         row = {**details, "unit": "%" if scale == 100.0 else "fraction",
                "by_arm": {arm: float(np.mean(v)) for arm, v in sorted(by_arm.items())}}
+        if name in tests:
+            row["test"] = tests[name]
         results += interval_results(name, float(values.mean()), units, lambda p: p[:, 0] / p[:, 1], kinds=("d",),
                                     details=row, reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
-    results += _sof_results(kept, details, labels, n_resamples, seed)
+    sof_details = {**details, "test": tests["sof"]} if "sof" in tests else details
+    results += _sof_results(kept, sof_details, labels, n_resamples, seed)
     return results
+
+
+def _null_description(n_permutations: int) -> str:
+    return (f"values shuffled among the units of each input, summary and unit texts kept (a value-blind summarizer "
+            f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
+
+
+def _p_greater(observed: float, null: np.ndarray) -> float:
+    """(1 + #{null ≥ observed}) / (K + 1), with a relative tolerance so a permutation equal to the observed
+    assignment counts; nan permutations count as not exceeding."""
+    if not math.isfinite(observed):
+        return math.nan
+    slack = 1e-12 * max(1.0, abs(observed))
+    return float((1 + np.sum(null >= observed - slack)) / (null.size + 1))
+
+
+@dataclass
+class PermutationNull:
+    """The permutation null of one call (METHODS §4.7): every kept sample's scores under its observed values
+    (column 0) and K shuffles of its values among its units (columns 1..K), aggregated per original.
+
+    ``per_original[name]`` is originals × (K + 1) of the mean over the original's samples of BUR (%), UER (%) or AUC;
+    ``shortfall_sums`` / ``shortfall_counts`` are originals × (K + 1) × values of the summed shortfall of each value
+    and the number of samples in which it is present (SOF); ``source_sums`` / ``target_sums`` the same for p_x and
+    p_y (representation ratios)."""
+
+    originals: list[str]
+    values: list[str]
+    n_permutations: int
+    per_original: dict[str, np.ndarray]
+    shortfall_sums: np.ndarray
+    shortfall_counts: np.ndarray
+    source_sums: np.ndarray
+    target_sums: np.ndarray
+
+    @classmethod
+    def build(cls, samples: Sequence[SampleUnits], n_permutations: int, seed: int, **options) -> PermutationNull:
+        scores = _null_scores(samples, n_permutations, seed, **options)
+        originals = list(dict.fromkeys(sample.original for sample in samples))
+        values = sorted({value for sample in samples for value in sample.values})
+        row = {original: i for i, original in enumerate(originals)}
+        column = {value: i for i, value in enumerate(values)}
+        size = (len(originals), n_permutations + 1)
+        per_sample = {name: np.zeros(size) for name in PERSPECTIVE_MEASURES[:3]}
+        n_samples = np.zeros(len(originals))
+        tables = [np.zeros((*size, len(values))) for _ in range(4)]
+        for sample, score in zip(samples, scores):
+            o = row[sample.original]
+            n_samples[o] += 1
+            for name, scale in (("bur", 100.0), ("uer", 100.0), ("auc", 1.0)):
+                per_sample[name][o] += getattr(score, name) * scale
+            columns = [column[value] for value in sample.values]
+            for table, part in zip(tables, (score.shortfall, score.present, score.source, score.target)):
+                table[o][:, columns] += part
+        per_original = {name: sums / n_samples[:, None] for name, sums in per_sample.items()}
+        return cls(originals, values, n_permutations, per_original, *tables)
+
+    def measure_test(self, name: str, n_resamples: int, seed: int) -> dict:
+        """The test of one measure against the null: estimate = observed − null mean, d interval, one-sided p."""
+        if name == "sof":
+            return self._sof_test(n_resamples, seed)
+        table = self.per_original[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            null_by_original = np.nanmean(table[:, 1:], axis=1)
+            pooled = np.nanmean(table, axis=0)
+        observed, null = float(pooled[0]), pooled[1:]
+        excess = table[:, 0] - null_by_original
+        interval, _ = stats.pooled_bootstrap(np.column_stack([excess, np.ones_like(excess)]), self.originals,
+                                             lambda p: p[:, 0] / p[:, 1], kind="d", n_resamples=n_resamples,
+                                             seed=seed)
+        return self._test(float(np.mean(excess)), interval, _p_greater(observed, null), observed,
+                          float(np.nanmean(null)), n_resamples,
+                          "mean over originals of (observed − mean over permutations) of the mean over the "
+                          "original's samples; p = (1 + #{T_k ≥ T_obs}) / (K + 1), T = mean over originals")
+
+    def _test(self, estimate: float, interval: stats.Interval, p: float, observed: float, null_mean: float,
+              n_resamples: int, method: str) -> dict:
+        return {"estimate": estimate, "ci_low": interval.low, "ci_high": interval.high, "p_value": p,
+                "sided": "greater", "null": _null_description(self.n_permutations), "floor": "permutation",
+                "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations,
+                "n_resamples": n_resamples, "ci_kind": "d", "method": method,
+                "n_undefined_resamples": interval.n_undefined}
+
+    def _sof_test(self, n_resamples: int, seed: int) -> dict:
+        """SOF against its null: SOF of the pooled observed shortfalls vs the SOF of each permutation's pooled
+        shortfalls; the interval resamples originals and recomputes both (every permutation's SOF on the same
+        resampled originals), so it is the bootstrap of observed SOF − null-mean SOF."""
+        sof = _sof_of(self.shortfall_sums.sum(axis=0), self.shortfall_counts.sum(axis=0))
+        observed, null = float(sof[0]), sof[1:]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            null_mean = float(np.nanmean(null))
+        rng = np.random.default_rng(seed)
+        n, k, r = self.shortfall_sums.shape
+        flat_sums = self.shortfall_sums.reshape(n, -1)
+        flat_counts = self.shortfall_counts.reshape(n, -1)
+        step = max(1, _SOF_CHUNK_CELLS // max(1, k * r))
+
+        def excess(weights: np.ndarray) -> np.ndarray:
+            out = np.empty(weights.shape[0])
+            for start in range(0, weights.shape[0], step):
+                chosen = weights[start:start + step]
+                resampled = _sof_of((chosen @ flat_sums).reshape(-1, k, r),
+                                    (chosen @ flat_counts).reshape(-1, k, r))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", category=RuntimeWarning)
+                    out[start:start + step] = resampled[:, 0] - np.nanmean(resampled[:, 1:], axis=1)
+            return out
+
+        if n <= _FEW_ORIGINALS:
+            # Few originals give few distinct resamples (10 for 3 originals): compute each once.
+            weights = stats.cluster_weights(n, n_resamples, rng)
+            distinct, inverse = np.unique(weights, axis=0, return_inverse=True)
+            pieces = [excess(distinct)[inverse.ravel()]]
+        else:
+            size = max(step, _MAX_CELLS // n)
+            pieces = [excess(stats.cluster_weights(n, min(size, n_resamples - start), rng))
+                      for start in range(0, n_resamples, size)]
+        low, high, undefined = stats.percentile_interval(np.concatenate(pieces))
+        interval = stats.Interval(low, high, "d", "percentile", n_resamples, n_undefined=undefined)
+        return self._test(observed - null_mean, interval, _p_greater(observed, null), observed, null_mean,
+                          n_resamples, "corpus SOF of the pooled shortfalls − mean over permutations of the corpus "
+                                       "SOF; interval: originals resampled, both recomputed; "
+                                       "p = (1 + #{SOF_k ≥ SOF_obs}) / (K + 1)")
+
+    def ratio_tests(self, n_resamples: int, seed: int) -> dict[str, dict]:
+        """Per value v: r = p_y(v) / p_x(v) per original (means over its samples), against the same ratio under the
+        permutations; excess = mean over originals of (r − mean over permutations), d interval, two-sided
+        permutation p pooled over originals, Holm over the values; favoured / short-changed when the interval
+        excludes 0 on that side and the Holm p < 0.05."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = np.where(self.source_sums > 0, self.target_sums / self.source_sums, np.nan)  # o × (K+1) × v
+        out: dict[str, dict] = {}
+        p_values = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            for i, value in enumerate(self.values):
+                table = ratios[:, :, i]
+                seen = ~np.isnan(table[:, 0])
+                if not seen.any():
+                    continue
+                null_by_original = np.nanmean(table[seen, 1:], axis=1)
+                excess = np.where(seen, table[:, 0] - np.nanmean(table[:, 1:], axis=1), 0.0)
+                interval, _ = stats.pooled_bootstrap(np.column_stack([excess, seen.astype(float)]), self.originals,
+                                                     lambda p: p[:, 0] / p[:, 1], kind="d",
+                                                     n_resamples=n_resamples, seed=seed)
+                pooled = np.nanmean(table[seen], axis=0)
+                observed, null = float(pooled[0]), pooled[1:]
+                expected = float(np.nanmean(null))
+                slack = 1e-12 * max(1.0, abs(observed - expected))
+                extreme = np.abs(null - expected) >= abs(observed - expected) - slack
+                p = float((1 + np.sum(extreme)) / (null.size + 1))
+                p_values.append(p)
+                out[value] = {"ratio": observed, "null_ratio": float(np.mean(null_by_original)),
+                              "excess": float(np.mean(excess[seen])), "ci_low": interval.low,
+                              "ci_high": interval.high, "p_value": p, "n_originals": int(seen.sum())}
+        adjusted = holm(p_values)
+        for entry, p_holm in zip(out.values(), adjusted):
+            significant = math.isfinite(p_holm) and p_holm < 0.05
+            entry["p_holm"] = p_holm
+            entry["favoured"] = bool(significant and entry["ci_low"] > 0)
+            entry["short_changed"] = bool(significant and entry["ci_high"] < 0)
+        return out
+
+
+def _sof_of(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """SOF (``second_order_fairness``) over the last axis of pooled (summed shortfall, samples) tables, for any
+    leading shape; a value in no sample is left out (nan when no value is left). Masked sums instead of nanmean:
+    this runs on resamples × permutations × values arrays."""
+    seen = counts > 0
+    if seen.all():
+        mean_shortfall = sums / counts
+        return np.abs(mean_shortfall - mean_shortfall.mean(axis=-1, keepdims=True)).mean(axis=-1)
+    n_seen = seen.sum(axis=-1)
+    mean_shortfall = np.divide(sums, counts, out=np.zeros_like(sums, dtype=float), where=seen)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = mean_shortfall.sum(axis=-1) / n_seen
+        spread = np.abs(mean_shortfall - centre[..., None])
+        spread *= seen
+        return spread.sum(axis=-1) / n_seen
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values (step-down: sorted p times (m − rank), running maximum, capped at 1); nan stays nan
+    and is not counted. The same numbers as ``stats.adjust_pvalues(p, 'holm')`` (statsmodels), which a test checks;
+    statsmodels' Holm runs ``gc.collect()`` on every call, 0.3 s with spaCy loaded, more than the whole null costs."""
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, math.nan)
+    defined = np.flatnonzero(~np.isnan(p))
+    order = defined[np.argsort(p[defined], kind="stable")]
+    m = order.size
+    if m:
+        adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(m, 0, -1)))
+    return [float(x) for x in adjusted]
 
 
 def _shortfall_units(kept: Sequence[tuple[Pair, SampleFairness]], values: Sequence[str]) -> UnitCounts:
