@@ -14,6 +14,7 @@ This module never imports Streamlit; the pages render what it returns.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -372,7 +373,11 @@ def test_of(result: MeasureResult) -> TestOf | None:
     if result.measure == "politician_features":
         every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
         rows = [r for r in every if _finite(r.get("p_holm")) is not None]
-        if every and all(str(r.get("note") or "").startswith("every pair is unchanged") for r in every):
+        def unchanged(row: dict) -> bool:  # "k of n unchanged" with k = n
+            counts = re.match(r"(\d+) of (\d+) unchanged", str(row.get("unchanged") or ""))
+            return bool(counts) and counts.group(1) == counts.group(2)
+
+        if every and all(unchanged(r) for r in every):
             return TestOf(0.0, None, None, None, "greater", 0.0, "no feature changes between the original and the "
                           "swapped summaries (paired t-tests)", "paired: the same original before and after the swap",
                           identical=True)
@@ -497,6 +502,12 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
                                                 f"one of the {result.n} originals",),
                        correction="correction not applicable: no difference", null=test.null, floor_used=test.floor)
     if test.low is not None and test.high is not None and not test.high > test.low:
+        if test.floor == "permutation" and test.estimate == test.null_value and test.low == test.null_value:
+            return Verdict("no evidence of bias", False, None,
+                           ("the measure takes the same value on every shuffle of the values: it is saturated on "
+                            "these data (e.g. every summary under-represents some value), so it cannot tell",),
+                           p_value=test.p_value, correction="correction not applicable: no spread", null=test.null,
+                           floor_used=test.floor)
         if test.estimate == test.null_value and test.low == test.null_value:
             return Verdict(IDENTICAL, False, None,
                            (f"the estimate is exactly the null ({_num(test.null_value)}) on every resample of the "
@@ -774,7 +785,10 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
         else:
             tests = [rv for rv in judged if rv[1].status not in ("undefined", "description")]
             defined = [rv for rv in judged if rv[1].status != "undefined"]
-            pool = sorted(tests or defined or judged, key=lambda rv: order.get(rv[0].measure, 999))
+            # the most informative test first: one that states what it could have missed, then registry order
+            pool = sorted(tests or defined or judged,
+                          key=lambda rv: (rv[1].mde is None and rv[1].status != IDENTICAL,
+                                          order.get(rv[0].measure, 999)))
             result, verdict = pool[0]
         value, low, high = primary_estimate(result)
         evidence = None
