@@ -2,10 +2,12 @@
 
 The English Wikinews documents of GUM (Zeldes 2017; https://github.com/amir-zeldes/gum): its 24 ``news`` and 19
 ``interview`` documents, all taken from en.wikinews.org; the 42 of 150-1,500 words are kept. GUM's ``dep/*.conllu``
-files keep each sentence's original text (``# text =``, with the published spacing), the paragraph breaks (``# newpar``) and the page's metadata
-(``# meta::title``, ``dateCreated``, ``sourceURL``). This script joins the sentences of a paragraph with one space and
-the paragraphs with a blank line. It drops only what is page furniture rather than article text: the first heading
-(the headline, kept in ``meta.title``) and image blocks (``figure`` / ``caption``: a caption and its image credit).
+files keep each sentence's original text (``# text =``, with the published spacing), the paragraph breaks
+(``# newpar``, with each block's kind and sentence count) and the page's metadata (``# meta::title``,
+``dateCreated``, ``sourceURL``). This script joins the sentences of a paragraph with one space and the paragraphs
+with a blank line; a sentence after the last one its block counts starts a new paragraph. It drops only what is page
+furniture rather than article text: the first heading (the headline, kept in ``meta.title``) and image blocks
+(``figure`` / ``caption``: a caption and its image credit).
 Dates, section headings, block quotes, typos and the interviews' question/answer layout stay as published.
 
 Usage (GUM is read from a git directory, e.g. a bare clone)::
