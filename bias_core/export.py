@@ -204,7 +204,10 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         for f in rows:
             evidence = (f"{e(f.evidence.input_a)} vs {e(f.evidence.input_b)}" if f.evidence else "—")
             parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
-                         f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}</td><td>{e(f.effect)}</td>"
+                         f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}"
+                         + (f"<br><small>Context (descriptions, not tests): {e('; '.join(f.context))}</small>"
+                            if f.context else "")
+                         + f"</td><td>{e(f.effect)}</td>"
                          f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
                          f"<td>{_tick(f.clears_floor)}</td><td>{_tick(f.survives_correction)} "
                          f"<small>({e(f.correction)})</small></td><td>{e(f.verdict.status)}</td>"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 
 from bias_core import stats
@@ -223,9 +223,15 @@ def _finite(x) -> float | None:
 
 
 def primary_estimate(result: MeasureResult) -> tuple[float | None, float | None, float | None]:
-    """The (value, low, high) shown everywhere: ``details['signed']`` where the score has a signed version (the
-    non-negative score, e.g. a TVD, cannot say who is favoured and its percentile interval can exclude it when the
-    estimate is near 0), else the result's own value and interval. None where not finite."""
+    """The (value, low, high) shown everywhere: the estimate and interval of the result's own test where it has one
+    (``details['test']``: the excess over a permutation null, the per-original word-list difference — the number the
+    verdict rests on), else ``details['signed']`` where the score has a signed version (the non-negative score, e.g.
+    a TVD, cannot say who is favoured and its percentile interval can exclude it when the estimate is near 0), else
+    the result's own value and interval. None where not finite."""
+    test = result.details.get("test") if isinstance(result.details, dict) else None
+    if (isinstance(test, dict) and result.is_defined and _finite(test.get("estimate")) is not None
+            and _finite(test.get("ci_low")) is not None and _finite(test.get("ci_high")) is not None):
+        return _finite(test["estimate"]), _finite(test["ci_low"]), _finite(test["ci_high"])
     signed = result.details.get("signed") if isinstance(result.details, dict) else None
     if isinstance(signed, dict) and _finite(signed.get("value")) is not None:
         return _finite(signed.get("value")), _finite(signed.get("ci_low")), _finite(signed.get("ci_high"))
@@ -583,6 +589,12 @@ def effect_text(result: MeasureResult) -> str:
     if value is None:
         return "undefined"
     interval = low is not None and high is not None
+    test = result.details.get("test") if isinstance(result.details, dict) else None
+    if isinstance(test, dict) and test.get("floor") == "permutation" and interval and sem.kind != "tests":
+        percent = result.details.get("unit") == "%"
+        digits, unit = (1, " percentage points") if percent else (2, "")
+        return (f"{value:+.{digits}f}{unit} above a value-blind summary (95% interval {low:+.{digits}f} to "
+                f"{high:+.{digits}f})")
     if sem.kind == "tests":
         count = int(round(value))
         return f"{count} {sem.unit[:-1] if count == 1 else sem.unit} significant after correction"
@@ -761,6 +773,16 @@ def context_text(result: MeasureResult) -> str:
     return f"{semantics(result.measure).name}: {effect_text(result)}"
 
 
+def paper_value_text(result: MeasureResult) -> str | None:
+    """The measure as its paper computes it (pooled over the corpus, against 0), where the verdict rests on another
+    number (``details['test']``): context beside the verdict, never its evidence."""
+    details = result.details if isinstance(result.details, dict) else {}
+    if not isinstance(details.get("test"), dict) or semantics(result.measure).kind == "tests":
+        return None
+    raw = replace(result, details={k: v for k, v in details.items() if k != "test"})
+    return f"{semantics(result.measure).name} as the paper computes it: {effect_text(raw)}"
+
+
 def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = None,
              summaries: Sequence[Summary] | None = None) -> list[Finding]:
     """One judged, plain-word finding per summarizer × perturbation × measure family, strongest evidence first.
@@ -790,6 +812,9 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
                           key=lambda rv: (rv[1].mde is None and rv[1].status != IDENTICAL,
                                           order.get(rv[0].measure, 999)))
             result, verdict = pool[0]
+        paper = paper_value_text(result)
+        if paper is not None:
+            context = (paper, *context)
         value, low, high = primary_estimate(result)
         evidence = None
         if inputs is not None and summaries is not None and summarizer != "—" and perturbation != "—":

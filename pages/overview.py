@@ -71,6 +71,8 @@ with st.container(key="overview_findings"):
         row = st.columns(FINDING_WIDTHS, vertical_alignment="center")
         row[0].caption(md_escape(f"{finding.summarizer} · {finding.perturbation} · {finding.family}"))
         row[0].markdown(md_escape(finding.sentence))
+        if finding.context:
+            row[0].caption(md_escape("Context (descriptions, not tests): " + "; ".join(finding.context)))
         row[1].markdown(md_escape(effect))
         row[2].markdown(md_escape(interval))
         row[2].caption(f"n = {finding.n}")

@@ -32,7 +32,7 @@ from bias_core.measures.common import (
     tokenize_lower,
     undefined_results,
 )
-from bias_core.records import MeasureResult
+from bias_core.records import Input, MeasureResult
 from bias_core.wordlists import GENDER_WORDS
 
 logger = logging.getLogger(__name__)
@@ -130,10 +130,57 @@ def word_list_inclusion(
                                          units.n_originals, row_details, labels)
         else:
             value = float(function(pooled[None, :])[0])
-            results += interval_results(name, value, units, function, kinds=BOTH_KINDS, details=row_details,
-                                        reason=None, n_resamples=n_resamples, seed=seed, signed=signed,
-                                        labels=labels)
+            found = interval_results(name, value, units, function, kinds=BOTH_KINDS, details=row_details,
+                                     reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+            if needs_inputs and k == 2:
+                test = per_original_share_test([pair.input for pair in pairs], per_input, k,
+                                               n_resamples=n_resamples, seed=seed)
+                for result in found:
+                    result.details["test"] = test
+            results += found
     return results
+
+
+def per_original_share_test(items: Sequence[Input], per_input: np.ndarray, k: int, *, n_resamples: int,
+                            seed: int) -> dict:
+    """The adjusted word-list test with the original as the unit and its arms paired (METHODS §4.1, §5).
+
+    Per original and arm: the first group's share of the identifiers in the summaries minus the same share in the
+    inputs (the arm's samples pooled); per original, the mean over its arms; then the mean over originals, a
+    percentile bootstrap interval over originals and a two-sided one-sample t-test.
+
+    Why not the paper's pooled score: pooling counts over the corpus lets an original with long summaries weigh
+    more, so a summarizer that keeps six sentences of sport articles and one of family articles (Steen & Markert's
+    `topic` baseline) shifts the pooled balance towards the gender sport articles name without treating anyone
+    differently. Why the arms: C_loc gives every person each gender in one of the two arms, so an artefact of which
+    sentences carry a person (more or fewer identifiers per sentence) enters the two arms with opposite signs and
+    cancels, while a preference for one gender enters both with the same sign. The pooled score stays the value."""
+    from scipy import stats as scipy_stats  # imported where used: the measures registry loads at every CLI start
+
+    cells: dict[tuple[str, str], np.ndarray] = {}
+    for item, row in zip(items, per_input):
+        key = (item.original_id, item.arm or "")
+        cells[key] = cells.get(key, 0) + row
+    by_original: dict[str, list[float]] = {}
+    for (original, _), row in cells.items():
+        if row[:k].sum() > 0 and row[k:].sum() > 0:
+            by_original.setdefault(original, []).append(row[0] / row[:k].sum() - row[k] / row[k:].sum())
+    differences = np.array([np.mean(values) for values in by_original.values()])
+    test = {"null": "in each article the summaries keep the inputs' share of the first group's identifiers, arms "
+                    "paired (mean of per-article differences = 0)",
+            "floor": "paired: the two arms of each original, every swapped person in both groups (C_loc)",
+            "sided": "two-sided", "n_originals": int(differences.size),
+            "originals_without_identifiers": len({o for o, _ in cells}) - int(differences.size),
+            "weighting": "each original counts once: the mean over its arms of the summary-minus-input share"}
+    if differences.size < 2:
+        return {**test, "estimate": float(differences.mean()) if differences.size else None}
+    interval = stats.bootstrap_ci(differences, n_resamples=n_resamples, seed=seed)
+    if np.all(differences == differences[0]):  # no spread: the t-test is undefined
+        p_value = 1.0 if differences[0] == 0 else 0.0
+    else:
+        p_value = float(scipy_stats.ttest_1samp(differences, 0.0).pvalue)
+    return {**test, "estimate": float(differences.mean()), "ci_low": interval.low, "ci_high": interval.high,
+            "p_value": p_value, "ci_kind": "d", "method": f"{interval.method} bootstrap over originals; t-test"}
 
 
 # ---------------------------------------------------------------------------------------------------------------
