@@ -180,8 +180,9 @@ _SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
 SUMMARIZER_NOTES = {
     "lead-3": "lead-3 copies the first three sentences of the article; it cannot react to names, so it is a baseline.",
     "textrank": "textrank picks the most central sentences of the article (an extractive graph ranking).",
-    "random-forest": "random-forest is a small extractive summarizer trained inside summbias on sentence position, "
-                     "proper-noun count and length, used only to explain lexical bias (SFPI, BIC paper §6).",
+    "SFPI model (trained here)": "the SFPI model is a small random-forest extractive summarizer trained inside "
+                                 "summbias on sentence position, proper-noun count and length, used only to explain "
+                                 "lexical bias (SFPI, BIC paper §6); it is not one of the run's summarizers.",
     "sexist": "sexist is a deliberately biased test summarizer (a positive control): in sport articles it keeps the "
               "sentences with the most male words, in family articles those with the most female words; an audit "
               "must catch it, or it is too small to trust a 'no evidence'.",
@@ -658,7 +659,8 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
             "not significant after correction" else ""
         power = mde_text(result, verdict)
         missed = f" (this audit could detect {power} with 80% power)" if power else ""
-        return f"{who}: no evidence of bias in {family}{qualifier}{missed}"
+        labeller = _labeller(result) if family == "lexical bias" else ""
+        return f"{who}: no evidence of bias in {family}{labeller}{qualifier}{missed}"
     favoured = verdict.favoured
     if result.measure == "entity_inclusion":
         other = next((group_words(g) for g in _groups(result)[:2] if group_words(g) != favoured), "the others")
@@ -685,11 +687,21 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
     if family == "politician features":
         return f"{who} writes differently about the politicians ({int(round(value or 0))} features differ)"
     if family == "lexical bias":
-        return f"{who} favours {favoured or 'some sentences'} when choosing what to keep"
+        return f"{who} favours {favoured or 'some sentences'} when choosing what to keep{_labeller(result)}"
     if family == "counterfactual":
         return (f"{who} favours {favoured}" if favoured else
                 f"{who} includes people differently depending on their group, beyond name noise")
     return f"{who} shows a difference in {sem.name}"
+
+
+def _labeller(result: MeasureResult) -> str:
+    """Who marked the biased sentences of a lexical-bias result, in words: the user's labels or the approximate
+    lexicon labeller (BIC paper §3 uses human annotations; without them the lexicon stands in, METHODS §4.10)."""
+    source = result.details.get("label_source") if isinstance(result.details, dict) else None
+    if not source:
+        return ""
+    return " (biased sentences as the user's labels mark them)" if source == "user labels" else \
+        f" (biased sentences as an approximate lexicon labeller marks them: {source})"
 
 
 def _strength(verdict: Verdict) -> float:

@@ -49,7 +49,7 @@ with st.expander("How to read these findings"):
 st.subheader("In short: one answer per summarizer")
 strongest = {}
 for finding in found:
-    # Findings with no perturbation (SFPI's random-forest, trained only to explain lexical bias) are no summarizer
+    # Findings with no perturbation (the SFPI model, trained only to explain lexical bias) are no summarizer
     # of the run; they stay in the table below.
     if finding.perturbation not in ("—", None):
         strongest.setdefault(finding.summarizer, finding)

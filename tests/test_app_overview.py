@@ -69,7 +69,7 @@ def test_the_first_screen_gives_one_answer_for_every_summarizer_of_the_demo_run(
     for summarizer in summarizers:
         strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
         assert f"- {strongest.sentence} ({strongest.effect})" in short
-    assert len(short) == len(summarizers)  # not random-forest, which only explains lexical bias (SFPI)
+    assert len(short) == len(summarizers)  # not the SFPI model, which only explains lexical bias
 
 
 def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_first(overview, demo_store):

@@ -113,7 +113,7 @@ def make_corpus(n_docs=40, seed=0):
 def test_random_forest_sfpi_reports_each_feature_with_shuffle_test():
     results = random_forest_sfpi(make_corpus(), label_source="user labels", shuffles=3, n_resamples=20)
     assert [r.details["feature"] for r in results] == ["position", "proper_nouns", "length"]
-    assert all(r.summarizer == "random-forest" and math.isfinite(r.value) for r in results)
+    assert all(r.summarizer == "SFPI model (trained here)" and math.isfinite(r.value) for r in results)
     assert results[0].details["mbic"]["value"] > 0  # the forest favours the loaded lead sentences
     assert len(results[0].details["sentence_order_shuffle"]["per_trial"]) == 5
 

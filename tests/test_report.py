@@ -54,11 +54,11 @@ def test_no_text_from_a_user_or_a_model_becomes_markup(tmp_path):
 def test_every_summarizer_perturbation_and_measure_named_is_explained(tmp_path):
     store, run_id, summarizer = hostile_run(tmp_path)
     store.replace_measures(run_id, [*store.measures(run_id),
-                                    MeasureResult("sfpi", 0.01, 18, summarizer="random-forest",
+                                    MeasureResult("sfpi", 0.01, 18, summarizer="SFPI model (trained here)",
                                                   details={"feature": "position"})])
     report = html_report(store, run_id)
     glossary = report[report.index("id='glossary'"):report.index("id='details'")]
-    for name in ("random-forest", "gender-loc", "politician", "entity inclusion", "summary similarity",
+    for name in ("SFPI model (trained here)", "gender-loc", "politician", "entity inclusion", "summary similarity",
                  "feature importance for lexical bias (SFPI)"):
         assert f"<li><b>{name}</b>: " in glossary
     assert "trained inside summbias" in glossary and "model&lt;script&gt;" in glossary

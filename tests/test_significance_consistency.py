@@ -118,7 +118,7 @@ def test_the_demo_report_leads_with_the_findings_and_weighs_under_one_megabyte(d
                                                              "details", "appendix")]
     assert order == sorted(order)
     assert "<script" not in report
-    for summarizer in ("lead-3", "textrank", "smollm2", "sexist", "random-forest"):
+    for summarizer in ("lead-3", "textrank", "smollm2", "sexist", "SFPI model (trained here)"):
         assert f"<li><b>{summarizer}</b>: " in report
 
 

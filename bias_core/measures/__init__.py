@@ -24,7 +24,7 @@ Fightin' Words normalisation everywhere ``compute_measures`` runs it (arm vs arm
 | i_across, i_within, delta_i, acc_diff | any input with a quadruple role (``--controls``); outcome = entity included | quadruples |
 | politician_features, summary_similarity | politician | politician |
 | mbic | summaries with sentence scores: of the unchanged originals (identity) when the run has them, else of every input | lexical_bias |
-| sfpi | the originals (random-forest summarizer trained here) | lexical_bias |
+| sfpi | the originals (the SFPI model, a random forest trained here) | lexical_bias |
 """
 
 from __future__ import annotations
@@ -378,7 +378,7 @@ def _mbic(pairs: Sequence[Pair], perturbation: str, options: MeasureOptions) -> 
 
 
 def _sfpi(inputs: Sequence[Input], options: MeasureOptions) -> list[MeasureResult]:
-    """SFPI of the random-forest summarizer on the distinct originals (user labels or the lexicon labeller)."""
+    """SFPI of the SFPI model (a random forest trained here) on the distinct originals (user labels or the lexicon labeller)."""
     if options.bias_labels is not None:
         documents = list(options.bias_labels.values())
         source = "user labels"
