@@ -342,20 +342,25 @@ def _sided(sem: MeasureSemantics) -> str:
     return {"higher_is_more_bias": "greater", "higher_is_less_bias": "less"}.get(sem.direction, "two-sided")
 
 
-def _normal_p(estimate: float, low: float, high: float, null: float, sided: str) -> float | None:
-    """A p-value from a 95% bootstrap interval by the normal approximation: z = (estimate − null) / se, se = the
-    interval's half-width on the null's side / 1.96; for a single test the interval excludes the null exactly when
-    the two-sided p < 0.05, so the correction only ever removes findings the interval would make."""
-    if not high > low:
+def _normal_p(estimate: float, low: float, high: float, null: float, sided: str, n: int) -> float | None:
+    """A p-value from a 95% bootstrap interval: t = (estimate − null) / se, se = the interval's half-width on the
+    null's side / 1.96, widened by √(n / (n − 1)) and read off Student's t with n − 1 degrees of freedom. A percentile
+    bootstrap over n originals underestimates the spread of a mean by √((n − 1) / n) and the normal tail is too thin
+    for small n: on 3 review sets a normal p reached 1e-45. For large n this is the normal approximation, so the
+    interval excluding the null and p < 0.05 (two-sided) then agree."""
+    from scipy.special import stdtr  # imported where used: the app's first page imports this module
+
+    if not high > low or n < 2:
         return None
     half = (estimate - low) if estimate >= null else (high - estimate)
-    se = half / z95() if half > 0 else (high - low) / (2 * z95())
-    z = (estimate - null) / se
+    se = (half / z95() if half > 0 else (high - low) / (2 * z95())) * math.sqrt(n / (n - 1))
+    t = (estimate - null) / se
+    df = n - 1
     if sided == "two-sided":
-        return math.erfc(abs(z) / math.sqrt(2))
+        return float(2.0 * stdtr(df, -abs(t)))
     if sided == "less":
-        z = -z
-    return 0.5 * math.erfc(z / math.sqrt(2))
+        t = -t
+    return float(stdtr(df, -t))
 
 
 def test_of(result: MeasureResult) -> TestOf | None:
@@ -404,7 +409,7 @@ def test_of(result: MeasureResult) -> TestOf | None:
     if result.measure == "acc_diff" and p is not None:
         p = min(1.0, 2.0 * p)  # the stored p is one-sided in the observed direction; the test is two-sided
     if p is None:
-        p = _normal_p(value, low, high, sem.null, _sided(sem))
+        p = _normal_p(value, low, high, sem.null, _sided(sem), result.n)
     return TestOf(value, low, high, p, _sided(sem), sem.null, null, floor)
 
 
@@ -591,7 +596,8 @@ def effect_text(result: MeasureResult) -> str:
         return "undefined"
     interval = low is not None and high is not None
     test = result.details.get("test") if isinstance(result.details, dict) else None
-    if isinstance(test, dict) and test.get("floor") == "permutation" and interval and sem.kind != "tests":
+    if (isinstance(test, dict) and test.get("floor") == "permutation" and interval
+            and sem.family == "perspective fairness"):
         percent = result.details.get("unit") == "%"
         digits, unit = (1, " percentage points") if percent else (2, "")
         return (f"{value:+.{digits}f}{unit} above a value-blind summary (95% interval {low:+.{digits}f} to "
