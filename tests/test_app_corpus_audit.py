@@ -150,3 +150,19 @@ def test_the_chosen_race_name_source_and_thresholds_reach_the_launched_run(app):
     info = store.get_run(run_id)
     assert info.status == "completed", info.message
     assert info.reports["perturbations"]["race"]["run_info"]["name_source"] == "rosenman"
+
+
+def test_the_audit_page_says_what_the_chosen_corpus_can_detect_before_anything_runs(app):
+    """Power before a run (issue 19): per applicable measure, the smallest effect the corpus's articles detect with
+    80% power and the articles a stated effect needs — the same figures ``bias_core.power`` prints."""
+    from bias_core.power import planning_table
+
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
+    app.multiselect(key="audit_summarizers").set_value(["lead-3"]).run()
+    assert not app.exception
+    (expander,) = [e for e in app.expander if e.label.startswith("Power: the smallest effect")]
+    shown = [m.value.replace("\\", "") for m in expander.markdown]
+    row = next(r for r in planning_table(16) if r.measure == "distinguishability_dense")
+    assert any(line.startswith(f"{row.name} at 16 articles: detects {row.detects}") for line in shown), shown
+    assert not any("entity inclusion" in line for line in shown)  # a gender-loc measure: not applicable here
