@@ -28,46 +28,63 @@ BUR, UER and AUC are means over samples; BUR and UER are in % (as Zhang et al. T
 Intervals resample originals (d); SOF's resamples recompute s̄_v from the resampled originals. ``value``, ``ci_low``
 and ``ci_high`` describe the raw measure; they are not a test against 0.
 
-**The test (METHODS §4.7, §5).** Any value-blind choice of a few units (lead-3 keeps the first three reviews) has
-BUR, UER and AUC > 0, so 0 is not the null. The null is a value-blind summarizer of the *same* summaries: for every
-kept sample the values are shuffled among that input's units K times (``n_permutations``, default
-``DEFAULT_PERMUTATIONS``; seeded by ``seed`` and the input id, so the same input gets the same shuffles in every
-call), the summary and unit texts kept, and p_x, p_y, p_g and the scores are recomputed (same matching: the n-gram
-token × unit occurrences and the embedding cosines are computed once and reused, nothing is parsed or embedded
-again; ``permuted_scores`` does all K at once, and the observed scores are its row of the observed values; the
-embedding cosines are now averaged in float64, which moves embedding scores in about the sixth significant digit).
-Per original o, m_o is the mean of its samples' scores and m_o^(k) the same under the k-th shuffle (shuffle k of
+**The test (METHODS §4.7, §5).** Any value-blind choice of a few units (lead-3 keeps the first three sentences) has
+BUR, UER and AUC > 0, so 0 is not the null. The question is whether the summary represents the values less fairly
+than a value-blind summary *of the same length* of the same input would, so the null keeps every unit's text with
+its value and makes only the selection value-blind (``null='selection'``, the default): for every kept sample, K
+(``n_permutations``, default ``DEFAULT_PERMUTATIONS``) extractive summaries of its input, each made of the units'
+sentences read in a random order and taken until their content tokens reach the summary's content tokens
+(``value_blind_selections``; the sentence that crosses that budget counts in part, so a null summary has exactly
+the summary's content tokens). The units are put in a random order and each unit's sentences read in its own order
+— the lead of the input with its units shuffled, what lead-k is on inputs whose units come in a value-blind order;
+``null='sentences'`` shuffles the sentences themselves (what random-k does). p_x and p_g are the input's; p_y of a
+null summary is computed from per-sentence parts made once per call (``selection_scores``): N-gram counts per
+sentence and value, summed over the chosen sentences (a K × sentences by sentences × values product), or for
+embedding matching the normalised mean of the chosen sentences' vectors, which approximates embedding their
+concatenation. The units are parsed once with sentence boundaries (spaCy's parser, as the extractive summarizers
+split them; the content tokens are the same as without it) and every sentence embedded once, in the same encoder
+pass as the units and summaries. Draws are seeded by ``seed`` and the input id, so the same input gets the same
+null summaries in every call.
+
+Why not shuffle the values among the units (``null='shuffle'``, the previous null, kept as an option): reviews of
+one rating share words (amazing, delicious / rude, cold), so a summary copied from one 5-star review matches the
+other 5-star reviews too; shuffled values break that link, so *any* summary that copies review text looks more
+concentrated than the shuffles — lead-3 was called biased in 5 of 5 seeds on 40 Yelp review sets. Why not random
+sentences (``null='sentences'``): a three-sentence lead comes from one review, so it is more concentrated on one
+value than sentences drawn from all reviews; against that null lead-3 had UER p < 0.05 in 10 of 10 demo seeds.
+Against the default null random-k (spread over the reviews) comes out below the null mean; the test is one-sided.
+
+Per original o, m_o is the mean of its samples' scores and m_o^(k) the same under the k-th null draw (draw k of
 every sample together):
 
 - BUR, UER, AUC: estimate = mean over originals of (m_o − mean_k m_o^(k)) = observed − null mean, in the measure's
   own unit; 95% percentile interval from 1,000 resamples of originals (d) of that mean of per-original excesses;
   one-sided p = (1 + #{k: T_k ≥ T_obs}) / (K + 1) with T = mean over originals of m_o (pooled over originals).
 - SOF is corpus-level, so its statistic is the corpus SOF of the pooled shortfalls: SOF_obs from the observed
-  shortfalls, SOF_k from every sample's k-th shuffle; estimate = SOF_obs − mean_k SOF_k, p = (1 + #{SOF_k ≥
+  shortfalls, SOF_k from every sample's k-th null draw; estimate = SOF_obs − mean_k SOF_k, p = (1 + #{SOF_k ≥
   SOF_obs}) / (K + 1). Interval: originals are resampled (d) and *both* terms recomputed on the resample — the SOF of
-  the resampled observed shortfall tables minus the mean over the K shuffles of the SOF of the same resampled
-  originals' shuffled tables — so it is the bootstrap distribution of the estimate itself, nonlinearity included.
+  the resampled observed shortfall tables minus the mean over the K draws of the SOF of the same resampled
+  originals' null tables — so it is the bootstrap distribution of the estimate itself, nonlinearity included.
 
 Each measure's result carries ``details['test']`` = {estimate, ci_low, ci_high, p_value, sided: 'greater', null
 (in words), floor: 'permutation', observed (T_obs; for BUR/UER/AUC a mean over originals, so it can differ from
 ``value``, a mean over samples), null_mean (mean_k T_k), n_permutations, n_resamples, ci_kind, method,
-n_undefined_resamples}. The smallest possible p is 1 / (K + 1): K = 1000 reaches 0.001, below 0.05 / 20 = 0.0025.
+n_undefined_resamples}; ``details['null']`` names the null. The smallest possible p is 1 / (K + 1): K = 1000 reaches 0.001, below 0.05 / 20 = 0.0025.
 
 **Direction.** Per value v the representation ratio r_v = p_y(v) / p_x(v), per original the ratio of the means
-over its samples (those where v is present), against the same ratio under the shuffles (mean over k per original):
+over its samples (those where v is present), against the same ratio under the null (mean over k per original):
 excess_v = mean over originals of (r_o,v − r̄_o,v^0), d interval, two-sided permutation p pooled over originals
 (|T_k − E| ≥ |T_obs − E|, E = mean_k T_k), Holm over the values. ``details['ratio_tests']`` = {v: {ratio (mean over
 originals of r_o,v), null_ratio, excess, ci_low, ci_high, p_value, p_holm, n_originals, favoured, short_changed}},
 favoured (short_changed) when the interval lies above (below) 0 and p_holm < 0.05; every result of a call shares it.
 
-Calibration on the demo reviews (3 review sets, star values, 2 samples per ratio; 40 perturbation seeds with n-gram
-matching, 20 with embedding; K = 500): the value-blind lead-3 and random-3 had p < 0.05 with the interval above 0
-in 0 of 40 runs for BUR, at most 1 of 40 for UER and AUC, 1–3 of 40 for SOF and at most 2 of 40 for the ratio tests
-(embedding: at most 2 of 20 for any measure). Caveat: shuffling values among units also breaks the link between a
-unit's text and its value (reviews of one rating share words and tone), so a summary drawn from one unit matches
-its same-value neighbours more in the data than under the shuffles; on these data that shifted nothing beyond the
-rates above (mean UER excess of the two baselines −0.3 to −0.2 points with n-gram matching, +0.15 with embedding),
-but larger corpora give any such shift more power — the calibration benchmark should watch it.
+Calibration (n-gram matching, K = 1000 unless said; raw p < 0.05 with the interval above 0). Yelp, 40 FairSumm
+review sets, sentiment seeds 0-2, 4 tests each: lead-3 3 of 12 against the shuffle null (AUC every seed), 3 of 12
+against the selection null (AUC again: p 0.022, 0.002, 0.010; excess about +0.03; 2 of 12 after Holm), 10 of 12
+against random sentences ('sentences'); random-3 2, 0 and 1 of 12. Demo reviews, 10 seeds, K = 500: lead-3 0-1 of
+10 per measure, random-3 0. Open: lead-3's token budget is set by the one review it reads (three of its sentences),
+so a null summary of that many tokens from a random review more often runs into a second review and is spread
+over more values; that is the likeliest source of lead-3's remaining AUC and SOF excess.
 """
 
 from __future__ import annotations
@@ -89,6 +106,13 @@ DEFAULT_TAU = 0.8
 DEFAULT_TEMPERATURE = 0.1
 AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
 PARSE_DISABLED = ("parser", "ner")
+# The selection null splits the units into sentences with the parser, as the extractive summarizers do.
+SENTENCE_PARSE_DISABLED = ("ner",)
+# The nulls (module docstring): 'selection' (default) — value-blind extractive summaries of the same input with as
+# many content tokens as the summary, read from the units put in a random order; 'sentences' — the same with the
+# sentences in a random order; 'shuffle' — the values shuffled among the units, summary kept.
+NULLS = ("selection", "sentences", "shuffle")
+DEFAULT_NULL = "selection"
 # Permutations of the null (METHODS §4.7): the smallest p is 1 / (K + 1), so K = 1000 reaches 0.001, below the
 # 0.05 / 20 = 0.0025 a Holm family of 20 tests needs.
 DEFAULT_PERMUTATIONS = 1000
@@ -114,10 +138,13 @@ class SampleFairness:
     shortfall: np.ndarray
 
 
+def _content(tokens) -> list[str]:
+    return [t.lemma_.lower() for t in tokens if not (t.is_stop or t.is_punct or t.is_space)]
+
+
 def content_tokens(texts: Sequence[str]) -> list[list[str]]:
     """Return lowercased lemmas without stop words, punctuation or spaces, one batched spaCy pass."""
-    docs = nlp.parse(texts, disable=PARSE_DISABLED)
-    return [[t.lemma_.lower() for t in doc if not (t.is_stop or t.is_punct or t.is_space)] for doc in docs]
+    return [_content(doc) for doc in nlp.parse(texts, disable=PARSE_DISABLED)]
 
 
 def fairness_target(source: np.ndarray, values: Sequence[str], target: str | Mapping[str, float]) -> np.ndarray:
@@ -170,14 +197,20 @@ def softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SampleUnits:
-    """What one sample's scores are computed from, so they can be recomputed under permuted values without
-    parsing or embedding again (the permutation null, METHODS §4.7).
+    """What one sample's scores are computed from, so they can be recomputed under the null without parsing or
+    embedding again (METHODS §4.7).
 
     ``labels`` gives each unit that has a value the index of that value in ``values`` (the sorted values of the
     sample's units, including values whose units have no content tokens); ``mass`` is each unit's number of content
     tokens. N-gram matching: ``occurs[j, u]`` is 1 when the j-th distinct summary token occurs in unit u and
     ``weights[j]`` is how often that token occurs in the summary. Embedding matching: ``similarity[u]`` is the
     cosine between unit u and the summary.
+
+    The selection null (``null='selection'``) also needs the sentences of the units (those with a value), in unit
+    order: ``sentences`` (texts), ``sentence_unit`` (the unit each belongs to), ``sentence_mass`` (content tokens)
+    and ``budget`` (the summary's content tokens). N-gram matching: ``sentence_counts[s, v]`` = how many of sentence
+    s's content tokens (with multiplicity) occur in the units of value v, as the summary's tokens are counted.
+    Embedding matching: ``sentence_vectors`` and ``unit_vectors`` (L2-normalised, float64).
     """
 
     original: str
@@ -188,13 +221,21 @@ class SampleUnits:
     occurs: np.ndarray | None = None
     weights: np.ndarray | None = None
     similarity: np.ndarray | None = None
+    budget: int = 0
+    sentences: tuple[str, ...] = ()
+    sentence_unit: np.ndarray | None = None
+    sentence_mass: np.ndarray | None = None
+    sentence_counts: np.ndarray | None = None
+    sentence_vectors: np.ndarray | None = None
+    unit_vectors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class PermutedScores:
-    """Scores of one sample under K value assignments (rows), over the sample's ``SampleUnits.values`` (columns);
-    a value whose units have no content tokens under an assignment is not ``present`` there (and has 0 source,
-    target and shortfall). BUR and UER are fractions, as in ``SampleFairness``."""
+    """Scores of one sample under K value assignments or K null summaries (rows), over the sample's
+    ``SampleUnits.values`` (columns); a value whose units have no content tokens under an assignment is not
+    ``present`` there (and has 0 source, target and shortfall). BUR and UER are fractions, as in
+    ``SampleFairness``."""
 
     present: np.ndarray
     source: np.ndarray
@@ -206,11 +247,24 @@ class PermutedScores:
     shortfall: np.ndarray
 
 
-def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram") -> tuple[list[SampleUnits | None], list[str]]:
+def sentence_content_tokens(texts: Sequence[str]) -> list[list[tuple[str, list[str]]]]:
+    """Return each text's sentences as (stripped text, content tokens), from one batched spaCy pass with the parser
+    on (the sentence boundaries the extractive summarizers use, ``extractive.split_inputs``); sentences without
+    text are dropped. The content tokens are those of ``content_tokens`` (the parser changes no tag or lemma), so a
+    text's tokens are its sentences' tokens joined."""
+    docs = nlp.parse(texts, disable=SENTENCE_PARSE_DISABLED)
+    return [[(sent.text.strip(), _content(sent)) for sent in doc.sents if sent.text.strip()] for doc in docs]
+
+
+def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = DEFAULT_NULL
+                 ) -> tuple[list[SampleUnits | None], list[str]]:
     """Return each pair's ``SampleUnits`` (None for a skipped sample) and the reasons samples were skipped: one
-    batched spaCy pass over every unit and summary, and for embedding matching one encoder pass."""
+    batched spaCy pass over the units (with sentence boundaries for the selection null) and one over the summaries,
+    and for embedding matching one encoder pass (units, their sentences for the selection null, summaries)."""
     if matching not in ("ngram", "embedding"):
         raise ValueError("matching must be 'ngram' or 'embedding'")
+    if null not in NULLS:
+        raise ValueError(f"null must be one of {', '.join(NULLS)}")
     unit_texts, owners, values_of_unit = [], [], []
     for index, pair in enumerate(pairs):
         for unit in pair.input.units or []:
@@ -218,11 +272,21 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram") -> tuple[lis
             owners.append(index)
             values_of_unit.append(unit.value)
     summary_texts = [pair.summary.text for pair in pairs]
-    tokens = content_tokens(unit_texts + summary_texts)
-    unit_tokens, summary_tokens = tokens[: len(unit_texts)], tokens[len(unit_texts):]
+    selection = null in ("selection", "sentences")
+    if selection:
+        unit_sentences = sentence_content_tokens(unit_texts)
+        unit_tokens = [[token for _, tokens in sentences for token in tokens] for sentences in unit_sentences]
+        summary_tokens = content_tokens(summary_texts)
+    else:
+        tokens = content_tokens(unit_texts + summary_texts)
+        unit_tokens, summary_tokens = tokens[: len(unit_texts)], tokens[len(unit_texts):]
     if matching == "embedding":
-        unit_vectors = nlp.embed(unit_texts)
-        summary_vectors = nlp.embed(summary_texts)
+        sentence_texts = [text for sentences in unit_sentences for text, _ in sentences] if selection else []
+        vectors = nlp.embed(unit_texts + sentence_texts + summary_texts)
+        unit_vectors = vectors[: len(unit_texts)]
+        sentence_vectors = vectors[len(unit_texts): len(unit_texts) + len(sentence_texts)].astype(float)
+        summary_vectors = vectors[len(unit_texts) + len(sentence_texts):]
+        first_sentence = np.cumsum([0] + [len(s) for s in unit_sentences]) if selection else None
     by_sample: dict[int, list[int]] = {}
     for unit_index, owner in enumerate(owners):
         by_sample.setdefault(owner, []).append(unit_index)
@@ -238,21 +302,73 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram") -> tuple[lis
         values = tuple(sorted({values_of_unit[u] for u in members}))
         column = {value: i for i, value in enumerate(values)}
         labels = np.array([column[values_of_unit[u]] for u in members], dtype=np.int64)
+        vocabularies = [set(unit_tokens[u]) for u in members]
         occurs = weights = similarity = None
         if matching == "ngram":
             counted: dict[str, int] = {}
             for token in summary_tokens[index]:
                 counted[token] = counted.get(token, 0) + 1
-            vocabularies = [set(unit_tokens[u]) for u in members]
             found = [token for token in counted if any(token in vocabulary for vocabulary in vocabularies)]
             occurs = np.array([[token in vocabulary for vocabulary in vocabularies] for token in found],
                               dtype=float).reshape(len(found), len(members))
             weights = np.array([counted[token] for token in found], dtype=float)
         else:
             similarity = (unit_vectors[members] @ summary_vectors[index]).astype(float)
+        extra = {}
+        if selection:
+            sentences = [(position, text, tokens) for position, u in enumerate(members)
+                         for text, tokens in unit_sentences[u]]
+            extra = {"budget": len(summary_tokens[index]), "sentences": tuple(text for _, text, _ in sentences),
+                     "sentence_unit": np.array([position for position, _, _ in sentences], dtype=np.int64),
+                     "sentence_mass": np.array([len(tokens) for _, _, tokens in sentences], dtype=float)}
+            if matching == "ngram":
+                by_value = [set().union(*(vocabularies[p] for p in np.flatnonzero(labels == v)))
+                            for v in range(len(values))]
+                extra["sentence_counts"] = np.array(
+                    [[sum(token in vocabulary for token in tokens) for vocabulary in by_value]
+                     for _, _, tokens in sentences], dtype=float).reshape(len(sentences), len(values))
+            else:
+                rows = [row for u in members for row in range(first_sentence[u], first_sentence[u + 1])]
+                extra["sentence_vectors"] = sentence_vectors[rows]
+                extra["unit_vectors"] = unit_vectors[members].astype(float)
         results.append(SampleUnits(pair.input.original_id, pair.input.id, values, labels, mass, occurs, weights,
-                                   similarity))
+                                   similarity, **extra))
     return results, skipped
+
+
+def _fairness_rows(present: np.ndarray, source: np.ndarray, predicted: np.ndarray, values: Sequence[str],
+                   target: str | Mapping[str, float], tau: float) -> PermutedScores:
+    """p_g, BUR, UER, AUC and shortfalls of K rows of (present, source, predicted) distributions over ``values``."""
+    n_present = present.sum(axis=1, keepdims=True)
+    if isinstance(target, str):
+        if target == "ratio":
+            goal = source
+        elif target == "equal":
+            goal = present / n_present
+        else:
+            raise ValueError("target must be 'ratio', 'equal' or a mapping value → share")
+    else:
+        wanted = np.array([float(target.get(v, 0.0)) for v in values]) * present
+        total = wanted.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            goal = np.where(total > 0, wanted / total, np.nan)
+    shortfall = np.where(present, np.maximum(0.0, goal - predicted), 0.0)
+    with np.errstate(invalid="ignore"):
+        below = present[None] & (predicted[None] < np.array(AUC_GRID + (tau,))[:, None, None] * goal[None])
+    bur = below[-1].any(axis=1).astype(float)
+    auc = below[:-1].any(axis=2).mean(axis=0)
+    uer = shortfall.sum(axis=1) / n_present[:, 0]
+    undefined = np.isnan(goal).any(axis=1)  # a custom target with no mass on the values present here
+    if undefined.any():
+        bur, uer, auc = (np.where(undefined, np.nan, x) for x in (bur, uer, auc))
+    return PermutedScores(present, source, predicted, goal, bur, uer, auc, shortfall)
+
+
+def _softmax_present(scores: np.ndarray, present: np.ndarray, temperature: float) -> np.ndarray:
+    scaled = np.where(present, scores / temperature, -np.inf)
+    scaled = scaled - scaled.max(axis=1, keepdims=True)
+    weights = np.where(present, np.exp(scaled), 0.0)
+    return weights / weights.sum(axis=1, keepdims=True)
 
 
 def permuted_scores(
@@ -270,15 +386,14 @@ def permuted_scores(
     N-gram p_y counts each summary token once for every value that has a unit containing it (the OR over a value's
     units is a matrix product of the token × unit occurrences with the unit × value one-hot, > 0); embedding p_y is
     the softmax over the present values of the mean cosine of their units. Row k with the observed labels gives
-    exactly the observed sample's scores (``sample_fairness`` is this with K = 1).
+    exactly the observed sample's scores (``sample_fairness`` is this with K = 1); other rows are the shuffle null.
     """
     labels = np.atleast_2d(labels)
     r = len(sample.values)
     onehot = (labels[:, :, None] == np.arange(r)[None, None, :]).astype(float)  # K × m × r
     mass = np.matmul(sample.mass, onehot)  # K × r
     present = mass > 0
-    n_present = present.sum(axis=1, keepdims=True)
-    uniform = present / n_present
+    uniform = present / present.sum(axis=1, keepdims=True)
     source = mass / sample.mass.sum()
     if sample.occurs is not None:
         hits = np.matmul(sample.occurs, onehot) > 0  # K × tokens × r
@@ -289,32 +404,86 @@ def permuted_scores(
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_similarity = np.matmul(sample.similarity, onehot) / onehot.sum(axis=1)
-        scaled = np.where(present, mean_similarity / temperature, -np.inf)
-        scaled = scaled - scaled.max(axis=1, keepdims=True)
-        weights = np.where(present, np.exp(scaled), 0.0)
-        predicted = weights / weights.sum(axis=1, keepdims=True)
-    if isinstance(target, str):
-        if target == "ratio":
-            goal = source
-        elif target == "equal":
-            goal = uniform
-        else:
-            raise ValueError("target must be 'ratio', 'equal' or a mapping value → share")
+        predicted = _softmax_present(mean_similarity, present, temperature)
+    return _fairness_rows(present, source, predicted, sample.values, target, tau)
+
+
+def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, order: str = "units",
+                           partial: bool = True) -> np.ndarray:
+    """Return ``n_draws`` × sentences choice weights: value-blind extractive summaries of the sample's input as
+    long as its summary (a weight of 1 takes a sentence, 0 leaves it, a fraction takes that share of it).
+
+    Per draw the sentences are read in a random order and taken until their content tokens reach the summary's
+    (``budget``). ``order='units'`` (the 'selection' null) puts the units in a random order and reads each unit's
+    sentences in its own order — the lead of the input with its units shuffled, which is what lead-k of an input
+    whose units come in a value-blind order is; ``order='sentences'`` (the 'sentences' null) shuffles the sentences
+    themselves, as random-k does. The sentence that crosses the budget counts in part, weight (budget − content
+    tokens before it) / its content tokens (``partial``; with ``partial=False`` it is taken whole), so every draw has
+    exactly the summary's content tokens — whole sentences overshoot by half a sentence on average, 15 % on the demo
+    reviews' three-sentence summaries, and a longer summary is a fairer one. An input with fewer content tokens
+    than the summary gives all its sentences; a summary without content tokens gives no sentence. Sentences without
+    content tokens read before the budget is reached are taken (they count for embedding matching). Seeded by
+    ``seed`` and the input id, as ``value_permutations``."""
+    rng = np.random.default_rng([seed, zlib.crc32(sample.input_id.encode("utf-8"))])
+    mass = sample.sentence_mass
+    if order == "units":
+        places = rng.permuted(np.tile(np.arange(sample.labels.size), (n_draws, 1)), axis=1)  # draw × unit
+        read = np.argsort(places[:, sample.sentence_unit] * mass.size + np.arange(mass.size), axis=1)
+    elif order == "sentences":
+        read = np.argsort(rng.random((n_draws, mass.size)), axis=1)
     else:
-        wanted = np.array([float(target.get(v, 0.0)) for v in sample.values]) * present
-        total = wanted.sum(axis=1, keepdims=True)
+        raise ValueError("order must be 'units' or 'sentences'")
+    ordered = mass[read]
+    before = np.cumsum(ordered, axis=1) - ordered
+    taken = (before < sample.budget).astype(float)
+    if partial:
         with np.errstate(divide="ignore", invalid="ignore"):
-            goal = np.where(total > 0, wanted / total, np.nan)
-    shortfall = np.where(present, np.maximum(0.0, goal - predicted), 0.0)
-    with np.errstate(invalid="ignore"):
-        below = present[None] & (predicted[None] < np.array(AUC_GRID + (tau,))[:, None, None] * goal[None])
-    bur = below[-1].any(axis=1).astype(float)
-    auc = below[:-1].any(axis=2).mean(axis=0)
-    uer = shortfall.sum(axis=1) / n_present[:, 0]
-    undefined = np.isnan(goal).any(axis=1)  # a custom target with no mass on the values present here
-    if undefined.any():
-        bur, uer, auc = (np.where(undefined, np.nan, x) for x in (bur, uer, auc))
-    return PermutedScores(present, source, predicted, goal, bur, uer, auc, shortfall)
+            share = np.where(ordered > 0, (sample.budget - before) / ordered, 1.0)
+        taken *= np.clip(share, 0.0, 1.0)
+    choices = np.zeros((n_draws, mass.size))
+    np.put_along_axis(choices, read, taken, axis=1)
+    return choices
+
+
+def selection_scores(
+    sample: SampleUnits,
+    choices: np.ndarray,
+    *,
+    target: str | Mapping[str, float] = "ratio",
+    tau: float = DEFAULT_TAU,
+    temperature: float = DEFAULT_TEMPERATURE,
+) -> PermutedScores:
+    """Return the scores of K null summaries, the rows of ``choices`` (K × sentences weights from
+    ``value_blind_selections``: 1 takes a sentence, 0 leaves it, a fraction takes that share), all at once.
+
+    p_x and p_g are the input's (the observed values: they depend only on the input). N-gram p_y is the normalised
+    weighted sum of the chosen sentences' ``sentence_counts`` (one K × sentences by sentences × r product): a null
+    summary's tokens are its sentences' tokens, counted as the summary's are, and a sentence taken in part adds that
+    share of its counts. Embedding p_y is the softmax over the values of the mean cosine of their units with the
+    normalised weighted mean of the chosen sentences' vectors, which approximates embedding the concatenated
+    sentences (the encoder is not linear; each sentence is embedded once per call). A null summary that matches
+    nothing (or takes no sentence) gets the uniform target, as an observed one does."""
+    choices = np.atleast_2d(np.asarray(choices, dtype=float))
+    r = len(sample.values)
+    onehot = (sample.labels[:, None] == np.arange(r)[None, :]).astype(float)  # m × r
+    mass = sample.mass @ onehot
+    present = np.broadcast_to(mass > 0, (choices.shape[0], r))
+    source = np.broadcast_to(mass / sample.mass.sum(), (choices.shape[0], r))
+    uniform = present / present.sum(axis=1, keepdims=True)
+    if sample.sentence_counts is not None:
+        counts = choices @ sample.sentence_counts
+        total = counts.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            predicted = np.where(total > 0, counts / total, uniform)
+    else:
+        summed = choices @ sample.sentence_vectors  # K × dim
+        norm = np.linalg.norm(summed, axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosines = (summed / norm) @ sample.unit_vectors.T  # K × m
+            mean_similarity = cosines @ onehot / onehot.sum(axis=0)
+        predicted = np.where(norm > 0, _softmax_present(np.nan_to_num(mean_similarity), present, temperature),
+                             uniform)
+    return _fairness_rows(present, source, predicted, sample.values, target, tau)
 
 
 def sample_fairness(
@@ -353,18 +522,29 @@ def value_permutations(sample: SampleUnits, n_permutations: int, seed: int) -> n
     return rng.permuted(np.tile(sample.labels, (n_permutations, 1)), axis=1)
 
 
-def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int, **options) -> list[PermutedScores]:
-    """Row 0: the observed labels; rows 1..K: the permutations (``value_permutations``), chunked so that a
-    one-hot array never holds more than about four million cells."""
+def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int, null: str = DEFAULT_NULL,
+                 **options) -> list[PermutedScores]:
+    """Row 0: the observed sample; rows 1..K: the null — K value-blind selections (``value_blind_selections``,
+    ``selection_scores``) or K shuffles of the values (``value_permutations``, ``permuted_scores``) — chunked so
+    that no intermediate array holds more than about four million cells."""
     out = []
     for sample in samples:
-        labels = np.vstack([sample.labels[None, :], value_permutations(sample, n_permutations, seed)])
-        size = max(1, _MAX_CELLS // max(1, labels.shape[1] * len(sample.values)
-                                         * (1 + (0 if sample.occurs is None else sample.occurs.shape[0]))))
-        parts = [permuted_scores(sample, labels[start:start + size], **options)
-                 for start in range(0, labels.shape[0], size)]
-        out.append(parts[0] if len(parts) == 1 else
-                   PermutedScores(*(np.concatenate([getattr(p, f) for p in parts])
+        observed = permuted_scores(sample, sample.labels[None, :], **options)
+        if null in ("selection", "sentences"):
+            draws = value_blind_selections(sample, n_permutations, seed,
+                                           order="units" if null == "selection" else null)
+            width = sample.sentence_counts.shape[1] if sample.sentence_counts is not None else (
+                sample.sentence_vectors.shape[1] + sample.unit_vectors.shape[0])
+            size = max(1, _MAX_CELLS // max(1, draws.shape[1] * width))
+            parts = [observed] + [selection_scores(sample, draws[start:start + size], **options)
+                                  for start in range(0, draws.shape[0], size)]
+        else:
+            labels = value_permutations(sample, n_permutations, seed)
+            size = max(1, _MAX_CELLS // max(1, labels.shape[1] * len(sample.values)
+                                             * (1 + (0 if sample.occurs is None else sample.occurs.shape[0]))))
+            parts = [observed] + [permuted_scores(sample, labels[start:start + size], **options)
+                                  for start in range(0, labels.shape[0], size)]
+        out.append(PermutedScores(*(np.concatenate([np.asarray(getattr(p, f)) for p in parts])
                                     for f in PermutedScores.__dataclass_fields__)))
     return out
 
@@ -380,16 +560,19 @@ def perspective_fairness(
     n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
     perturbation: str | None = None,
+    null: str = DEFAULT_NULL,
 ) -> list[MeasureResult]:
     """Return corpus BUR (%), UER (%), AUC and SOF with d intervals (METHODS §4.7; Zhang et al. §5), each with its
     permutation test in ``details['test']`` and the per-value representation-ratio tests in
     ``details['ratio_tests']`` (see the module docstring); ``n_permutations`` = 0 leaves both out."""
     if n_permutations < 0:
         raise ValueError("n_permutations must be 0 (no permutation test) or more")
+    if null not in NULLS:
+        raise ValueError(f"null must be one of {', '.join(NULLS)}")
     summarizers = {pair.summary.summarizer for pair in pairs}
     labels = {"summarizer": summarizers.pop() if len(summarizers) == 1 else None,
               "perturbation": perturbation or "sentiment"}
-    prepared = sample_units(pairs, matching=matching)
+    prepared = sample_units(pairs, matching=matching, null=null if n_permutations > 0 else "shuffle")
     per_sample, skipped = sample_fairness(pairs, matching=matching, target=target, tau=tau, temperature=temperature,
                                           prepared=prepared)
     kept = [(pair, score) for pair, score in zip(pairs, per_sample) if score is not None]
@@ -405,10 +588,11 @@ def perspective_fairness(
     details["distributions"] = value_distributions([score for _, score in kept])
     tests: dict[str, dict] = {}
     if n_permutations > 0:
-        null = PermutationNull.build([s for s in prepared[0] if s is not None], n_permutations, seed,
-                                     target=target, tau=tau, temperature=temperature)
-        tests = {name: null.measure_test(name, n_resamples, seed) for name in PERSPECTIVE_MEASURES}
-        details["ratio_tests"] = null.ratio_tests(n_resamples, seed)
+        details["null"] = null
+        built = PermutationNull.build([s for s in prepared[0] if s is not None], n_permutations, seed, null=null,
+                                      target=target, tau=tau, temperature=temperature)
+        tests = {name: built.measure_test(name, n_resamples, seed) for name in PERSPECTIVE_MEASURES}
+        details["ratio_tests"] = built.ratio_tests(n_resamples, seed)
     results = []
     for position, name in enumerate(PERSPECTIVE_MEASURES[:3]):
         scale = 100.0 if name in ("bur", "uer") else 1.0
@@ -428,7 +612,13 @@ def perspective_fairness(
     return results
 
 
-def _null_description(n_permutations: int) -> str:
+def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
+    if null in ("selection", "sentences"):
+        how = ("the units in a random order, each unit's sentences in its order" if null == "selection" else
+               "the sentences in a random order")
+        return (f"value-blind summaries of the same length: {n_permutations} random selections of the input's "
+                f"sentences with as many content tokens as the summary ({how}; the sentence that crosses that "
+                f"budget counts in part), per input, pooled over originals")
     return (f"values shuffled among the units of each input, summary and unit texts kept (a value-blind summarizer "
             f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
 
@@ -455,6 +645,7 @@ class PermutationNull:
     originals: list[str]
     values: list[str]
     n_permutations: int
+    null: str
     per_original: dict[str, np.ndarray]
     shortfall_sums: np.ndarray
     shortfall_counts: np.ndarray
@@ -462,8 +653,9 @@ class PermutationNull:
     target_sums: np.ndarray
 
     @classmethod
-    def build(cls, samples: Sequence[SampleUnits], n_permutations: int, seed: int, **options) -> PermutationNull:
-        scores = _null_scores(samples, n_permutations, seed, **options)
+    def build(cls, samples: Sequence[SampleUnits], n_permutations: int, seed: int, null: str = DEFAULT_NULL,
+              **options) -> PermutationNull:
+        scores = _null_scores(samples, n_permutations, seed, null, **options)
         originals = list(dict.fromkeys(sample.original for sample in samples))
         values = sorted({value for sample in samples for value in sample.values})
         row = {original: i for i, original in enumerate(originals)}
@@ -481,7 +673,7 @@ class PermutationNull:
             for table, part in zip(tables, (score.shortfall, score.present, score.source, score.target)):
                 table[o][:, columns] += part
         per_original = {name: sums / n_samples[:, None] for name, sums in per_sample.items()}
-        return cls(originals, values, n_permutations, per_original, *tables)
+        return cls(originals, values, n_permutations, null, per_original, *tables)
 
     def measure_test(self, name: str, n_resamples: int, seed: int) -> dict:
         """The test of one measure against the null: estimate = observed − null mean, d interval, one-sided p."""
@@ -505,7 +697,7 @@ class PermutationNull:
     def _test(self, estimate: float, interval: stats.Interval, p: float, observed: float, null_mean: float,
               n_resamples: int, method: str) -> dict:
         return {"estimate": estimate, "ci_low": interval.low, "ci_high": interval.high, "p_value": p,
-                "sided": "greater", "null": _null_description(self.n_permutations), "floor": "permutation",
+                "sided": "greater", "null": _null_description(self.n_permutations, self.null), "floor": "permutation",
                 "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations,
                 "n_resamples": n_resamples, "ci_kind": "d", "method": method,
                 "n_undefined_resamples": interval.n_undefined}
