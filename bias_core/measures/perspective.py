@@ -80,8 +80,8 @@ favoured (short_changed) when the interval lies above (below) 0 and p_holm < 0.0
 
 Calibration (n-gram matching, K = 1000 unless said; raw p < 0.05 with the interval above 0). Yelp, 40 FairSumm
 review sets, sentiment seeds 0-2, 4 tests each: lead-3 3 of 12 against the shuffle null (AUC every seed), 3 of 12
-against the selection null (AUC again: p 0.022, 0.002, 0.010; excess about +0.03; 2 of 12 after Holm), 10 of 12
-against random sentences ('sentences'); random-3 2, 0 and 1 of 12. Demo reviews, 10 seeds, K = 500: lead-3 0-1 of
+against the selection null (AUC again: p 0.022, 0.002, 0.010; excess about +0.03; 2 of 12 after Holm), 9 of 12
+against random sentences ('sentences'); random-3 2 (shuffle), 0 (selection) and 2 (sentences) of 12. Demo reviews, 10 seeds, K = 500: lead-3 0-1 of
 10 per measure, random-3 0. Open: lead-3's token budget is set by the one review it reads (three of its sentences),
 so a null summary of that many tokens from a random review more often runs into a second review and is spread
 over more values; that is the likeliest source of lead-3's remaining AUC and SOF excess.
