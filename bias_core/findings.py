@@ -707,7 +707,7 @@ def _labeller(result: MeasureResult) -> str:
     if not source:
         return ""
     return " (biased sentences as the user's labels mark them)" if source == "user labels" else \
-        f" (biased sentences as an approximate lexicon labeller marks them: {source})"
+        f" (biased sentences as an approximate labeller marks them: {str(source).replace(' (approximate)', '')})"
 
 
 def _strength(verdict: Verdict) -> float:

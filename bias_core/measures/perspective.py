@@ -252,8 +252,20 @@ def sentence_content_tokens(texts: Sequence[str]) -> list[list[tuple[str, list[s
     on (the sentence boundaries the extractive summarizers use, ``extractive.split_inputs``); sentences without
     text are dropped. The content tokens are those of ``content_tokens`` (the parser changes no tag or lemma), so a
     text's tokens are its sentences' tokens joined."""
-    docs = nlp.parse(texts, disable=SENTENCE_PARSE_DISABLED)
-    return [[(sent.text.strip(), _content(sent)) for sent in doc.sents if sent.text.strip()] for doc in docs]
+    missing = [text for text in dict.fromkeys(texts) if text not in _SENTENCES]
+    if missing:
+        for text, doc in zip(missing, nlp.parse(missing, disable=SENTENCE_PARSE_DISABLED), strict=True):
+            _SENTENCES[text] = [(sent.text.strip(), _content(sent)) for sent in doc.sents if sent.text.strip()]
+    found = [_SENTENCES[text] for text in texts]
+    while len(_SENTENCES) > _SENTENCES_KEPT:  # oldest first (dicts keep insertion order)
+        del _SENTENCES[next(iter(_SENTENCES))]
+    return found
+
+
+# The units of one audit recur in every summarizer's and perturbation's call (the sentiment inputs are mixes of the
+# same reviews), so their parse is kept per text; the parse is deterministic, so a kept one equals a new one.
+_SENTENCES: dict[str, list[tuple[str, list[str]]]] = {}
+_SENTENCES_KEPT = 50_000
 
 
 def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = DEFAULT_NULL
