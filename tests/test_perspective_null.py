@@ -73,13 +73,7 @@ def by_name(results):
     return {result.measure: result for result in results}
 
 
-LEAD_3_KNOWN_EXCESS = pytest.mark.xfail(
-    strict=False, reason="open: lead-3's token budget is set by the review it reads, so a null summary of that length "
-    "from a random review spills into a second review more often; lead-3's AUC and SOF sit above the selection null "
-    "(demo SOF p = 0.012, Holm 0.048; Yelp AUC p 0.002-0.022)")
-
-
-@pytest.mark.parametrize("summarizer", [pytest.param("lead-3", marks=LEAD_3_KNOWN_EXCESS), "random-3"])
+@pytest.mark.parametrize("summarizer", ["lead-3", "random-3"])
 def test_value_blind_extractive_summarizers_are_not_significant_against_the_permutation_null(summarizer):
     results = compute_measures(list(demo_inputs()), list(summaries_of(summarizer)), names=NAMES)
     assert {(r.perturbation, r.measure) for r in results} == {(p, m) for p in ("identity", "sentiment") for m in NAMES}
@@ -121,9 +115,10 @@ def test_a_summarizer_of_one_star_reviews_only_is_caught_and_one_star_is_favoure
     results = by_name(perspective_fairness(pair_summaries(inputs, one_value_summaries(inputs, "1"))))
     k = DEFAULT_PERMUTATIONS
     # SOF (which value the summaries short-change, over the corpus) catches it; UER does not have to: a summary of
-    # one value's reviews is no more concentrated per sample than a value-blind lead of one review.
+    # one value's reviews is no more concentrated per sample than a value-blind lead of one review. On three review
+    # sets the null (value-blind leads of as many sentences) leaves p about 0.02.
     test = results["sof"].details["test"]
-    assert test["estimate"] > 0 and test["ci_low"] > 0 and test["p_value"] < 0.01 and k >= 1000, test
+    assert test["estimate"] > 0 and test["ci_low"] > 0 and test["p_value"] < 0.05 and k >= 1000, test
     ratios = results["uer"].details["ratio_tests"]
     assert ratios["1"]["favoured"] and not ratios["1"]["short_changed"]
     assert ratios["1"]["excess"] > 0 and ratios["1"]["ratio"] > 2 * ratios["1"]["null_ratio"]
@@ -313,7 +308,9 @@ def test_selections_read_shuffled_units_and_have_exactly_the_summary_length():
     pairs = pair_summaries(sentiment_inputs(), list(summaries_of("random-3")))
     prepared, _ = sample_units(pairs)
     for sample in prepared[:4]:
-        choices = value_blind_selections(sample, 200, seed=5)
+        lead = value_blind_selections(sample, 200, seed=5, length="sentences")
+        assert (lead.sum(axis=1) == min(max(sample.budget_sentences, 1), len(sample.sentences))).all()
+        choices = value_blind_selections(sample, 200, seed=5, length="tokens")
         assert choices.shape == (200, len(sample.sentences)) and ((choices >= 0) & (choices <= 1)).all()
         assert choices @ sample.sentence_mass == pytest.approx(np.full(200, min(sample.budget,
                                                                                 sample.sentence_mass.sum())))
@@ -325,12 +322,12 @@ def test_selections_read_shuffled_units_and_have_exactly_the_summary_length():
                 assert not np.any(taken[1:] & ~taken[:-1])
                 partly += bool(taken.any() and not (row[sample.sentence_unit == unit] == 1).all())
             assert partly <= 1
-        whole = value_blind_selections(sample, 200, seed=5, partial=False)
+        whole = value_blind_selections(sample, 200, seed=5, partial=False, length="tokens")
         assert set(np.unique(whole)) <= {0.0, 1.0}
         overshoot = whole @ sample.sentence_mass - sample.budget
         assert (overshoot >= 0).all() and (overshoot < whole.max(initial=0) * sample.sentence_mass.max() + 1e-9).all()
-        assert (value_blind_selections(sample, 200, seed=5) == choices).all()
-        assert not (value_blind_selections(sample, 200, seed=6) == choices).all()
+        assert (value_blind_selections(sample, 200, seed=5, length="tokens") == choices).all()
+        assert not (value_blind_selections(sample, 200, seed=6, length="tokens") == choices).all()
 
 
 @pytest.mark.parametrize("matching", ["ngram", "embedding"])

@@ -33,9 +33,9 @@ BUR, UER and AUC > 0, so 0 is not the null. The question is whether the summary 
 than a value-blind summary *of the same length* of the same input would, so the null keeps every unit's text with
 its value and makes only the selection value-blind (``null='selection'``, the default): for every kept sample, K
 (``n_permutations``, default ``DEFAULT_PERMUTATIONS``) extractive summaries of its input, each made of the units'
-sentences read in a random order and taken until their content tokens reach the summary's content tokens
-(``value_blind_selections``; the sentence that crosses that budget counts in part, so a null summary has exactly
-the summary's content tokens). The units are put in a random order and each unit's sentences read in its own order
+sentences read in a random order, as many whole sentences as the summary has (``SELECTION_LENGTH = "sentences"``,
+the default; ``"tokens"`` takes them until their content tokens reach the summary's, the sentence that crosses that
+budget in part — see ``SELECTION_LENGTH`` for why the sentence count is the default). The units are put in a random order and each unit's sentences read in its own order
 — the lead of the input with its units shuffled, what lead-k is on inputs whose units come in a value-blind order;
 ``null='sentences'`` shuffles the sentences themselves (what random-k does). p_x and p_g are the input's; p_y of a
 null summary is computed from per-sentence parts made once per call (``selection_scores``): N-gram counts per
@@ -222,6 +222,7 @@ class SampleUnits:
     weights: np.ndarray | None = None
     similarity: np.ndarray | None = None
     budget: int = 0
+    budget_sentences: int = 0
     sentences: tuple[str, ...] = ()
     sentence_unit: np.ndarray | None = None
     sentence_mass: np.ndarray | None = None
@@ -289,6 +290,7 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
         unit_sentences = sentence_content_tokens(unit_texts)
         unit_tokens = [[token for _, tokens in sentences for token in tokens] for sentences in unit_sentences]
         summary_tokens = content_tokens(summary_texts)
+        summary_sentence_counts = [len(sentences) for sentences in sentence_content_tokens(summary_texts)]
     else:
         tokens = content_tokens(unit_texts + summary_texts)
         unit_tokens, summary_tokens = tokens[: len(unit_texts)], tokens[len(unit_texts):]
@@ -330,7 +332,8 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
         if selection:
             sentences = [(position, text, tokens) for position, u in enumerate(members)
                          for text, tokens in unit_sentences[u]]
-            extra = {"budget": len(summary_tokens[index]), "sentences": tuple(text for _, text, _ in sentences),
+            extra = {"budget": len(summary_tokens[index]), "budget_sentences": summary_sentence_counts[index],
+                     "sentences": tuple(text for _, text, _ in sentences),
                      "sentence_unit": np.array([position for position, _, _ in sentences], dtype=np.int64),
                      "sentence_mass": np.array([len(tokens) for _, _, tokens in sentences], dtype=float)}
             if matching == "ngram":
@@ -420,8 +423,16 @@ def permuted_scores(
     return _fairness_rows(present, source, predicted, sample.values, target, tau)
 
 
+# How long a null summary is: "sentences" (as many whole sentences as the summary has; the default) or "tokens" (the
+# summary's content tokens). With the token budget lead-3 sat above its null on Yelp review sets (AUC p 0.002-0.022 in
+# 3 of 12 tests): its budget comes from the one review it reads, and a null summary of that many tokens taken from a
+# random review spills into a second review more often; with as many sentences, lead-k of the input with its units
+# shuffled is one of the draws exactly (0 of 5 seeds significant on 40 Yelp sets, benchmarks/calibration.py).
+SELECTION_LENGTH = "sentences"
+
+
 def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, order: str = "units",
-                           partial: bool = True) -> np.ndarray:
+                           partial: bool = True, length: str | None = None) -> np.ndarray:
     """Return ``n_draws`` × sentences choice weights: value-blind extractive summaries of the sample's input as
     long as its summary (a weight of 1 takes a sentence, 0 leaves it, a fraction takes that share of it).
 
@@ -446,6 +457,14 @@ def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, orde
     else:
         raise ValueError("order must be 'units' or 'sentences'")
     ordered = mass[read]
+    if (length or SELECTION_LENGTH) == "sentences":
+        # as many whole sentences as the summary has, read in that order: lead-k of the input with its units in a
+        # random order is then one of the draws exactly
+        taken = np.broadcast_to((np.arange(mass.size) < max(sample.budget_sentences, 1)).astype(float),
+                                ordered.shape).copy()
+        choices = np.zeros((n_draws, mass.size))
+        np.put_along_axis(choices, read, taken, axis=1)
+        return choices
     before = np.cumsum(ordered, axis=1) - ordered
     taken = (before < sample.budget).astype(float)
     if partial:
@@ -628,9 +647,10 @@ def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
     if null in ("selection", "sentences"):
         how = ("the units in a random order, each unit's sentences in its order" if null == "selection" else
                "the sentences in a random order")
+        length = ("as many sentences as the summary" if SELECTION_LENGTH == "sentences" else
+                  "as many content tokens as the summary (the sentence that crosses that budget counts in part)")
         return (f"value-blind summaries of the same length: {n_permutations} random selections of the input's "
-                f"sentences with as many content tokens as the summary ({how}; the sentence that crosses that "
-                f"budget counts in part), per input, pooled over originals")
+                f"sentences, {length} ({how}), per input, pooled over originals")
     return (f"values shuffled among the units of each input, summary and unit texts kept (a value-blind summarizer "
             f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
 
