@@ -706,8 +706,11 @@ def _labeller(result: MeasureResult) -> str:
     source = result.details.get("label_source") if isinstance(result.details, dict) else None
     if not source:
         return ""
-    return " (biased sentences as the user's labels mark them)" if source == "user labels" else \
-        f" (biased sentences as an approximate labeller marks them: {str(source).replace(' (approximate)', '')})"
+    if source == "user labels":
+        return " (biased sentences as the user's labels mark them)"
+    if str(source).startswith("VADER"):
+        return " (biased sentences as an approximate lexicon labeller marks them: VADER valence of 2 or more)"
+    return " (biased sentences as an approximate labeller marks them)"
 
 
 def _strength(verdict: Verdict) -> float:
