@@ -205,3 +205,21 @@ def test_mbic_on_three_documents_with_scores_blind_to_the_labels_is_no_finding()
                                   tuple(rng.random(12))) for i in range(3)]
     (result,) = mbic_result(documents, label_source="user labels")
     assert judge(result, [result]).status != "finding" and result.details["test"]["p_value"] > 0.05
+
+
+def test_a_text_seeded_random_summarizer_changes_across_groups_but_delta_i_sees_only_name_noise():
+    """Within-group floor on real components: random-3 draws new sentences for every changed text, so inclusion
+    changes across groups (I_across > 0, a description) as often as within a group; ΔI = across − within, tested
+    over originals, is no finding (Counter-GAP §3; METHODS §1.3, §1.7)."""
+    documents = load_documents(DEMO_NEWS)
+    inputs = get_perturbation("gender-loc", samples=2, seed=5, controls=True).run(documents).inputs
+    assert any(item.role == "control" for item in inputs)
+    summaries = get_summarizer("random-3").summarize(inputs)
+    results = compute_measures(inputs, summaries, ["i_across", "i_within", "delta_i"], MeasureOptions(n_resamples=500))
+    by_name = {r.measure: r for r in results}
+    assert by_name["i_across"].value > 0.05 and by_name["i_within"].value > 0.05
+    assert judge(by_name["i_across"], results).status == "description"
+    verdict = judge(by_name["delta_i"], results)
+    assert verdict.status in ("no evidence of bias", "not significant after correction"), verdict
+    assert verdict.floor_used.startswith("within-group") and by_name["delta_i"].n == len({i.original_id for i in inputs
+                                                                                       if i.role == "control"})
