@@ -76,13 +76,15 @@ with st.expander("Configuration, seeds, versions and model revisions"):
 
 st.markdown("**Export**")
 columns = st.columns(4)
-columns[0].download_button("Report (HTML)", html_report(store, chosen), file_name=f"summbias-{chosen}.html",
-                           mime="text/html", key="export_html")
-columns[1].download_button("Everything (JSON)", run_json(store, chosen), file_name=f"summbias-{chosen}.json",
-                           mime="application/json", key="export_json")
-columns[2].download_button("Measures (CSV)", measures_csv(store.measures(chosen)),
+# Each export is made when its button is clicked (Streamlit runs the callable then, on its own thread; the store's
+# connection allows that): made eagerly, the four of them cost every rerun of this page seconds on the demo run.
+columns[0].download_button("Report (HTML)", lambda run_id=chosen: html_report(store, run_id),
+                           file_name=f"summbias-{chosen}.html", mime="text/html", key="export_html")
+columns[1].download_button("Everything (JSON)", lambda run_id=chosen: run_json(store, run_id),
+                           file_name=f"summbias-{chosen}.json", mime="application/json", key="export_json")
+columns[2].download_button("Measures (CSV)", lambda run_id=chosen: measures_csv(store.measures(run_id)),
                            file_name=f"summbias-{chosen}-measures.csv", mime="text/csv", key="export_measures")
-columns[3].download_button("Summaries (CSV)", summaries_csv(store, chosen),
+columns[3].download_button("Summaries (CSV)", lambda run_id=chosen: summaries_csv(store, run_id),
                            file_name=f"summbias-{chosen}-summaries.csv", mime="text/csv", key="export_summaries")
 
 @st.cache_data(max_entries=64)
