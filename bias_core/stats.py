@@ -308,6 +308,26 @@ def arrow(p_value: float, difference: float) -> str:
     return symbol
 
 
+def permutation_p(observed: float, null: np.ndarray, *, sided: str = "greater") -> float:
+    """The permutation p-value (1 + #{null at least as extreme as observed}) / (K + 1), K = the null's size.
+
+    ``sided='greater'``: at least as large; ``'two-sided'``: at least as far from the null's mean. A relative
+    tolerance of 1e-12 lets a permutation equal to the observed assignment count whatever the float path; nan
+    permutations count as not extreme. nan for a non-finite observed value or an empty null."""
+    null = np.asarray(null, dtype=float)
+    if not math.isfinite(observed) or null.size == 0:
+        return math.nan
+    if sided == "greater":
+        extreme = null >= observed - 1e-12 * max(1.0, abs(observed))
+    elif sided == "two-sided":
+        centre = float(np.nanmean(null))
+        distance = abs(observed - centre)
+        extreme = np.abs(null - centre) >= distance - 1e-12 * max(1.0, distance)
+    else:
+        raise ValueError("sided must be 'greater' or 'two-sided'")
+    return float((1 + np.sum(extreme)) / (null.size + 1))
+
+
 def one_sided_bootstrap_p(distribution: np.ndarray) -> float:
     """Return the one-sided bootstrap p-value for H0: statistic ≤ 0, (1 + #{resample ≤ 0}) / (B + 1).
 

@@ -110,3 +110,11 @@ def test_holm_and_bh_match_statsmodels_and_skip_undefined_p_values():
 def test_json_ready_turns_nan_and_numpy_into_plain_json():
     assert stats.json_ready({"a": np.float64("nan"), "b": [np.int64(2), np.inf], "c": np.bool_(True)}) == \
         {"a": None, "b": [2, None], "c": True}
+
+
+def test_a_permutation_p_counts_the_observed_assignment_and_reads_both_tails_when_asked():
+    null = np.array([0.0, 1.0, 2.0, 3.0])
+    assert stats.permutation_p(3.0, null) == 2 / 5  # the null's own 3.0 counts
+    assert stats.permutation_p(3.0 + 1e-14, null) == 2 / 5  # equal up to float noise counts too
+    assert stats.permutation_p(-2.0, null, sided="two-sided") == 1 / 5  # mean 1.5: |−3.5| beyond every |x − 1.5|
+    assert math.isnan(stats.permutation_p(math.nan, null)) and math.isnan(stats.permutation_p(1.0, np.zeros(0)))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import re
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bias_core.audit import AuditConfig, build_inputs, check_corpus, corpus_documents, run_audit
+from bias_core.commands import terminal_text
 from bias_core.errors import BiasCoreError, one_line
 from bias_core.estimate import Estimate, format_duration
 from bias_core.executors import EXECUTORS, get_executor
@@ -123,7 +123,7 @@ def _audit(args: argparse.Namespace) -> int:
     print(f"run {run_id}: {info.status}" + (f" — {info.message}" if info.message else ""), file=sys.stderr)
     if info.status == "completed":
         for line in verdict_lines(store.measures(run_id)):
-            print(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line), file=sys.stderr)
+            print(terminal_text(line), file=sys.stderr)
     print(run_id)
     return 0 if info.status == "completed" else 1
 
@@ -143,13 +143,10 @@ def _review(config: AuditConfig) -> int:
     return 0
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def verdict_lines(results) -> list[str]:
     """What the run found, as the Overview opens: the controls line (and its warning), then one answer per
     summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.findings``).
-    Names come from users and models, so the caller escapes control characters."""
+    Names come from users and models, so the caller escapes control characters (``terminal_text``)."""
     from bias_core.findings import controls, findings
 
     rows = findings(results)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import re
 from pathlib import Path
 
+from bias_core.commands import terminal_text
 from bias_core.store import RunInfo, RunStore, default_store_path
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 COLUMNS = ("id", "name", "status", "stage", "progress", "created", "message")
 
 
@@ -40,7 +39,7 @@ def run_row(info: RunInfo) -> dict:
 
 
 def _plain(value: object, width: int | None = None) -> str:
-    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", "" if value is None else str(value))
+    text = terminal_text(value)
     return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 

@@ -328,7 +328,7 @@ def arm_fightin_words(
             perm_b = y_b - flips @ difference
             pieces.append(bh_reject_counts(log_odds_z(perm_a, perm_b, alpha)[2]))
         null_counts = np.concatenate(pieces)
-    p_perm = float((1 + np.sum(null_counts >= observed)) / (null_counts.size + 1)) if null_counts.size else 1.0
+    p_perm = stats.permutation_p(observed, null_counts) if null_counts.size else 1.0
     order = np.argsort(-z, kind="stable")
     terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(raw_a.get(vocabulary[i], 0)),
                        int(raw_b.get(vocabulary[i], 0)), float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD),

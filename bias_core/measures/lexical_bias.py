@@ -158,7 +158,7 @@ def mbic_permutation_test(documents: Sequence[LabelledDocument], *, n_permutatio
     totals = null_matrix.mean(axis=0)
     centre = totals.mean()
     statistic = observed_array.mean()
-    p_value = float((1 + np.sum(np.abs(totals - centre) >= abs(statistic - centre) - 1e-12)) / (totals.size + 1))
+    p_value = stats.permutation_p(statistic, totals, sided="two-sided")
     interval = stats.bootstrap_ci(observed_array - null_means, n_resamples=n_resamples, seed=seed)
     return {**base, "estimate": float(statistic - centre), "ci_low": interval.low, "ci_high": interval.high,
             "p_value": p_value, "null_mean": float(centre), "ci_kind": "d"}

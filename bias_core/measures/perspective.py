@@ -461,16 +461,14 @@ def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, orde
         # as many whole sentences as the summary has, read in that order: lead-k of the input with its units in a
         # random order is then one of the draws exactly
         taken = np.broadcast_to((np.arange(mass.size) < max(sample.budget_sentences, 1)).astype(float),
-                                ordered.shape).copy()
-        choices = np.zeros((n_draws, mass.size))
-        np.put_along_axis(choices, read, taken, axis=1)
-        return choices
-    before = np.cumsum(ordered, axis=1) - ordered
-    taken = (before < sample.budget).astype(float)
-    if partial:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(ordered > 0, (sample.budget - before) / ordered, 1.0)
-        taken *= np.clip(share, 0.0, 1.0)
+                                ordered.shape)
+    else:
+        before = np.cumsum(ordered, axis=1) - ordered
+        taken = (before < sample.budget).astype(float)
+        if partial:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(ordered > 0, (sample.budget - before) / ordered, 1.0)
+            taken *= np.clip(share, 0.0, 1.0)
     choices = np.zeros((n_draws, mass.size))
     np.put_along_axis(choices, read, taken, axis=1)
     return choices
@@ -655,15 +653,6 @@ def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
             f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
 
 
-def _p_greater(observed: float, null: np.ndarray) -> float:
-    """(1 + #{null ≥ observed}) / (K + 1), with a relative tolerance so a permutation equal to the observed
-    assignment counts; nan permutations count as not exceeding."""
-    if not math.isfinite(observed):
-        return math.nan
-    slack = 1e-12 * max(1.0, abs(observed))
-    return float((1 + np.sum(null >= observed - slack)) / (null.size + 1))
-
-
 @dataclass
 class PermutationNull:
     """The permutation null of one call (METHODS §4.7): every kept sample's scores under its observed values
@@ -721,7 +710,7 @@ class PermutationNull:
         interval, _ = stats.pooled_bootstrap(np.column_stack([excess, np.ones_like(excess)]), self.originals,
                                              lambda p: p[:, 0] / p[:, 1], kind="d", n_resamples=n_resamples,
                                              seed=seed)
-        return self._test(float(np.mean(excess)), interval, _p_greater(observed, null), observed,
+        return self._test(float(np.mean(excess)), interval, stats.permutation_p(observed, null), observed,
                           float(np.nanmean(null)), n_resamples,
                           "mean over originals of (observed − mean over permutations) of the mean over the "
                           "original's samples; p = (1 + #{T_k ≥ T_obs}) / (K + 1), T = mean over originals")
@@ -771,7 +760,7 @@ class PermutationNull:
                       for start in range(0, n_resamples, size)]
         low, high, undefined = stats.percentile_interval(np.concatenate(pieces))
         interval = stats.Interval(low, high, "d", "percentile", n_resamples, n_undefined=undefined)
-        return self._test(observed - null_mean, interval, _p_greater(observed, null), observed, null_mean,
+        return self._test(observed - null_mean, interval, stats.permutation_p(observed, null), observed, null_mean,
                           n_resamples, "corpus SOF of the pooled shortfalls − mean over permutations of the corpus "
                                        "SOF; interval: originals resampled, both recomputed; "
                                        "p = (1 + #{SOF_k ≥ SOF_obs}) / (K + 1)")
@@ -799,10 +788,7 @@ class PermutationNull:
                                                      n_resamples=n_resamples, seed=seed)
                 pooled = np.nanmean(table[seen], axis=0)
                 observed, null = float(pooled[0]), pooled[1:]
-                expected = float(np.nanmean(null))
-                slack = 1e-12 * max(1.0, abs(observed - expected))
-                extreme = np.abs(null - expected) >= abs(observed - expected) - slack
-                p = float((1 + np.sum(extreme)) / (null.size + 1))
+                p = stats.permutation_p(observed, null, sided="two-sided")
                 p_values.append(p)
                 out[value] = {"ratio": observed, "null_ratio": float(np.mean(null_by_original)),
                               "excess": float(np.mean(excess[seen])), "ci_low": interval.low,

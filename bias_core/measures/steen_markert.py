@@ -522,7 +522,7 @@ def distinguishability_test(articles: Sequence[tuple[np.ndarray, Sequence[str], 
     null_means = np.nanmean(null, axis=1)
     totals = np.nanmean(null, axis=0)
     statistic = float(scores.mean())
-    p_value = float((1 + np.sum(totals >= statistic - 1e-12)) / (totals.size + 1))
+    p_value = stats.permutation_p(statistic, totals)
     interval = stats.bootstrap_ci(scores - null_means, n_resamples=n_resamples, seed=seed)
     return {**base, "estimate": float(statistic - totals.mean()), "ci_low": interval.low, "ci_high": interval.high,
             "p_value": p_value, "null_mean": float(totals.mean()), "ci_kind": "d"}

@@ -19,7 +19,8 @@ def _table(n: int):
 def show_power(documents: Sequence[Document], excluded: Collection[str], measures: Collection[str]) -> None:
     """Per applicable measure: the smallest effect this corpus detects with 80% power, and the originals a stated
     effect needs. Articles count for the name-swap measures, sets of units for perspective fairness."""
-    kept = [d for d in documents if d.id not in set(excluded)]
+    left_out = set(excluded)
+    kept = [d for d in documents if d.id not in left_out]
     articles = sum(not d.is_perspective for d in kept)
     sets = len(kept) - articles
     lines = []
