@@ -11,6 +11,7 @@ import pytest
 
 from bias_core.cli import main
 from bias_core.measures.quadruples import Outcome, quadruple_inconsistency
+from bias_core.reproduce import counter_gap_outcomes
 
 COUNTER_GAP = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "counter-gap"
 # Xie et al. Tables 2-3, in %: Acc_Diff, I_within, I_across, ΔI.
@@ -20,8 +21,6 @@ PUBLISHED = {
     "spanbert_base": (2.30, 11.08, 13.62, 2.54),
     "spanbert_large": (1.85, 6.04, 7.53, 1.50),
 }
-ROLE_OF_SUFFIX = {"": "original", "control": "control", "swap-1": "swap1", "swap-2": "swap2"}
-MALE_PRONOUNS = {"he", "him", "his", "himself"}
 
 
 def quadruple(qid, outcomes, groups=("male", "male", "female", "female")):
@@ -84,30 +83,21 @@ def test_quadruples_command_rejects_bad_outcome_with_line(tmp_path, capsys):
     assert "line 2" in capsys.readouterr().err
 
 
-def counter_gap_outcomes(model: str, destination: Path) -> Path:
-    """Convert the Counter-GAP gold labels and one model's predictions to outcomes.csv (correct iff both match)."""
-    def read(name):
-        with (COUNTER_GAP / name).open(newline="") as stream:
-            return {row["ID"]: row for row in csv.DictReader(stream, delimiter="\t")}
-
-    gold, predicted = read("cgap_gold_labels.tsv"), read(f"{model}_output.tsv")
+def counter_gap_outcomes_csv(model: str, destination: Path) -> Path:
+    """One model's released Counter-GAP predictions as an outcomes.csv (``bias_core.reproduce`` converts them)."""
     path = destination / f"{model}_outcomes.csv"
     with path.open("w", newline="") as stream:
         writer = csv.writer(stream)
         writer.writerow(["quadruple_id", "role", "group", "outcome"])
-        for instance_id, row in gold.items():
-            number, _, suffix = instance_id.partition("-")
-            prediction = predicted[instance_id]
-            correct = prediction["A-coref"] == row["A-coref"] and prediction["B-coref"] == row["B-coref"]
-            group = "male" if row["Pronoun"].lower() in MALE_PRONOUNS else "female"
-            writer.writerow([number, ROLE_OF_SUFFIX[suffix], group, int(correct)])
+        for row in counter_gap_outcomes(COUNTER_GAP, model):
+            writer.writerow([row.quadruple_id, row.role, row.group, row.outcome])
     return path
 
 
 @pytest.mark.skipif(not COUNTER_GAP.is_dir(), reason="Counter-GAP reference data (../shared/reference) is absent")
 @pytest.mark.parametrize("model", sorted(PUBLISHED))
 def test_quadruples_command_reproduces_published_counter_gap_values(model, tmp_path):
-    outcomes = counter_gap_outcomes(model, tmp_path)
+    outcomes = counter_gap_outcomes_csv(model, tmp_path)
     out = tmp_path / "measures.json"
     assert main(["quadruples", "--outcomes", str(outcomes), "--out", str(out), "--bootstrap", "200"]) == 0
     values = {r["measure"]: r for r in json.loads(out.read_text())["results"]}

@@ -5,7 +5,8 @@ A subcommand is listed in ``COMMANDS`` only once the capability behind it works;
 
 import re
 
-COMMANDS = ("summarize", "audit", "measure", "quadruples", "perturb", "runs", "export", "cache", "power")
+COMMANDS = ("summarize", "audit", "measure", "quadruples", "perturb", "runs", "export", "cache", "power",
+            "reproduce")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
