@@ -21,6 +21,23 @@ Figures, per corpus and perturbation kind:
   person was given in the input (its ``Entity`` record: ``extra.gender`` or ``group``; the original gender when the
   input has no entity for that person). Rate = stray / pronouns with a known antecedent.
 
+Issue 21 adds two corpora and a second table. ``data/news_real/wikinews.jsonl`` (42 real Wikinews articles) has its
+gold in ``tests/fixtures/perturb/wikinews_gold.json``: every entity the builder found at commit 5e81c65 (before issue
+21), judged by hand as a person or not (genders are not annotated there, so no stray-pronoun figure is given for it).
+``tests/fixtures/not_people.jsonl`` is a set of real-style sentences that name places, facilities, songs, films,
+characters and firms named after people, and people named like places: its ``not_swapped`` phrases are its non-people
+and its ``swapped`` names its people. The second table, per corpus and kind (gender-loc and race), counts:
+
+- **non-person entities swapped**: entities of an original (one per original and entity id) with a name substitution
+  that is a non-person substitution as above, against all entities with a name substitution;
+- **flagged**: how many of those non-person entities the swap review flags — a substitution whose spaCy label is not
+  PERSON (the review's ``non_person`` check) or, from issue 21 on, whose confidence is medium or low — and the share
+  of *all* swapped entities that the review lists as low, and as medium or low (what an analyst must read);
+- **test set**: ``not_swapped`` phrases touched by any name substitution, and ``swapped`` people left unswapped;
+- **politician**: the test set's surname-only politician mentions (``politician_pair``, ``refers_to``): resolved (a
+  mention of the pair's politician swapped, another person's skipped) or flagged (swapped with low confidence), and
+  wrongly swapped without a flag.
+
     .venv/bin/python benchmarks/perturb_quality.py [--samples 10] [--race] [--show 5]
 """
 
@@ -44,6 +61,8 @@ from bias_core.perturb.lexicon import PRONOUN_GENDER  # noqa: E402
 from bias_core.records import Document, Input  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "perturb"
+NOT_PEOPLE = REPO / "tests" / "fixtures" / "not_people.jsonl"
+WIKINEWS = REPO / "data" / "news_real" / "wikinews.jsonl"
 NAME_KINDS = frozenset({"first_name", "last_name", "full_name"})
 PRONOUN = re.compile(r"\b(?:" + "|".join(PRONOUN_GENDER) + r")\b", re.IGNORECASE)
 
@@ -62,7 +81,23 @@ def corpora() -> dict[str, tuple[list[Document], dict[str, dict]]]:
     demo_gold = json.loads((FIXTURES / "demo_gold.json").read_text(encoding="utf-8"))
     tricky = load_documents(FIXTURES / "tricky_names.jsonl")
     tricky_gold = {d.id: d.extra["gold"] for d in tricky}
-    return {"demo news (16)": (demo, demo_gold), f"tricky names ({len(tricky)})": (tricky, tricky_gold)}
+    wikinews = load_documents(WIKINEWS)
+    wikinews_gold = json.loads((FIXTURES / "wikinews_gold.json").read_text(encoding="utf-8"))
+    sentences, sentence_gold = not_people_set()
+    return {"demo news (16)": (demo, demo_gold), f"tricky names ({len(tricky)})": (tricky, tricky_gold),
+            f"wikinews ({len(wikinews)})": (wikinews, wikinews_gold),
+            f"not-people set ({len(sentences)})": (sentences, sentence_gold)}
+
+
+def not_people_set() -> tuple[list[Document], dict[str, dict]]:
+    """The test set's sentences (politician rows left out) with their gold: ``swapped`` names are its people,
+    ``not_swapped`` phrases its non-people."""
+    rows = [json.loads(line) for line in NOT_PEOPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for row in rows if "politician_pair" not in row]
+    documents = [Document(id=row["id"], text=row["text"], meta=row.get("meta") or {}) for row in rows]
+    gold = {row["id"]: {"people": dict.fromkeys(row["swapped"], "unknown"), "non_people": row["not_swapped"]}
+            for row in rows}
+    return documents, gold
 
 
 def _occurrences(text: str, phrase: str) -> list[tuple[int, int]]:
@@ -174,6 +209,121 @@ def measure(kind: str, documents: list[Document], gold_records: dict[str, dict],
     return figures
 
 
+@dataclass
+class Trust:
+    """Entity-level figures of one corpus and kind (issue 21); entities are "original/entity id (name)" labels."""
+
+    swapped: set[str] = field(default_factory=set)
+    non_person: dict[str, str] = field(default_factory=dict)  # entity → "entity (name as written)"
+    flagged_non_person: set[str] = field(default_factory=set)
+    low: set[str] = field(default_factory=set)
+    medium_low: set[str] = field(default_factory=set)
+    name_subs: int = 0
+    non_person_subs: int = 0
+
+
+def is_flagged(sub) -> bool:
+    """Whether the swap review flags a substitution: a spaCy label other than PERSON (the ``non_person`` check) or a
+    medium or low confidence (issue 21; absent before it)."""
+    labels = {label for label in (sub.entity_label, sub.ner_label) if label and label != "PERSON"}
+    return bool(labels) or getattr(sub, "confidence", None) in ("medium", "low")
+
+
+def trust_figures(kind: str, documents: list[Document], gold_records: dict[str, dict], samples: int,
+                  templates) -> Trust:
+    originals = {d.id: d.text or "" for d in documents}
+    golds = {doc_id: gold_for(text, gold_records[doc_id]) for doc_id, text in originals.items()}
+    result = get_perturbation(kind, samples=samples).run_templates(templates)
+    trust = Trust()
+    for item in result.inputs:
+        gold = golds[item.original_id]
+        for sub in item.substitutions:
+            if sub.kind not in NAME_KINDS:
+                continue
+            entity = f"{item.original_id}/{sub.entity_id}"
+            trust.name_subs += 1
+            trust.swapped.add(entity)
+            confidence = getattr(sub, "confidence", None)
+            if confidence == "low":
+                trust.low.add(entity)
+            if is_flagged(sub):
+                trust.medium_low.add(entity)
+            start = to_original(item, sub.start)
+            end = start + len(sub.original)
+            in_non_person = any(s <= start and end <= e for s, e in gold.non_person_ranges)
+            covers_person = any(s < end and start < e for s, e, _ in gold.person_words)
+            if in_non_person or not covers_person:
+                trust.non_person_subs += 1
+                trust.non_person.setdefault(entity, f"{entity} ({sub.original})")
+                if is_flagged(sub):
+                    trust.flagged_non_person.add(entity)
+    return trust
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} {part / whole:5.1%}" if whole else "-"
+
+
+def test_set_figures() -> tuple[list[str], list[str], int, int]:
+    """The test set's ``not_swapped`` phrases that some name substitution (gender-loc or race) touches, and its
+    ``swapped`` people whose name no race input changes."""
+    documents, gold_records = not_people_set()
+    templates = build_templates(documents)
+    touched: list[str] = []
+    unswapped: list[str] = []
+    by_kind = {kind: get_perturbation(kind, samples=2).run_templates(templates).inputs
+               for kind in ("gender-loc", "race")}
+    for document in documents:
+        text = document.text or ""
+        record = gold_records[document.id]
+        spans = []
+        for items in by_kind.values():
+            for item in items:
+                if item.original_id == document.id:
+                    spans += [(to_original(item, sub.start), to_original(item, sub.start) + len(sub.original))
+                              for sub in item.substitutions if sub.kind in NAME_KINDS]
+        for phrase in record["non_people"]:
+            ranges = _occurrences(text, phrase)
+            if any(s < e2 and s2 < e for s, e in ranges for s2, e2 in spans):
+                touched.append(f"{document.id}: {phrase}")
+        race_spans = [(to_original(item, sub.start), to_original(item, sub.start) + len(sub.original))
+                      for item in by_kind["race"] if item.original_id == document.id
+                      for sub in item.substitutions if sub.kind in NAME_KINDS]
+        for person in record["people"]:
+            ranges = _occurrences(text, person)
+            if not any(s < e2 and s2 < e for s, e in ranges for s2, e2 in race_spans):
+                unswapped.append(f"{document.id}: {person}")
+    total_phrases = sum(len(r["non_people"]) for r in gold_records.values())
+    total_people = sum(len(r["people"]) for r in gold_records.values())
+    return touched, unswapped, total_phrases, total_people
+
+
+def politician_figures() -> list[str]:
+    """The test set's surname-only politician mentions: resolved, flagged, or swapped wrongly without a flag."""
+    rows = [json.loads(line) for line in NOT_PEOPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = []
+    counts = Counter()
+    for row in (row for row in rows if "politician_pair" in row):
+        document = Document(id=row["id"], text=row["text"], meta=row.get("meta") or {})
+        result = get_perturbation("politician", pairs=[row["politician_pair"]]).run([document])
+        pair_names = [name.strip() for name in row["politician_pair"].split("=")]
+        swapped = [item for item in result.inputs if item.role == "swap1"]
+        flagged = any(getattr(sub, "confidence", None) == "low" for item in swapped for sub in item.substitutions)
+        if row["refers_to"] in pair_names:
+            outcome = "resolved" if swapped and not flagged else ("flagged" if swapped else "missed (skipped)")
+        elif not swapped:
+            outcome = "resolved"
+        else:
+            outcome = "flagged" if flagged else "WRONG (swapped, no flag)"
+        counts[outcome.split()[0]] += 1
+        reason = "; ".join(entry.reason for entry in result.report.skipped)
+        lines.append(f"  {row['id']}: refers to {row['refers_to'] or 'unknown'} -> {outcome}"
+                     f"{' (' + reason + ')' if reason else ''}")
+    head = (f"\npolitician, surname-only mentions: {sum(counts.values())}; resolved {counts['resolved']}, flagged "
+            f"{counts['flagged']}, wrong without a flag {counts['WRONG']}, missed {counts['missed']}")
+    return [head, *lines]
+
+
 def entity_figures(templates, gold_records: dict[str, dict]) -> str:
     """Gold people with an entity of the same last name (or the same one-word name), and entities matching no gold
     person (places and organisations taken for people)."""
@@ -214,6 +364,25 @@ def main() -> None:
                 shown.append(f"  [{corpus} {kind}] {count} × {example}")
             for example, count in f.stray_examples.most_common(args.show):
                 shown.append(f"  [{corpus} {kind}] stray {count} × {example}")
+    print("\nissue 21: non-person entities swapped, and what the review flags (entities: original x entity id)")
+    print(f"{'corpus':<20} {'kind':<12} {'non-person entities':>22} {'non-person subs':>17} {'flagged non-person':>19} "
+          f"{'low share':>14} {'medium+low share':>17}")
+    for corpus, (documents, gold_records) in corpora().items():
+        templates = build_templates(documents)
+        for kind in ("gender-loc", "race"):
+            t = trust_figures(kind, documents, gold_records, args.samples, templates)
+            print(f"{corpus:<20} {kind:<12} {len(t.non_person):>9} of {len(t.swapped):<10} {t.non_person_subs:>6} of "
+                  f"{t.name_subs:<8} {len(t.flagged_non_person):>8} of {len(t.non_person):<8} "
+                  f"{_share(len(t.low), len(t.swapped)):>14} {_share(len(t.medium_low), len(t.swapped)):>17}")
+            for entity in sorted(t.non_person)[:args.show]:
+                flag = "flagged" if entity in t.flagged_non_person else "NOT flagged"
+                shown.append(f"  [{corpus} {kind}] non-person entity {t.non_person[entity]}: {flag}")
+    touched, unswapped, total_phrases, total_people = test_set_figures()
+    print(f"\ntest set: not_swapped phrases touched {len(touched)} of {total_phrases}"
+          f"{' (' + ', '.join(touched) + ')' if touched else ''}; swapped people left unswapped {len(unswapped)} of "
+          f"{total_people}{' (' + ', '.join(unswapped) + ')' if unswapped else ''}")
+    for line in politician_figures():
+        print(line)
     print("\nentities (each template's people against the gold people):")
     print("\n".join(entity_lines))
     if shown:
