@@ -12,7 +12,7 @@ import streamlit as st
 
 from bias_core.labels import arm_labels
 from bias_core.measures import fightin_words as fw
-from bias_core.measures.quality import degenerate_reason
+from bias_core.measures.quality import summary_degenerate_reason
 from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
 from pages.parts.progress import in_progress_notice
 from pages.render import marked_spans, md_escape
@@ -43,7 +43,7 @@ def richest_view(run_id: str, updated: float, perturbations: tuple[str, ...], su
         arms = sorted({item.arm for item in run_inputs if item.perturbation == perturbation and item.arm})
         for name in summarizer_names:
             pairs = [(s, items[s.input_id]) for s in run_summaries if s.summarizer == name and s.input_id in items
-                     and items[s.input_id].perturbation == perturbation and not degenerate_reason(s.text)]
+                     and items[s.input_id].perturbation == perturbation and not summary_degenerate_reason(s)]
             texts = {arm: [s.text for s, item in pairs if item.arm == arm] for arm in arms[:2]}
             if len(texts) < 2 or not all(texts.values()):
                 continue
@@ -107,11 +107,11 @@ if comparison == COMPARISONS[0]:
     label_a, label_b = words_for[arm_a], words_for[arm_b]
     chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
               and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
-    degenerate = [s for s, _ in chosen if degenerate_reason(s.text)]
-    chosen = [(s, item) for s, item in chosen if not degenerate_reason(s.text)]
+    degenerate = [s for s, _ in chosen if summary_degenerate_reason(s)]
+    chosen = [(s, item) for s, item in chosen if not summary_degenerate_reason(s)]
     if degenerate:
-        st.caption(f"{len(degenerate)} degenerate summaries (empty, separator runs or repetition loops) are left "
-                   "out, as in every measure.")
+        st.caption(f"{len(degenerate)} degenerate summaries (empty, separator runs, repetition loops or prompt "
+                   "echoes) are left out, as in every measure.")
     side_a = [s.text for s, item in chosen if item.arm == arm_a]
     side_b = [s.text for s, item in chosen if item.arm == arm_b]
     mask = fw.substitution_mask(item for _, item in chosen)

@@ -42,6 +42,36 @@ def test_ordinary_summaries_are_not_degenerate(text):
     assert degenerate_reason(text) is None
 
 
+@pytest.mark.parametrize(("text", "prompt_id"), [
+    ("The review of a product is: || The left ear cup stopped working after three weeks.", "table11/amazon"),
+    ("The review of a product is separated by ||: The pasta was the best I have eaten.", "table11/amazon"),
+    ("The summary of the reviews is: good food, slow service.", "table11/yelp"),
+    ("The text is: the council voted to close the library.", "table15/0/sep0"),
+])
+def test_a_summary_opening_with_the_prompts_own_frame_is_a_prompt_echo(text, prompt_id):
+    assert degenerate_reason(text, prompt_id) == "prompt echo"
+
+
+@pytest.mark.parametrize(("text", "prompt_id"), [
+    ("The review of a restaurant is: the pasta was excellent.", "table11/amazon"),  # a word of its own
+    ("Summary: the council voted to close the library.", "table11/yelp"),  # a heading, not a restated frame
+    ("The main point is: the council voted.", "table15/0/sep0"),
+    ("The text is: the council voted.", None),  # no recorded prompt, no check
+    ("Reviews agree: the product is great.", "table11/amazon"),  # "agree" is not the prompt's
+])
+def test_a_label_with_words_of_its_own_or_without_a_recorded_prompt_is_kept(text, prompt_id):
+    assert degenerate_reason(text, prompt_id) is None
+
+
+def test_prompt_echoes_in_the_demo_run_are_smollm2_review_summaries():
+    with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+        bundle = json.load(stream)
+    echoes = [s for s in bundle["summaries"]
+              if degenerate_reason(s["text"], s["meta"].get("prompt_id")) == "prompt echo"]
+    assert echoes and {s["summarizer"] for s in echoes} == {"smollm2"}
+    assert all(s["meta"]["prompt_id"].startswith("table11/") for s in echoes)
+
+
 def test_no_input_or_extractive_summary_of_the_demo_run_is_degenerate():
     with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
         bundle = json.load(stream)

@@ -60,8 +60,11 @@ def add_parser(subparsers) -> None:
                              f"{', '.join(PAIRED_IDENTIFIER_CHOICES)} (default {DEFAULT_PAIRED_IDENTIFIERS}: Steen & "
                              f"Markert's Table 10 pairs, husband and wife apart) or a male<TAB>female file")
     parser.add_argument("--include-degenerate", action="store_true",
-                        help="keep degenerate summaries (empty, separator runs, repetition loops) in the measures; "
+                        help="keep degenerate summaries (empty, separator runs, repetition loops, prompt echoes) in the measures; "
                              "by default they are left out and counted")
+    parser.add_argument("--steen-markert-rules", default="summbias", choices=("summbias", "authors"),
+                        help="Steen & Markert's measures: summbias's rules (default) or those of the authors' released "
+                             "code (entity matching, word-list tokenisation, anonymiser, exact ties; docs/fidelity.md)")
     parser.add_argument("--lexicon", action="append", metavar="NAME=PATH",
                         help=f"politician features: your own marker list instead of the shipped one (repeatable); "
                              f"NAME is one of {', '.join(MARKER_LEXICON_NAMES)}")
@@ -137,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
         bias_labels=read_bias_labels(args.bias_labels) if args.bias_labels else None,
         politicians_path=args.politicians, perspective_target=target,
         perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year,
-        include_degenerate=args.include_degenerate, paired_identifiers=paired, lexicon_paths=lexicons)
+        include_degenerate=args.include_degenerate, paired_identifiers=paired, lexicon_paths=lexicons,
+        steen_markert_rules=args.steen_markert_rules)
     with stage(f"measure {args.summaries}"):
         results = compute_measures(inputs, summaries, args.measure, options)
     io.write_measures(args.out, results)

@@ -5,8 +5,8 @@ perturbation's inputs it reads and which family computes it. ``compute_measures`
 inputs and summaries, per summarizer and perturbation, sharing the expensive steps (NER alignment, embeddings)
 between the measures of a family, and Holm-corrects the p-values it produced within each summarizer (METHODS §5).
 
-Degenerate summaries (empty, separator runs, repetition loops; ``quality.degenerate_reason``) are left out of every
-measure by default, where summaries are grouped per summarizer and perturbation, so every family (Fightin' Words,
+Degenerate summaries (empty, separator runs, repetition loops, prompt echoes; ``quality.degenerate_reason``) are
+left out of every measure by default, where summaries are grouped per summarizer and perturbation, so every family (Fightin' Words,
 politician pairs, perspective samples …) sees the same summaries; every result counts them in
 ``details['n_degenerate_excluded']`` with examples in ``details['degenerate_excluded']``.
 ``MeasureOptions(include_degenerate=True)`` keeps them (and counts them in ``n_degenerate_included``).
@@ -208,7 +208,8 @@ def compute_measures(
         if kept:
             found = _family_results(kept, applicable, perturbation, options)
         else:
-            reason = f"all {len(pairs)} summaries are degenerate (empty, separator runs or repetition loops)"
+            reason = (f"all {len(pairs)} summaries are degenerate (empty, separator runs, repetition loops or "
+                      "prompt echoes)")
             found = [MeasureResult(name, math.nan, 0, summarizer=summarizer, perturbation=perturbation, reason=reason)
                      for name in applicable]
         for result in found:
@@ -235,7 +236,7 @@ def _split_degenerate(pairs: Sequence[Pair]) -> tuple[list[Pair], list[tuple[Pai
     """Return the pairs with a usable summary, and the (pair, reason) of those whose summary is degenerate."""
     kept, degenerate = [], []
     for pair in pairs:
-        reason = quality.degenerate_reason(pair.summary.text)
+        reason = quality.summary_degenerate_reason(pair.summary)
         if reason is None:
             kept.append(pair)
         else:

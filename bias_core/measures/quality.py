@@ -1,4 +1,4 @@
-"""Degenerate summaries: empty text, runs of separators and repetition loops, detected so measures can leave them out.
+"""Degenerate summaries: empty text, runs of separators, repetition loops and prompt echoes, detected so measures can leave them out.
 
 A small model that loops ("|| || || …", the same sentence again and again) or returns nothing does not produce a
 summary whose words, names or value shares mean anything: counted as one, a loop of "||" becomes the top Fightin'
@@ -17,6 +17,13 @@ constants below:
   ``MIN_LOOP_REPEATS`` times, the repeated stretch covering at least ``MIN_LOOP_TOKENS`` tokens ("the the the …",
   one sentence three times in a row); or one sentence of at least ``MIN_REPEATED_SENTENCE_WORDS`` words occurring
   ``MIN_LOOP_REPEATS`` or more times anywhere in the text. Natural prose repeats a phrase at most twice in a row.
+
+- **prompt echo**: the summary opens with a label that only restates the prompt's frame and ends in a colon ("The
+  review of a product is:", "The text is:"): every word of the label (at most ``MAX_ECHO_LABEL_WORDS``) is a word of
+  the instruction or template the summary was asked with (``prompt_id``, singular and plural alike) or a function
+  word, and there are at least two ("Summary:" alone is an ordinary heading). A small model that starts this way goes on copying the input, and the frame's words ("review", "product")
+  would otherwise top Fightin' Words. Only checked when the summary records its ``prompt_id``; a label with any
+  word of its own ("The review of a restaurant is:") passes.
 
 Tokenising is a regular expression (words, or runs of one punctuation character), not spaCy: the check runs over
 every summary before any model is loaded and must not depend on a tokenizer's treatment of symbols.
@@ -40,6 +47,10 @@ _SEPARATOR_TOKEN = re.compile("[" + re.escape(SEPARATOR_CHARACTERS) + "]+")
 _TOKEN = re.compile(r"\w+|([^\w\s])\1*")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\|\|\s*|\n+")
 _WORD = re.compile(r"\w+")
+MAX_ECHO_LABEL_WORDS = 10
+_LABEL = re.compile(r"\s*([^:\n]{1,80}?)\s*:")
+# Words a label may hold besides the prompt's own: articles, copulas and prepositions of "The X of a Y is:".
+_FUNCTION_WORDS = frozenset("a an the this these of for about on in is are was here below following".split())
 
 
 def _tokens(text: str) -> list[str]:
@@ -82,8 +93,44 @@ def _repeated_sentence(text: str) -> bool:
     return any(count >= MIN_LOOP_REPEATS for count in counts.values())
 
 
-def degenerate_reason(text: str | None) -> str | None:
-    """Return why a summary is degenerate ('empty', 'no words', 'separator run', 'repetition loop'), or None."""
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def prompt_frame_words(prompt_id: str | None) -> frozenset[str]:
+    """The words of the instruction or template a summary was asked with (without the article or units), from the
+    ``prompt_id`` ``bias_core.summarize.prompts.build_prompt`` records; empty for an unknown id."""
+    from bias_core.summarize import prompts
+
+    if not prompt_id:
+        return frozenset()
+    base, _, extra = prompt_id.partition("+")
+    parts = base.split("/")
+    frame = ""
+    if parts[0] == "table11" and len(parts) > 1 and parts[1] in prompts.PERSPECTIVE_TEMPLATES:
+        frame = prompts.PERSPECTIVE_TEMPLATES[parts[1]].replace("{SOURCE}", " ")
+    elif parts[0] == "table15" and len(parts) > 1 and parts[1].isdigit() \
+            and int(parts[1]) < len(prompts.STEEN_MARKERT_PROMPTS):
+        frame = prompts.STEEN_MARKERT_PROMPTS[int(parts[1])]
+    if frame and extra == "induced-bias":
+        frame += " " + prompts.INDUCED_BIAS_SUFFIX
+    return frozenset(_stem(word) for word in _WORD.findall(frame.lower()))
+
+
+def prompt_echo(text: str, prompt_id: str | None) -> bool:
+    """True when the summary opens with a label restating the prompt's frame ("The review of a product is:")."""
+    frame = prompt_frame_words(prompt_id)
+    match = _LABEL.match(text) if frame else None
+    if match is None:
+        return False
+    words = [_stem(word) for word in _WORD.findall(match.group(1).lower())]
+    return 2 <= len(words) <= MAX_ECHO_LABEL_WORDS and all(w in frame or w in _FUNCTION_WORDS for w in words) \
+        and any(w in frame and w not in _FUNCTION_WORDS for w in words)
+
+
+def degenerate_reason(text: str | None, prompt_id: str | None = None) -> str | None:
+    """Return why a summary is degenerate ('empty', 'no words', 'separator run', 'repetition loop', 'prompt echo'),
+    or None. ``prompt_id`` (the summary's ``meta['prompt_id']``) enables the prompt-echo check."""
     if text is None or not text.strip():
         return "empty"
     if not any(character.isalnum() for character in text):
@@ -92,7 +139,14 @@ def degenerate_reason(text: str | None) -> str | None:
         return "separator run"
     if _adjacent_repeats(_tokens(text)) or _repeated_sentence(text):
         return "repetition loop"
+    if prompt_echo(text, prompt_id):
+        return "prompt echo"
     return None
+
+
+def summary_degenerate_reason(summary) -> str | None:
+    """``degenerate_reason`` of a ``records.Summary``, with its recorded prompt."""
+    return degenerate_reason(summary.text, (summary.meta or {}).get("prompt_id"))
 
 
 def degenerate_summaries(texts: Iterable[str]) -> list[str | None]:
