@@ -38,6 +38,7 @@ from bias_core.executors import LocalExecutor, RayExecutor
 from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
+from bias_core.redact import redact_url
 from bias_core.store import RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
@@ -266,9 +267,13 @@ class AuditConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The config as stored with the run and hashed; [measures] options at their default are left out, so a
-        run recorded before they existed has the same hash and still resumes."""
+        run recorded before they existed has the same hash and still resumes. URLs among the summarizers'
+        parameters (``base_url``) are stored without their credentials (``bias_core.redact``)."""
         data = asdict(self)
         del data["source"], data["warnings"]
+        for spec in data["summarizers"]:
+            spec["params"] = {key: redact_url(value) if isinstance(value, str) and "://" in value else value
+                              for key, value in spec["params"].items()}
         for key, default in MEASURE_OPTION_DEFAULTS.items():
             if data[key] == default:
                 del data[key]

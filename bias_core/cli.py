@@ -16,6 +16,7 @@ import traceback
 from bias_core import __version__
 from bias_core.commands import COMMANDS
 from bias_core.errors import BiasCoreError, StageError, one_line
+from bias_core.redact import redact_log_handlers, redact_urls
 
 logger = logging.getLogger("bias_core")
 
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )
+    redact_log_handlers()  # no URL credentials in the log (an audit worker's log file included)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as error:  # the one error path: every failure reaches the user as one line
         if args.debug:
-            traceback.print_exception(error, file=sys.stderr)
+            print(redact_urls("".join(traceback.format_exception(error))), end="", file=sys.stderr)
         else:
             logger.debug("%s failed", args.command, exc_info=True)
         unexpected = not isinstance(error, BiasCoreError) or isinstance(error, StageError)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from bias_core.redact import redact_urls
+
 
 class BiasCoreError(Exception):
     """Base class of every error the CLI and the app turn into a plain message instead of a traceback."""
@@ -39,8 +41,9 @@ class StageError(BiasCoreError):
 
 
 def one_line(error: BaseException, limit: int = 300) -> str:
-    """``Type: message`` on one line, cut to ``limit`` characters (a BiasCoreError's message without the type)."""
-    text = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    """``Type: message`` on one line, cut to ``limit`` characters (a BiasCoreError's message without the type), with
+    the credentials of any URL in it redacted (``bias_core.redact``)."""
+    text = redact_urls(" ".join(line.strip() for line in str(error).splitlines() if line.strip()))
     if not isinstance(error, BiasCoreError):
         text = f"{type(error).__name__}: {text}" if text else type(error).__name__
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,7 +1,7 @@
 """Start an audit in its own process, so a long run is not tied to a browser tab (or to the app's server).
 
-The app writes the corpus and the config next to the store, creates the run (so it can show it at once) and
-starts `python -m bias_core audit --run ID` detached. The worker resumes exactly that run, because its config hash
+The app writes the corpus and the config next to the store (``corpora/``, ``configs/``, with the worker's log in
+``logs/``), creates the run (so it can show it at once) and starts `python -m bias_core audit --run ID` detached. The worker resumes exactly that run, because its config hash
 matches; progress is read back from the store. The config is validated here first, with the same function the CLI
 and the worker use, so a bad config is refused with the same message and creates no run.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from bias_core.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
 from bias_core.io import write_jsonl
 from bias_core.records import Document
-from bias_core.store import RunStore
+from bias_core.store import RunStore, StoreError
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
@@ -60,3 +60,26 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
                                    start_new_session=True)
     store.update_run(run_id, status="running", stage="starting", worker_pid=process.pid, message=None)
     return run_id
+
+
+def delete_run(store: RunStore, run_id: str) -> None:
+    """Delete a run with every file the launcher wrote for it: its records (``RunStore.delete_run``: zeroed and out
+    of the write-ahead log), its config and log files, and its corpus file unless another run uses that corpus.
+    Files outside the store's folder (a corpus the command line read in place) are never touched."""
+    folder = store.path.parent
+    try:
+        config = store.get_run(run_id).config
+    except StoreError:  # a damaged config: its records and files go, the corpus file stays
+        config = {}
+    corpus = config.get("corpus") if isinstance(config, dict) else None
+    corpus_file = Path(str(corpus.get("path") or "")) if isinstance(corpus, dict) else Path()
+    try:
+        store.delete_run(run_id)
+    finally:  # also when only the checkpoint failed: the records are gone, so are the files
+        if not store.has_run(run_id):
+            files = [folder / "configs" / f"{run_id}.json", folder / "logs" / f"{run_id}.log"]
+            if corpus_file.name and corpus_file.resolve().parent == (folder / "corpora").resolve() \
+                    and not store.runs_mentioning(corpus_file.name, besides=run_id):
+                files.append(corpus_file)
+            for path in files:
+                path.unlink(missing_ok=True)

@@ -168,6 +168,8 @@ class RunStore:
         self._connection = open_database(self.path, STORE_SCHEMA, timeout=120, read_only=read_only)
         try:
             self._connection.execute("PRAGMA foreign_keys=ON")
+            # Deleted and replaced records are overwritten with zeros, so a deleted run leaves no text in free space.
+            self._connection.execute("PRAGMA secure_delete=ON")
         except sqlite3.Error as error:
             self._connection.close()
             raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "opening")) from None
@@ -305,12 +307,27 @@ class RunStore:
         return self._decoded(self._decode_run, self._read("SELECT * FROM runs ORDER BY created DESC", rows=True))
 
     def delete_run(self, run_id: str) -> None:
-        """Delete a run and everything recorded under it."""
+        """Delete a run and everything recorded under it, leaving no copy of its records in the store's files: their
+        space is overwritten with zeros (``PRAGMA secure_delete``), and the write-ahead log, which still holds the
+        pages as they were, is copied into the main file and truncated to nothing."""
         self._run_row(run_id)
         with self._transaction() as connection:
             for table in ("measures", "failures", "summaries", "inputs", "documents", "runs"):
                 column = "id" if table == "runs" else "run_id"
                 connection.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
+        try:
+            busy = self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error as error:
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "checkpointing")) from None
+        if busy:
+            raise StoreError(f"run {run_id} was deleted, but its old pages are still in {self.path}-wal because "
+                             "another process is reading the store — delete again once its audits have finished")
+
+    def runs_mentioning(self, text: str, *, besides: str) -> list[str]:
+        """The ids of the runs other than ``besides`` whose stored config contains ``text`` (e.g. a corpus file's
+        name); read as text, so a damaged config still counts."""
+        return [row[0] for row in self._read("SELECT id FROM runs WHERE id != ? AND instr(config, ?) > 0",
+                                             (besides, text))]
 
     def import_run(self, bundle: dict[str, Any]) -> str:
         """Insert a run exported by ``export.run_bundle`` (same id, config and records) in one transaction."""

@@ -14,6 +14,7 @@ from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts import workspace
+from pages.parts.endpoints import endpoint_choice
 from pages.parts.power import show_power
 from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
@@ -121,15 +122,14 @@ with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
                              placeholder="facebook/bart-large-cnn (needs the model locally or network access)")
     if hf_model.strip():
         summarizers.append(StageSpec(f"hf:{hf_model.strip()}"))
-    endpoint_model = st.text_input("Endpoint model name", key="audit_openai_model", placeholder="llama3")
-    base_url = st.text_input("Base URL", "http://127.0.0.1:8000/v1", key="audit_openai_url")
-    key_env = st.text_input("Environment variable with the API key (the key itself is never stored)",
-                            "OPENAI_API_KEY", key="audit_openai_key_env")
+    # Only an endpoint the operator listed, with its own key variable (pages.parts.endpoints).
+    endpoint = endpoint_choice("audit_openai")
     concurrency = st.number_input("Concurrent requests", 1, 64, 4, key="audit_openai_concurrency")
     timeout = st.number_input("Timeout per request (s)", 1, 600, 60, key="audit_openai_timeout")
-    if endpoint_model.strip():
-        summarizers.append(StageSpec(f"openai:{endpoint_model.strip()}", {
-            "base_url": base_url, "api_key_env": key_env, "concurrency": int(concurrency), "timeout": float(timeout)}))
+    if endpoint is not None:
+        endpoint_name, endpoint_params = endpoint
+        summarizers.append(StageSpec(endpoint_name, {**endpoint_params, "concurrency": int(concurrency),
+                                                     "timeout": float(timeout)}))
 
 st.subheader("Measures")
 applicable = [name for name in MEASURE_NAMES if MEASURES[name].perturbations is None

@@ -12,7 +12,7 @@ from bias_core.audit import AuditConfig
 from bias_core.errors import BiasCoreError
 from bias_core.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.findings import judge, primary_estimate, semantics, variant
-from bias_core.launch import launch_audit
+from bias_core.launch import delete_run, launch_audit
 from bias_core.store import RunInfo
 from pages.common import run_store, select_run
 from pages.render import md_escape
@@ -151,7 +151,11 @@ else:
 with st.expander("Delete this run"):
     confirm = st.checkbox("I understand that the run and all its records are deleted", key="runs_confirm_delete")
     if st.button("Delete run", disabled=not confirm, key="runs_delete"):
-        store.delete_run(chosen)
-        st.session_state.pop("run_id", None)
-        st.success(f"Deleted run {md_escape(chosen)}.")
-        st.rerun()
+        try:
+            delete_run(store, chosen)  # its records, config, log and (unless another run uses it) corpus file
+        except BiasCoreError as error:
+            st.error(md_escape(error))
+        else:
+            st.session_state.pop("run_id", None)
+            st.success(f"Deleted run {md_escape(chosen)}.")
+            st.rerun()

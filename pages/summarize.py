@@ -9,6 +9,7 @@ from bias_core.errors import BiasCoreError
 from bias_core.records import Input, Summary
 from bias_core.summarize import summarize_inputs
 from pages.common import corpus_picker, document_label, summarizer, summary_cache
+from pages.parts.endpoints import endpoint_choice
 from pages.render import md_escape
 
 BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
@@ -27,18 +28,19 @@ if documents:
                         help="lead-k and random-k cannot amplify bias; topic and sexist are deliberately biased "
                              "baselines; smollm2 is a small offline language model.")
     params: dict[str, object] = {}
-    name = kind
-    if kind in CUSTOM:
-        prefix = CUSTOM[kind]
-        model = st.text_input("Model id or local path" if prefix == "hf:" else "Model name",
-                              placeholder="facebook/bart-large-cnn" if prefix == "hf:" else "llama3")
-        name = prefix + model.strip()
-        if prefix == "openai:":
-            params["base_url"] = st.text_input("Base URL", "http://127.0.0.1:8000/v1")
-            params["api_key_env"] = st.text_input("Environment variable holding the API key", "OPENAI_API_KEY")
+    name: str | None = kind
+    if CUSTOM.get(kind) == "hf:":
+        model = st.text_input("Model id or local path", placeholder="facebook/bart-large-cnn")
+        name = "hf:" + model.strip() if model.strip() else None
+    elif CUSTOM.get(kind) == "openai:":
+        # Only an endpoint the operator listed, with its own key variable (pages.parts.endpoints).
+        chosen = endpoint_choice("summarize_openai")
+        name = None
+        if chosen is not None:
+            name, params = chosen
             params["timeout"] = st.number_input("Timeout (s)", 1.0, 600.0, 60.0)
 
-    if st.button("Summarize", type="primary", disabled=name in CUSTOM.values()):
+    if st.button("Summarize", type="primary", disabled=name is None) and name is not None:
         try:
             with st.spinner(f"Summarizing with {md_escape(name)}…"):
                 report = summarize_inputs(summarizer(name, tuple(sorted(params.items()))),

@@ -37,10 +37,11 @@ def test_switching_to_the_review_corpus_lists_its_documents(app):
     assert len(app.selectbox(key="summarize_document").options) == 3
 
 
-def test_an_endpoint_that_is_down_shows_a_message_not_a_traceback(app):
+def test_an_endpoint_that_is_down_shows_a_message_not_a_traceback(app, tmp_path, monkeypatch):
+    (tmp_path / "endpoints.toml").write_text('[[endpoints]]\nname = "down"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    monkeypatch.setenv("SUMMBIAS_ENDPOINTS", str(tmp_path / "endpoints.toml"))
     app.selectbox(key="summarize_summarizer").set_value("OpenAI-compatible endpoint (openai:)").run()
-    app.text_input[0].set_value("llama3")
-    app.text_input[1].set_value("http://127.0.0.1:9/v1")
+    app.text_input(key="summarize_openai_model").set_value("llama3").run()
     app.number_input[0].set_value(1.0).run()
     app.button[0].click().run()
     assert not app.exception

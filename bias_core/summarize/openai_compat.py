@@ -1,8 +1,11 @@
 """``openai:<model>``: any OpenAI-compatible chat endpoint (vLLM, SGLang, Ollama, OpenAI) (METHODS §2).
 
-The API key is read from an environment variable whose *name* is a parameter; the key itself is never stored,
-hashed into the cache key, logged or put in an error message. Requests run concurrently up to a limit; the
-``openai`` client retries timeouts, connection errors and 5xx answers with exponential backoff.
+The API key is read from an environment variable whose *name* is a parameter (empty: no key is sent); the key
+itself is never stored, hashed into the cache key, logged or put in an error message, and credentials in the base URL
+(``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.redact``). Redirects are not
+followed: a request goes to the base URL's server or nowhere, so a prompt and its key never reach another address.
+Requests run concurrently up to a limit; the ``openai`` client retries timeouts, connection errors and 5xx answers
+with exponential backoff.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from bias_core.records import Input, Summary
+from bias_core.redact import redact_url
 from bias_core.summarize.base import (
     ItemsFinished,
     Param,
@@ -69,6 +73,8 @@ class OpenAICompatibleSummarizer(Summarizer):
         self.model = model
         self.name = f"openai:{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        # What is recorded and shown of the endpoint: only the HTTP client sees the URL's credentials.
+        self.endpoint = redact_url(self.base_url)
         self.api_key_env = api_key_env
         self.temperature = float(temperature)
         self.seed = int(seed)
@@ -81,10 +87,10 @@ class OpenAICompatibleSummarizer(Summarizer):
         self._client = None
 
     def parameters(self) -> dict[str, Any]:
-        # The endpoint and the key's variable name are recorded; the key is not.
+        # The endpoint (without credentials) and the key's variable name are recorded; the key is not.
         return {
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": self.endpoint,
             "api_key_env": self.api_key_env,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -97,13 +103,14 @@ class OpenAICompatibleSummarizer(Summarizer):
 
     def client(self):
         if self._client is None:
-            from openai import OpenAI
+            from openai import DefaultHttpxClient, OpenAI
 
             self._client = OpenAI(
                 base_url=self.base_url,
-                api_key=os.environ.get(self.api_key_env) or "not-set",
+                api_key=(os.environ.get(self.api_key_env) if self.api_key_env else None) or "not-set",
                 timeout=self.timeout,
                 max_retries=self.retries,
+                http_client=DefaultHttpxClient(follow_redirects=False, timeout=self.timeout),
             )
         return self._client
 
@@ -126,6 +133,9 @@ class OpenAICompatibleSummarizer(Summarizer):
         except openai.APIConnectionError:
             return self._failure(item, "could not connect (is the server running and the base URL right?)")
         except openai.APIStatusError as error:
+            if 300 <= error.status_code < 400:
+                return self._failure(item, f"answered HTTP {error.status_code}, a redirect, which is not followed "
+                                           "— set base_url to the address the server redirects to")
             return self._failure(item, f"answered HTTP {error.status_code}")
         except (openai.OpenAIError, ValueError, KeyError, AttributeError, TypeError) as error:
             return self._failure(item, f"gave an invalid answer ({type(error).__name__})")
@@ -137,7 +147,7 @@ class OpenAICompatibleSummarizer(Summarizer):
         })
 
     def _failure(self, item: Input, problem: str) -> SummaryFailure:
-        return SummaryFailure(item.id, self.name, f"endpoint {self.base_url} {problem}")
+        return SummaryFailure(item.id, self.name, f"endpoint {self.endpoint} {problem}")
 
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
