@@ -1,0 +1,183 @@
+"""The entity template of one original and how it is filled (METHODS §1.1; Steen & Markert §5.1 and App. D).
+
+A template holds the original text and a sorted list of non-overlapping *slots* (first name, last name, pronoun,
+title, content word), each with its character span and the entity it belongs to. Perturbations never re-parse: they
+choose a gender and names per entity and call :meth:`EntityTemplate.fill`, which assembles the input text by string
+concatenation and records the substitution map with offsets into the new text.
+
+How the entities and slots are found is in ``name_finding`` (names, from spaCy), ``person_evidence`` (which names are
+people), ``pronouns`` (pronoun and content-word attribution) and ``gold_coreference`` (pre-annotated documents);
+``templates.build_templates`` is the entry point.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for
+from bias_core.records import Substitution
+
+# Kept when an entity gathers several kinds of evidence: the lower the rank, the stronger (issue 10).
+EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "pronoun": 3}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A span of the original that a perturbation may rewrite, with the entity it belongs to (None: unattributed)."""
+
+    start: int
+    end: int
+    kind: str
+    text: str
+    entity_id: str | None
+    form: str | None = None  # pronoun form: subject, object, possessive, independent or reflexive
+    ner_label: str | None = None  # spaCy's label of the span ("" untagged; None where no parse was consulted)
+
+
+@dataclass(frozen=True)
+class EntityChoice:
+    """What one input does to one entity: its gender (None keeps gendered words) and new names (None keeps them)."""
+
+    gender: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+
+
+@dataclass
+class TemplateEntity:
+    """A person of an original: names, original gender and where that gender came from (METHODS §1.1)."""
+
+    entity_id: str
+    first_name: str | None
+    last_name: str | None
+    gender: str | None = None
+    gender_source: str | None = None
+    # Why it is a person: "title", "first-name+surname", "initials+surname", "pronoun" or "gold" (issue 10).
+    evidence: str | None = None
+
+    def add_evidence(self, evidence: str) -> None:
+        """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
+        if self.evidence is None or EVIDENCE_RANK[evidence] < EVIDENCE_RANK[self.evidence]:
+            self.evidence = evidence
+
+    @property
+    def label(self) -> str:
+        """The entity's fullest name as written, for reports."""
+        return " ".join(part for part in (self.first_name, self.last_name) if part)
+
+
+@dataclass
+class EntityTemplate:
+    """An original parsed once: its text, entities and rewritable slots (METHODS §1.1)."""
+
+    document_id: str
+    text: str
+    entities: list[TemplateEntity]
+    slots: list[Slot]
+    capitalized_words: frozenset[str] = field(default_factory=frozenset)
+    meta: dict[str, Any] = field(default_factory=dict)  # the document's meta (date, source, title), for inputs
+    # Names the builder did not take for people, each with the reason ({"name", "reason"}), for the run's report.
+    declined: list[dict[str, str]] = field(default_factory=list)
+    # Why no perturbation can use this original (set without parsing it, e.g. a text over MAX_PERTURB_CHARS).
+    skip_reason: str | None = None
+
+    def slot_kinds(self, entity_id: str) -> frozenset[str]:
+        """Return the kinds of slots an entity has (which of its mentions can be rewritten)."""
+        return self._kinds_by_entity.get(entity_id, frozenset())
+
+    @functools.cached_property
+    def _kinds_by_entity(self) -> dict[str | None, frozenset[str]]:
+        kinds: dict[str | None, set[str]] = {}
+        for slot in self.slots:
+            kinds.setdefault(slot.entity_id, set()).add(slot.kind)
+        return {entity_id: frozenset(found) for entity_id, found in kinds.items()}
+
+    @functools.cached_property
+    def _evidence(self) -> dict[str, str | None]:
+        return {entity.entity_id: entity.evidence for entity in self.entities}
+
+    @property
+    def unattributed_pronouns(self) -> list[Slot]:
+        """Pronoun slots that no entity could take (METHODS §1.1 step 3)."""
+        return [slot for slot in self.slots if slot.kind == "pronoun" and slot.entity_id is None]
+
+    def gendered_entities(self, *, content_words: bool = False) -> list[TemplateEntity]:
+        """Entities a gender perturbation can change: with a first name, gendered pronoun or title (§1.1 step 6)."""
+        kinds = {"first_name", "pronoun", "title"} | ({"content_word"} if content_words else set())
+        return [entity for entity in self.entities if self.slot_kinds(entity.entity_id) & kinds]
+
+    def named_entities(self) -> list[TemplateEntity]:
+        """Entities with a first or last name mention (those a name swap such as race can change)."""
+        return [entity for entity in self.entities if self.slot_kinds(entity.entity_id) & {"first_name", "last_name"}]
+
+    def fill(
+        self,
+        choices: dict[str, EntityChoice],
+        *,
+        unattributed_gender: str | None = None,
+        content_words: bool = False,
+    ) -> tuple[str, list[Substitution]]:
+        """Return the input text and its substitution map for one assignment of genders and names.
+
+        Entities missing from ``choices`` stay as they are. Unattributed pronouns take ``unattributed_gender`` when
+        given (C_glob, where every entity has one gender). Content-word slots are rewritten only when
+        ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). Only spans whose text
+        changes get a substitution; offsets are into the returned text.
+        """
+        pieces: list[str] = []
+        substitutions: list[Substitution] = []
+        cursor = 0
+        length = 0
+        for slot in self.slots:
+            replacement = self._replacement(slot, choices, unattributed_gender, content_words)
+            if replacement is None or replacement == slot.text:
+                continue
+            gap = self.text[cursor : slot.start]
+            pieces.append(gap)
+            length += len(gap)
+            evidence = self._evidence.get(slot.entity_id) if slot.entity_id is not None else "unattributed"
+            substitutions.append(Substitution(
+                length, length + len(replacement), slot.text, replacement, slot.kind, slot.entity_id,
+                entity_label="PERSON" if slot.entity_id is not None else None, evidence=evidence,
+                ner_label=slot.ner_label,
+            ))
+            pieces.append(replacement)
+            length += len(replacement)
+            cursor = slot.end
+        pieces.append(self.text[cursor:])
+        return "".join(pieces), substitutions
+
+    @staticmethod
+    def _replacement(
+        slot: Slot, choices: dict[str, EntityChoice], unattributed_gender: str | None, content_words: bool
+    ) -> str | None:
+        choice = choices.get(slot.entity_id) if slot.entity_id is not None else None
+        if slot.kind == "first_name":
+            return match_case(slot.text, choice.first_name) if choice and choice.first_name else None
+        if slot.kind == "last_name":
+            return match_case(slot.text, choice.last_name) if choice and choice.last_name else None
+        gender = choice.gender if choice else (unattributed_gender if slot.entity_id is None else None)
+        if gender is None:
+            return None
+        if slot.kind == "pronoun":
+            return pronoun_for(gender, slot.form or "subject", slot.text)
+        if slot.kind == "title":
+            return title_for(gender, slot.text)
+        return content_word_for(gender, slot.text) if content_words else None
+
+
+
+def finish_template(document_id: str, text: str, entities: list[TemplateEntity], slots: list[Slot]) -> EntityTemplate:
+    """Sort slots, drop overlaps (the earlier, longer span wins) and entities left without any slot."""
+    ordered: list[Slot] = []
+    for slot in sorted(slots, key=lambda s: (s.start, -(s.end - s.start))):
+        if ordered and slot.start < ordered[-1].end:
+            continue
+        ordered.append(slot)
+    used = {slot.entity_id for slot in ordered}
+    kept = [entity for entity in entities if entity.entity_id in used]
+    capitalized = frozenset(w for w in re.findall(r"\b[^\W\d_][\w'-]+\b", text) if w[0].isupper())
+    return EntityTemplate(document_id, text, kept, ordered, capitalized)

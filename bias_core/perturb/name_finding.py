@@ -1,0 +1,403 @@
+"""Name finding: the people of a news original and their mentions, from spaCy's NER, tagger and parser (METHODS
+§1.1 steps 1–4, with the decisions METHODS leaves open).
+
+1. Candidate name spans are PERSON entities, ORG/NORP entities of two or three proper nouns made of a census first
+   name, initials or first names and a listed surname ("Marcus Bell" tagged ORG), and proper nouns after a
+   capitalised gendered or surname title that the NER missed. A one-word PERSON span takes in a neighbouring proper
+   noun when together they make a first + last name. A span the evidence against rules out (``person_evidence``:
+   "Santa Barbara", "Rivermouth FC", "the Aztecs") is declined with its reason; spans in an all-caps headline start
+   no entity (their tags are unreliable) but can be mentions of known people (step 3).
+2. Names split into parts as ``name_parts`` says. Spans that share the last name join one entity — *unless* they
+   carry different first names ("Daniel Whitaker" and "Linda Whitaker" are two people; the paper's rule would merge
+   them). Other single parts join the entity whose last name, else first name, they equal; an unknown single part
+   starts an entity of its own, as a first name when it is a census first name and as a last name otherwise.
+3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it
+   (the small model misses names, e.g. "Okafor"); see ``NerBuilder._may_be_name`` for when a capitalised string is
+   the name and not a place, a date or part of an organisation. A mention may be written in capitals ("DENZEL
+   WASHINGTON" in a headline). **A name that is also a place** ("Washington", "Jordan", "Sofia"): where the NER
+   labels the occurrence a place or the like, it is the person only as a subject, possessor or object and only
+   after that person was named ("George Washington ... Washington said" is him; "Jordan will host talks" before
+   "Michael Jordan" appears is the country; "drama in Washington" is the city); after a title it is always the
+   person ("Mr. Washington"). A bare last name shared by several entities goes to the one a preceding title agrees
+   with, else to the one most recently named in full or with a title ("Jonathan Brandt ... Brandt said"), else to
+   the one introduced first; a bare first name goes to the entity with that first name mentioned most recently.
+4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
+   attributed to it (``pronouns``).
+
+Entities are then kept only with evidence of being people (``person_evidence``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from bias_core.names import first_name_gender
+from bias_core.perturb.entity_template import EntityTemplate, Slot, TemplateEntity, finish_template
+from bias_core.perturb.lexicon import NAME_SUFFIXES, NEUTRAL_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.name_parts import (
+    ALL_TITLES,
+    NAME_TITLES,
+    NamePart,
+    NameSpan,
+    ent_key,
+    is_first_name,
+    is_listed_surname,
+    is_proper,
+    lowercase_words,
+    parse_name,
+    title_before,
+)
+from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
+from bias_core.perturb.person_evidence import PersonEvidence, looks_like_name
+from bias_core.perturb.pronouns import content_word_slots, pronoun_slots
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+# Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
+# any other type means the string is something else ("Virginia" the state, "May" the month).
+_MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
+_PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
+
+
+class Entities:
+    """Entities under construction, with every name mention found so far (by character start)."""
+
+    def __init__(self) -> None:
+        self.entities: list[TemplateEntity] = []
+        self.mentions: dict[int, tuple[str, str, NamePart]] = {}  # start → (entity_id, kind, part)
+        self.anchors: dict[str, list[int]] = {}  # entity_id → starts of its full-name and title + name mentions
+
+    def new(self, first: str | None, last: str | None) -> TemplateEntity:
+        entity = TemplateEntity(f"e{len(self.entities) + 1}", first, last)
+        _gender_from_first_name(entity)
+        self.entities.append(entity)
+        return entity
+
+    def add_mention(self, entity: TemplateEntity, kind: str, part: NamePart) -> None:
+        self.mentions.setdefault(part.start, (entity.entity_id, kind, part))
+
+    def mention_positions(self, entity_id: str) -> list[int]:
+        return sorted(start for start, (eid, _, _) in self.mentions.items() if eid == entity_id)
+
+    def by_last_name(
+        self, last: str, title_gender: str | None, position: int, *, strict: bool = False
+    ) -> TemplateEntity | None:
+        """The entity a bare last name refers to (module docstring, step 3); with ``strict``, none when a title's
+        gender agrees with no candidate ("Lord Ashcombe" is not "Sophie Ashcombe")."""
+        candidates = [e for e in self.entities if e.last_name == last]
+        agreeing = [e for e in candidates if title_gender is None or e.gender in (None, title_gender)]
+        candidates = agreeing if agreeing or strict else candidates
+        if len(candidates) < 2:
+            return candidates[0] if candidates else None
+
+        def last_anchor_before(entity: TemplateEntity) -> int:
+            return max((p for p in self.anchors.get(entity.entity_id, []) if p < position), default=-1)
+
+        latest = max(candidates, key=last_anchor_before)
+        return latest if last_anchor_before(latest) >= 0 else candidates[0]
+
+    def by_first_name(self, first: str, position: int) -> TemplateEntity | None:
+        candidates = [e for e in self.entities if e.first_name == first]
+        if not candidates:
+            return None
+
+        def last_before(entity: TemplateEntity) -> int:
+            return max((p for p in self.mention_positions(entity.entity_id) if p < position), default=-1)
+
+        return max(candidates, key=last_before)
+
+
+class NerBuilder:
+    """Builds a template from NER, a name heuristic and pronoun attribution (METHODS §1.1; module docstring)."""
+
+    def __init__(self, document_id: str, doc: Doc):
+        self.document_id = document_id
+        self.text = doc.text
+        self.tokens = list(doc)
+        self.token_at = {token.idx: token for token in self.tokens}
+        self.ents = list(doc.ents)
+        self.ent_of = {i: ent for ent in self.ents for i in range(ent.start, ent.end)}
+        self.found = Entities()
+        self.titles: dict[str, list[Token]] = {}
+        self.common_words = lowercase_words(self.text)
+        self.evidence = PersonEvidence(doc)
+        self.declined: list[dict[str, str]] = []
+
+    def build(self) -> EntityTemplate:
+        """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
+        spans = self._name_spans()
+        for span in sorted((s for s in spans if s.first and s.last), key=lambda s: s.start):
+            self._add_full_name(span)
+        for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
+            self._add_single_name(span)
+        self._scan_name_occurrences()
+        self._drop_entities(self.evidence.named_like_a_non_person, "named like a place or organisation in this text")
+        title_slots = self._title_slots()
+        self._set_gender_from_titles()
+        positions = {e.entity_id: self.found.mention_positions(e.entity_id) for e in self.found.entities}
+        pronouns = pronoun_slots(self.tokens, self.found.entities, positions)
+        self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
+                            "surname, or pronoun")
+        kept = {entity.entity_id for entity in self.found.entities}
+        slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronouns
+        slots += self._content_word_slots(pronouns)
+        template = finish_template(self.document_id, self.text, self.found.entities, slots)
+        template.declined = self.declined
+        return template
+
+    def _decline(self, name: str, reason: str) -> None:
+        """Note a name not taken for a person, for the run's report (issue 10: a bad decision must be visible)."""
+        entry = {"name": name, "reason": reason}
+        if entry not in self.declined:
+            self.declined.append(entry)
+
+    def _drop_entities(self, condition, reason: str) -> None:
+        """Forget the entities that meet ``condition`` and their name mentions, noting why."""
+        dropped = {entity.entity_id for entity in self.found.entities if condition(entity)}
+        if not dropped:
+            return
+        for entity in self.found.entities:
+            if entity.entity_id in dropped:
+                self._decline(entity.label, reason)
+        self.found.entities = [entity for entity in self.found.entities if entity.entity_id not in dropped]
+        self.found.mentions = {start: mention for start, mention in self.found.mentions.items()
+                               if mention[0] not in dropped}
+
+    def _name_spans(self) -> list[NameSpan]:
+        spans = []
+        covered: set[int] = set()
+        for ent in self.ents:
+            if ent.text.isupper():  # an all-caps headline: no new person from it, but mentions of known ones
+                continue
+            is_person = ent.label_ == "PERSON"
+            if not is_person and not looks_like_name(ent):
+                self.evidence.note_non_person_entity(ent)
+                continue
+            covered.update(range(ent.start, ent.end))
+            start, end = self._extend_single_name(ent)
+            reason = self.evidence.non_person_span(start, end) if is_person else None
+            if reason is not None:
+                self._decline(self.text[slice(*self._chars(start, end))], reason)
+                self.evidence.note_non_person_span(start, end)
+                continue
+            title = title_before(self.tokens[start])
+            span = parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
+                               self.common_words)
+            if span:
+                span.person_label = is_person
+                spans.append(span)
+        for token in self.tokens:
+            key = title_key(token.text)
+            if not token.text[:1].isupper() or key not in NAME_TITLES:
+                continue
+            end = token.i + 1
+            while end < len(self.tokens) and end - token.i <= 3 and end not in covered and self._is_name_token(end):
+                end += 1
+            if end > token.i + 1:
+                span = parse_name(self.text, *self._chars(token.i + 1, end), key, self.common_words)
+                if span:
+                    span.person_label = True
+                    spans.append(span)
+        return spans
+
+    def _chars(self, start: int, end: int) -> tuple[int, int]:
+        """Character range of the tokens ``start`` up to (not including) ``end``."""
+        last = self.tokens[end - 1]
+        return self.tokens[start].idx, last.idx + len(last.text)
+
+    def _extend_single_name(self, ent) -> tuple[int, int]:
+        """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell")."""
+        start, end = ent.start, ent.end
+        if end - start != 1:
+            return start, end
+        before = self.tokens[start - 1] if start > 0 else None
+        after = self.tokens[end] if end < len(self.tokens) else None
+        if before is not None and self._is_name_token(before.i) and is_first_name(before.text) \
+                and title_key(before.text) not in NEUTRAL_TITLES and not before.ent_type_:
+            return start - 1, end
+        if after is not None and self._is_name_token(after.i) and is_first_name(ent.text) and not after.ent_type_ \
+                and title_key(after.text) not in NAME_SUFFIXES | ALL_TITLES:
+            return start, end + 1
+        return start, end
+
+    def _is_name_token(self, i: int) -> bool:
+        token = self.tokens[i]
+        return is_proper(token) and token.ent_type_ in ("", "PERSON")
+
+    def _add_full_name(self, span: NameSpan) -> None:
+        assert span.first is not None and span.last is not None
+        entity = next((e for e in self.found.entities if e.last_name == span.last.text
+                       and e.first_name in (None, span.first.text)), None)
+        if entity is None:
+            entity = self.found.new(span.first.text, span.last.text)
+        if entity.first_name is None:
+            entity.first_name = span.first.text
+            _gender_from_first_name(entity)
+        self.found.add_mention(entity, "first_name", span.first)
+        self.found.add_mention(entity, "last_name", span.last)
+        self.found.anchors.setdefault(entity.entity_id, []).append(span.start)
+        if span.titled:
+            entity.add_evidence("title")
+        elif span.person_label and is_listed_surname(span.last.text):
+            entity.add_evidence("first-name+surname")
+
+    def _add_single_name(self, span: NameSpan) -> None:
+        if span.first is not None:  # a given name after Sir or Dame
+            entity = self.found.by_first_name(span.first.text, span.first.start) \
+                or self.found.new(span.first.text, None)
+            self.found.add_mention(entity, "first_name", span.first)
+            entity.add_evidence("title")
+            return
+        part = span.last
+        assert part is not None
+        if span.surname_certain:
+            entity = self.found.by_last_name(part.text, span.title_gender, part.start, strict=True)
+            if entity is None:
+                entity = self.found.new(None, part.text)
+                if span.title_gender:
+                    entity.gender, entity.gender_source = span.title_gender, "title"
+            self.found.add_mention(entity, "last_name", part)
+            self.found.anchors.setdefault(entity.entity_id, []).append(part.start)
+            if span.titled:
+                entity.add_evidence("title")
+            elif span.initials and span.person_label and is_listed_surname(part.text):
+                entity.add_evidence("initials+surname")
+            return
+        entity = self.found.by_last_name(part.text, None, part.start)
+        if entity is not None:
+            self.found.add_mention(entity, "last_name", part)
+            return
+        entity = self.found.by_first_name(part.text, part.start)
+        if entity is not None:
+            self.found.add_mention(entity, "first_name", part)
+        elif first_name_gender(part.text):
+            self.found.add_mention(self.found.new(part.text, None), "first_name", part)
+        else:
+            self.found.add_mention(self.found.new(None, part.text), "last_name", part)
+
+    def _scan_name_occurrences(self) -> None:
+        names = {e.first_name for e in self.found.entities if e.first_name}
+        names |= {e.last_name for e in self.found.entities if e.last_name}
+        if not names:
+            return
+        # All-caps headlines write names in capitals ("DENZEL WASHINGTON TO FILM"): the same name, in any case.
+        canonical = {name.upper(): name for name in names} | {name: name for name in names}
+        pattern = re.compile(r"(?<![\w'’.-])(?:" + "|".join(map(re.escape, sorted(canonical, key=len, reverse=True)))
+                             + r")(?![\w-])")
+        for match in pattern.finditer(self.text):
+            start, written = match.start(), match.group()
+            word = canonical[written]
+            token = self.token_at.get(start)
+            if start in self.found.mentions or token is None or not self._may_be_name(token):
+                continue
+            part = NamePart(start, match.end(), written)
+            title = title_before(token)
+            title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
+            titled = title is not None and title_key(title.text) not in NO_EVIDENCE_TITLES
+            entity = self.found.by_last_name(word, title_gender, start)
+            if entity is not None and (title or not any(e.first_name == word for e in self.found.entities)):
+                self.found.add_mention(entity, "last_name", part)
+                if titled:
+                    entity.add_evidence("title")
+                continue
+            entity = self.found.by_first_name(word, start)
+            if entity is not None:
+                self.found.add_mention(entity, "first_name", part)
+
+    def _may_be_name(self, token: Token) -> bool:
+        """Whether an occurrence of a known name string is a mention (step 3 of the module docstring).
+
+        The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
+        tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
+        noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
+        date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
+        longer non-person entity it is part of that entity's name ("Trump Tower").
+        """
+        if token.i in self.evidence.non_person_tokens:
+            return False
+        if token.ent_type_ == "PERSON":
+            return True
+        if token.ent_type_:
+            ent = self.ent_of.get(token.i)
+            if ent is not None and len(ent) > 1 and self._is_known_name(ent):
+                return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
+            if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
+                return False
+            if token.ent_type_ not in _MAYBE_PERSON:
+                return token.dep_ in _PERSON_LIKE_DEPS and self._named_before(token)
+        if is_proper(token) or not token.is_sent_start:
+            return True
+        following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
+
+    def _is_known_name(self, ent) -> bool:
+        """Whether a multi-word entity is exactly the full name of a person found ("Denzel Washington" tagged ORG
+        in a headline)."""
+        key = ent_key(ent.text)
+        return any(e.first_name and e.last_name and ent_key(f"{e.first_name} {e.last_name}") == key
+                   for e in self.found.entities)
+
+    def _named_before(self, token: Token) -> bool:
+        """Whether a person bearing this name was mentioned before ``token``. A place-labelled occurrence of a
+        person's name is that person only then, and only as a subject, possessor or object ("George Washington
+        ... Washington said"); "Jordan will host talks" before "Michael Jordan" appears is the country."""
+        for start, (eid, _, _) in self.found.mentions.items():
+            if start >= token.idx:
+                continue
+            entity = next(e for e in self.found.entities if e.entity_id == eid)
+            if token.text.lower() in (name.lower() for name in (entity.first_name, entity.last_name) if name):
+                return True
+        return False
+
+    def _name_slots(self) -> list[Slot]:
+        slots = []
+        for eid, kind, part in self.found.mentions.values():
+            token = self.token_at.get(part.start)
+            slots.append(Slot(part.start, part.end, kind, part.text, eid,
+                              ner_label=token.ent_type_ if token is not None else None))
+        return slots
+
+    def _title_slots(self) -> list[Slot]:
+        slots = []
+        for eid, _, part in self.found.mentions.values():
+            token = self.token_at.get(part.start)
+            title = title_before(token) if token is not None else None
+            if title is not None and title_key(title.text) in TITLE_GENDER and title.text[:1].isupper():
+                self.titles.setdefault(eid, []).append(title)
+                slots.append(Slot(title.idx, title.idx + len(title.text), "title", title.text, eid,
+                                  ner_label=title.ent_type_))
+                next(e for e in self.found.entities if e.entity_id == eid).add_evidence("title")
+        return slots
+
+    def _set_gender_from_titles(self) -> None:
+        for entity in self.found.entities:
+            titles = Counter(TITLE_GENDER[title_key(t.text)] for t in self.titles.get(entity.entity_id, []))
+            if titles:
+                entity.gender, entity.gender_source = titles.most_common(1)[0][0], "title"
+
+    def _content_word_slots(self, pronoun_slots: list[Slot]) -> list[Slot]:
+        owner: dict[int, str] = {}
+        for eid, _, part in self.found.mentions.values():
+            token = self.token_at.get(part.start)
+            if token is not None:
+                owner[token.i] = eid
+        for slot in pronoun_slots:
+            if slot.entity_id is not None:
+                owner[self.token_at[slot.start].i] = slot.entity_id
+        return content_word_slots(self.tokens, owner)
+
+
+def _set_apart(token: Token, ent) -> bool:
+    """Whether punctuation separates a token from the rest of a multi-word entity ("Lakeview General, Sofia")."""
+    neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if ent.start <= i < ent.end]
+    return all(neighbour.is_punct for neighbour in neighbours)
+
+
+def _gender_from_first_name(entity: TemplateEntity) -> None:
+    """Give an entity the census gender of its first name (§1.2 rule), until titles or pronouns say otherwise."""
+    gender = first_name_gender(entity.first_name) if entity.first_name else None
+    if gender:
+        entity.gender, entity.gender_source = gender, "first_name"

@@ -1,0 +1,166 @@
+"""Name words (METHODS §1.1 step 2): how a capitalised span splits into title, first, middle and last name, and the
+name tables that say whether a word can be a first name or a surname.
+
+A span with two or more name parts gives a first name (its first part) and a last name (its last part); middle
+names stay unchanged. The first part counts as a first name only if it is a census or voter-file (Rosenman) first
+name and the last part can be a surname — listed in the census or voter-file surnames, or a word the text never
+writes in lower case ("Norris Software" is a company because the article also says "software"). A single part after
+a title is a last name (METHODS §1.1 step 2), except after Sir and Dame, which in British usage precede the given
+name ("Sir Richard"). Leading titles ("President", "Judge"), a job word before a first name ("Historian"), trailing
+suffixes ("Jr.") and initials ("J.") are no name parts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bias_core.names import census_first_names, census_last_names
+from bias_core.perturb.lexicon import (
+    GIVEN_NAME_TITLES,
+    NAME_SUFFIXES,
+    NEUTRAL_TITLES,
+    SURNAME_TITLES,
+    TITLE_GENDER,
+    title_key,
+)
+from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS
+from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
+NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
+# A name word: a capitalised run of letters (any script, accents included) with inner apostrophes or hyphens.
+NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
+INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+
+
+@dataclass
+class NamePart:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class NameSpan:
+    """A name as written: its first and last name parts and whether a surname title stands before it."""
+
+    start: int
+    end: int
+    first: NamePart | None
+    last: NamePart | None
+    title_gender: str | None
+    surname_certain: bool  # a lone part after a title or after initials ("Mr. Whitaker", "J.D. Vance")
+    titled: bool = False  # a title stands before it or inside the span ("Sen.", "President", "Mr")
+    initials: bool = False  # initials stand for the first name ("J.D. Vance", "George W Bush")
+    person_label: bool = False  # spaCy labelled the span PERSON, or a gendered or surname title announced it
+
+    @property
+    def parts(self) -> list[NamePart]:
+        return [part for part in (self.first, self.last) if part is not None]
+
+
+def parse_name(text: str, start: int, end: int, title: str | None, common_words: frozenset[str]) -> NameSpan | None:
+    """Split ``text[start:end]`` into title, first, middle and last name parts (METHODS §1.1 step 2).
+
+    A lone part after Sir or Dame is a given name, after any other title a last name. ``common_words`` are the
+    words the document also writes in lower case (see ``is_surname``).
+    """
+    words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
+    words = [(s, w.rstrip(",;:")) for s, w in words]
+    words = [(s, w[:-2] if w.endswith(("'s", "’s")) else w) for s, w in words]
+    # A sentence's full stop that the NER kept in the span ("Thomas Jefferson."); titles and initials keep theirs.
+    words = [(s, w[:-1] if len(w) > 3 and w.endswith(".") and title_key(w) not in ALL_TITLES | NAME_SUFFIXES
+              and not INITIALS.fullmatch(w) else w) for s, w in words]
+    titles = [title] if title else []
+    while words and title_key(words[0][1]) in ALL_TITLES:
+        titles.append(title_key(words[0][1]))
+        words = words[1:]
+    # A job word the NER took into the span ("Historian Margaret Ellis", "Nurse Tracy Woodson"): drop it when a
+    # first name follows and the span still has a first and a last part.
+    if len(words) >= 3 and not is_first_name(words[0][1]) and is_first_name(words[1][1]):
+        words = words[1:]
+    while words and title_key(words[-1][1]) in NAME_SUFFIXES:
+        words = words[:-1]
+    if words and title_key(words[-1][1]) in ORGANISATION_WORDS:
+        return None
+    if not words or any(not (NAME_WORD.fullmatch(w) and w[0].isupper()) and not INITIALS.fullmatch(w)
+                        for _, w in words):
+        return None
+    parts = [NamePart(s, s + len(w), w) for s, w in words]
+    if INITIALS.fullmatch(parts[-1].text):
+        return None
+    title_gender = next((TITLE_GENDER[t] for t in titles if t in TITLE_GENDER), None)
+    titled = any(t not in NO_EVIDENCE_TITLES for t in titles)
+    if len(parts) == 1 and titles and titles[-1] in GIVEN_NAME_TITLES:
+        return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
+                        titled=titled)
+    last = parts[-1]
+    is_full = len(parts) > 1 and is_first_name(parts[0].text) and is_surname(last.text, common_words)
+    return NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
+                    surname_certain=len(parts) > 1 or bool(titles), titled=titled,
+                    initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]))
+
+
+def lowercase_words(text: str) -> frozenset[str]:
+    """The words a text writes in lower case at least once."""
+    return frozenset(re.findall(r"\b[a-z][a-z'-]*\b", text))
+
+
+def is_first_name(word: str) -> bool:
+    """Whether a word before a last name is a first name: a census first name or a voter-file one (Rosenman)."""
+    if INITIALS.fullmatch(word):
+        return False
+    if "-" in word.strip("-"):  # "Mary-Kate", "Jean-Pierre": every part a first name
+        return all(is_first_name(part) for part in word.split("-"))
+    return word.capitalize() in census_first_names() or is_voter_first_name(word)
+
+
+def is_census_first_name(word: str) -> bool:
+    """Whether a word is a 1990 census first name (every part of a hyphenated one)."""
+    return all(part.capitalize() in census_first_names() for part in word.split("-")) if word.strip("-") else False
+
+
+def is_listed_surname(word: str) -> bool:
+    """Whether a word is a surname of the 1990 census or the voter files (every part of a hyphenated one): the
+    *plausible surname* that, after a known first name in a PERSON span, is evidence of a person (issue 10)."""
+    parts = [part for part in word.split("-") if part]
+    return bool(parts) and all(part in census_last_names() or is_voter_surname(part) for part in parts)
+
+
+def is_surname(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a word can be a last name: a surname of the 1990 census or the voter files (Rosenman), every part of
+    a hyphenated one; or an unlisted word ("Ashcombe") that the document never writes in lower case. "Norris
+    Software" is a company: the article also says "software", so "Norris" is no first name there."""
+    parts = [part for part in word.split("-") if part]
+    if all(part in census_last_names() or is_voter_surname(part) for part in parts):
+        return True
+    return word.lower() not in common_words and title_key(word) not in ORGANISATION_WORDS
+
+
+def ent_key(text: str) -> str:
+    """A name string compared across mentions: lower case, without a leading article, possessive or full stop."""
+    key = re.sub(r"^the\s+", "", text.strip().lower())
+    key = re.sub(r"['’]s$", "", key)
+    return key.rstrip(".,;: ")
+
+
+def is_proper(token: Token) -> bool:
+    """Whether a token is a capitalised proper noun (tag NNP/NNPS)."""
+    return token.tag_ in PROPER_NOUN_TAGS and token.text[:1].isupper()
+
+
+def title_before(token: Token) -> Token | None:
+    """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case."""
+    if token.i == 0:
+        return None
+    previous = token.doc[token.i - 1]
+    key = title_key(previous.text)
+    if previous.text[:1].isupper() and key in NAME_TITLES:
+        return previous
+    return previous if key in NEUTRAL_TITLES else None
