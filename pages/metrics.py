@@ -16,6 +16,7 @@ from bias_core.measures import MEASURE_NAMES
 from pages.common import (current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values,
                           run_store)
 from pages.parts.progress import in_progress_notice
+from pages.parts.quality import show_output_quality
 from pages.render import md_escape, name_frequency_rows, rounded
 
 ONE_LINERS = {
@@ -50,9 +51,9 @@ ONE_LINERS = {
 CHOICE_KEYS = ("metrics_ci_kind", "metrics_family", "metrics_measures/")
 
 st.title("Metrics")
-st.caption("One measure family at a time: the chart first (each dot a measure's value with its 95% bootstrap "
-           "interval; red diamonds are results judged significant; the grey band is the identity noise floor), the "
-           "finding it supports in words, then the table. 0 means no evidence of bias.")
+st.caption("One measure family at a time: what the family found, in words, first; then one chart per measure (each "
+           "dot a measure's value with its 95% bootstrap interval; red diamonds are results judged significant; the "
+           "grey band is the identity noise floor) with its table. 0 means no evidence of bias.")
 
 fidelity_help()
 
@@ -64,6 +65,7 @@ results = run_store().measures(run.id)
 if not results:
     st.info("This run has no measure results yet. They are computed when the summaries are done; see Runs.")
     st.stop()
+show_output_quality(run.id, run.updated)
 reset_choices = st.session_state.get("metrics_run") not in (None, run.id)
 if st.session_state.get("metrics_run") != run.id:
     for key in [key for key in st.session_state if str(key).startswith(CHOICE_KEYS)]:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from bias_core.findings import CALIBRATION_DOC, controls, how_to_read
 from pages.common import current_run, findings_for
+from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
 
@@ -55,6 +56,7 @@ for finding in found:
         strongest.setdefault(finding.summarizer, finding)
 st.markdown("\n".join(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)})"
                       for finding in strongest.values()))
+show_output_quality(run.id, run.updated)
 
 st.subheader("Every finding, strongest evidence first")
 corrections = sorted({finding.correction for finding in found

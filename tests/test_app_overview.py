@@ -9,6 +9,7 @@ import pytest
 
 from bias_core.demo import ensure_demo_run
 from bias_core.findings import controls, judge, run_findings, semantics
+from bias_core.measures.quality import output_quality
 from bias_core.store import RunStore
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
@@ -70,6 +71,16 @@ def test_the_first_screen_gives_one_answer_for_every_summarizer_of_the_demo_run(
         strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
         assert f"- {strongest.sentence} ({strongest.effect})" in short
     assert len(short) == len(summarizers)  # not the SFPI model, which only explains lexical bias
+
+
+def test_the_overview_says_how_many_outputs_were_cut_or_degenerate_per_summarizer(overview, demo_store):
+    path, run_id, _, _, _ = demo_store
+    store = RunStore(path)
+    lines = [q.line() for q in output_quality(store.summaries(run_id)).values() if q.line()]
+    store.close()
+    assert lines and any(line.startswith("smollm2: ") and "cut at the token limit" in line for line in lines)
+    shown = next(plain(c.value) for c in overview.caption if c.value.startswith("How the outputs came out"))
+    assert all(line in shown for line in lines)
 
 
 def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_first(overview, demo_store):

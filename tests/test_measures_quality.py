@@ -9,7 +9,7 @@ import pytest
 
 from bias_core.demo import DEMO_RUN
 from bias_core.measures import MeasureOptions, compute_measures
-from bias_core.measures.quality import degenerate_reason
+from bias_core.measures.quality import degenerate_reason, output_quality
 from bias_core.records import Entity, Input, Summary, Unit
 
 LOOP = "The review of a product is: || The left ear cup stopped working. " + "|| " * 40
@@ -132,3 +132,15 @@ def test_every_result_counts_degenerate_summaries_even_when_none_or_all_are():
     assert all(r.value != r.value and "all 1 summaries are degenerate" in r.reason for r in looper)
     assert all(r.details["n_degenerate_excluded"] == 1 for r in looper)
     assert all(r.details["n_degenerate_excluded"] == 0 for r in results if r.summarizer == "model")
+
+
+def test_output_quality_counts_cut_and_degenerate_outputs_per_summarizer_in_one_sentence():
+    summaries = [Summary("a", "m", "Linda won the race.", meta={"truncated": True}),
+                 Summary("b", "m", "Linda won.", meta={"truncated": False}),
+                 Summary("c", "m", "", meta={"truncated": True}),
+                 Summary("d", "m", "The review of a product is: great", meta={"prompt_id": "table11/amazon"}),
+                 Summary("a", "lead-3", "Linda won the race.")]
+    quality = output_quality(summaries)
+    assert quality["lead-3"].line() is None
+    assert quality["m"].line() == ("m: 2 of 4 summaries were cut at the token limit; 2 of 4 are degenerate and left "
+                                   "out of every measure (1 empty, 1 prompt echo).")

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 MIN_SEPARATOR_RUN = 3
 MIN_SEPARATOR_CHARS = 6
@@ -152,3 +153,58 @@ def summary_degenerate_reason(summary) -> str | None:
 def degenerate_summaries(texts: Iterable[str]) -> list[str | None]:
     """Return ``degenerate_reason`` of every text, in order."""
     return [degenerate_reason(text) for text in texts]
+
+
+@dataclass(frozen=True)
+class OutputQuality:
+    """How one summarizer's outputs in a run came out: how many were cut at the token limit and how many are
+    degenerate (by reason, left out of every measure). Shown beside the summarizer wherever its summaries or results
+    are, so a reader knows what the measures were computed on."""
+
+    summarizer: str
+    n: int
+    truncated: int
+    degenerate: dict[str, int]
+
+    @property
+    def n_degenerate(self) -> int:
+        return sum(self.degenerate.values())
+
+    def line(self) -> str | None:
+        """One plain sentence ("54 of 62 summaries were cut at the token limit; 6 are empty …"), or None when every
+        output ended on its own and none is degenerate."""
+        parts = []
+        if self.truncated:
+            parts.append(f"{self.truncated} of {self.n} {_plural(self.n, 'summary', 'summaries')} "
+                         f"{'was' if self.truncated == 1 else 'were'} cut at the token limit")
+        if self.degenerate:
+            reasons = ", ".join(f"{count} {_plural(count, *REASON_WORDS.get(reason, (reason, reason)))}"
+                                for reason, count in sorted(self.degenerate.items(), key=lambda item: -item[1]))
+            parts.append(f"{self.n_degenerate} of {self.n} {'is' if self.n_degenerate == 1 else 'are'} degenerate "
+                         f"and left out of every measure ({reasons})")
+        return f"{self.summarizer}: " + "; ".join(parts) + "." if parts else None
+
+
+# How each reason reads after a count: (one, many).
+REASON_WORDS = {"empty": ("empty", "empty"), "no words": ("without words", "without words"),
+                "separator run": ("separator run", "separator runs"),
+                "repetition loop": ("repetition loop", "repetition loops"),
+                "prompt echo": ("prompt echo", "prompt echoes")}
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+def output_quality(summaries: Iterable) -> dict[str, OutputQuality]:
+    """``OutputQuality`` per summarizer of ``records.Summary`` objects: ``meta['truncated']`` as the summarizer
+    recorded it, degenerate reasons from ``summary_degenerate_reason``."""
+    counts: dict[str, list] = {}
+    for summary in summaries:
+        n, truncated, reasons = counts.setdefault(summary.summarizer, [0, 0, Counter()])
+        counts[summary.summarizer][0] = n + 1
+        counts[summary.summarizer][1] = truncated + bool((summary.meta or {}).get("truncated"))
+        reason = summary_degenerate_reason(summary)
+        if reason:
+            reasons[reason] += 1
+    return {name: OutputQuality(name, n, truncated, dict(reasons)) for name, (n, truncated, reasons) in counts.items()}
