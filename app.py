@@ -10,7 +10,7 @@ from pages.render import md_escape
 st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
 load_secrets()
 # A refresh starts a new session: take back this tab's corpus, Audit settings and launched run from the server
-# (pages.parts.workspace, keyed by ?ws= in the URL).
+# (pages.parts.workspace, keyed by ?ws= in the URL and bound to this browser's cookie).
 workspace.restore()
 
 # Once a run exists (the demo run is imported on the first start) the app opens on what it found.
@@ -36,6 +36,7 @@ navigation = st.navigation([
 ])
 st.sidebar.caption("summbias — audit text summarizers for bias. Everything shown here can be recomputed with "
                    "`python -m bias_core`.")
+workspace.bind_browser()  # the cookie that keeps this browser's workspaces its own
 choices.recall(navigation.url_path)
 try:
     navigation.run()

@@ -143,10 +143,14 @@ def test_a_link_with_fightin_words_and_metrics_choices_reopens_those_views(tmp_p
     assert [h.value for h in at.subheader] == ["bur", "uer", "auc", "sof"]
 
 
-def test_a_new_session_with_the_tabs_token_gets_the_upload_back():
-    """What a browser refresh does: the same URL, a new session, the same server (caches and workspaces kept)."""
+def test_a_new_session_with_the_tabs_token_gets_the_upload_back_in_the_same_browser_only(monkeypatch):
+    """What a browser refresh does: the same URL, a new session, the same server (caches and workspaces kept), and
+    the same browser cookie (AppTest sends none, so the cookie is set here). Another browser with the same link gets
+    nothing (issue 23)."""
+    from pages.parts import workspace
     from tests.conftest import open_app
 
+    monkeypatch.setattr(workspace, "browser_cookie", lambda: "this-browser-" + "b" * 24)
     at = open_app("pages/corpus.py")
     at.radio(key="corpus_choice").set_value("Upload a file").run()
     at.file_uploader(key="corpus_upload").upload("council.txt", b"Mayor Robert Moore said he will resign.",
@@ -165,3 +169,11 @@ def test_a_new_session_with_the_tabs_token_gets_the_upload_back():
     stranger.run()
     assert stranger.session_state["workspace_token"] != "x" * 32
     assert stranger.session_state["corpus_name"] != "council.txt"
+    monkeypatch.setattr(workspace, "browser_cookie", lambda: "another-browser-" + "c" * 24)
+    other = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    other.query_params["ws"] = token  # the copied link, opened in another browser
+    other.run()
+    assert not other.exception, other.exception
+    assert other.session_state["corpus_name"] != "council.txt"
+    assert all(d.id != "council" for d in other.session_state["documents"])
+    assert other.query_params.get("ws") != token  # the link's token gave way to the session's own
