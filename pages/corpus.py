@@ -11,8 +11,9 @@ from pages.render import md_escape
 
 st.title("Corpus")
 st.caption("Choose the documents to audit. News articles are perturbed by swapping people's names and pronouns; "
-           "review sets (units with a value such as a star rating) are split by value. Nothing you upload leaves "
-           "this machine.")
+           "review sets (units with a value such as a star rating) are split by value. An upload stays on this "
+           "server unless you send it to one of the operator's endpoints; once audited, its run is visible to "
+           "everyone who opens this app (Delete run on Runs removes it).")
 
 documents = corpus_picker()
 if documents:
