@@ -231,3 +231,14 @@ api_key_env = "SUMMBIAS_TEST_KEY"
     assert (spec["params"]["base_url"], spec["params"]["api_key_env"]) == (chat_url, "SUMMBIAS_TEST_KEY")
     assert ChatEndpoint.requests and {request["auth"] for request in ChatEndpoint.requests} == {f"Bearer {SECRET}"}
     no_secret_reached_anyone(ChatEndpoint.requests, Trap.seen)
+
+
+def test_a_broken_endpoints_file_gets_one_line_and_no_endpoint(servers, tmp_path, monkeypatch):
+    write_endpoints(tmp_path, monkeypatch, '[[endpoints]]\nname = "x"\nbase_url = "http://u:pw@h/v1"\n')
+    app = open_app("pages/summarize.py")
+    app.selectbox(key="summarize_summarizer").set_value("OpenAI-compatible endpoint (openai:)").run()
+    assert not app.exception
+    (error,) = app.error
+    assert "The endpoints file could not be used" in error.value and "holds credentials" in error.value
+    assert "\\*\\*\\*" in error.value and "pw" not in error.value.replace(str(tmp_path), "")  # redacted
+    assert app.text_input == [] and app.button[0].disabled
