@@ -9,7 +9,8 @@ from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, def
 from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures import MEASURE_NAMES, MEASURES
-from bias_core.perturb.politician import TRUMP_BIDEN
+from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
+from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.review import GENDER_KINDS
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
@@ -27,6 +28,50 @@ NAME_SOURCE_LABELS = {"bbq": "BBQ proper names (Parrish et al. 2022, as Steen & 
 BBQ_ATTRIBUTION = ("Names from BBQ's proper-name vocabulary: Parrish, Chen, Nangia, Padmakumar, Phang, Thompson, Htut "
                    "& Bowman (2022), BBQ: A hand-built bias benchmark for question answering, Findings of ACL 2022; "
                    "nyu-mll/BBQ, licensed CC-BY-4.0 (creativecommons.org/licenses/by/4.0), used unchanged.")
+
+@st.cache_data(show_spinner="Looking for politicians in the corpus…", max_entries=4)
+def politicians_of(corpus: tuple[tuple[str, str], ...]) -> tuple[list, list]:
+    """The politicians the corpus names and the suggested pairs (``bias_core.perturb.politician_pairs``)."""
+    from bias_core.records import Document
+
+    documents = [Document(id=doc_id, text=text) for doc_id, text in corpus]
+    named = named_politicians(documents)
+    return named, suggest_pairs(documents, named=named)
+
+
+def politician_pair_picker(documents) -> list[str]:
+    """The pairs to swap: suggested pairs of the same office and opposite parties that the corpus names most (the
+    best-covered one by default), plus any pair typed by hand; each with the originals it covers before the run."""
+    news = [d for d in documents if not d.is_perspective]
+    named, suggestions = politicians_of(tuple((d.id, d.text) for d in news))
+    if named:
+        st.caption("Politicians this corpus names by full name (originals): " + md_escape(", ".join(
+            f"{person.name} {person.n_originals}" for person in named[:12]))
+            + (f" and {len(named) - 12} more" if len(named) > 12 else "") + ".")
+    else:
+        st.caption("No politician of the politicians table is named by full name in this corpus.")
+    options = [s.label for s in suggestions] or [TRUMP_BIDEN.label]
+    described = {s.label: s.describe() for s in suggestions}
+    chosen = st.multiselect("Pairs (both directions are run)", options, default=options[:1],
+                            format_func=lambda label: described.get(label, label), key="politician_pair_choice",
+                            help="Suggested: people of the same office and opposite parties whom the corpus names, "
+                                 "the pair covering the most originals first. An original is used when it names "
+                                 "one of the two and not the other.")
+    typed = st.text_area("Other pairs, one per line (First Last=First Last)", "", key="politician_pairs_free")
+    pairs = list(dict.fromkeys([*chosen, *(line.strip() for line in typed.splitlines() if line.strip())]))
+    for label in pairs:
+        try:
+            parse_pair(label)
+        except PairError as error:
+            st.error(md_escape(str(error)))
+            continue
+        only_a, only_b = pair_coverage(label, news)
+        line = (f"{label.replace('=', ' = ')}: covers {only_a + only_b} original{'s' if only_a + only_b != 1 else ''}"
+                f" ({only_a} + {only_b}) before the swap's own checks.")
+        (st.caption if only_a + only_b else st.warning)(md_escape(line if only_a + only_b else
+                                                                  line + " It will give no input."))
+    return pairs
+
 
 st.title("Audit")
 st.caption("An audit perturbs every document, summarizes the original and every perturbed input with each "
@@ -96,9 +141,7 @@ for kind in chosen:
                                                           key=f"{kind}_last")
                 st.caption(md_escape(NAME_SOURCE_CITATIONS["rosenman"]))
         if kind == "politician":
-            pairs = st.text_area("Pairs, one per line (e1=e2; both directions are run)", TRUMP_BIDEN.label,
-                                 key="politician_pairs")
-            params["pairs"] = [line.strip() for line in pairs.splitlines() if line.strip()]
+            params["pairs"] = politician_pair_picker(documents)
         if kind == "sentiment":
             source = st.selectbox("Value from", ["label", "stars", "vader", "vader-compound"], key="sent_source")
             params["value_source"] = source

@@ -166,3 +166,22 @@ def test_the_audit_page_says_what_the_chosen_corpus_can_detect_before_anything_r
     row = next(r for r in planning_table(16) if r.measure == "distinguishability_dense")
     assert any(line.startswith(f"{row.name} at 16 articles: detects {row.detects}") for line in shown), shown
     assert not any("entity inclusion" in line for line in shown)  # a gender-loc measure: not applicable here
+
+
+def test_the_politician_picker_suggests_the_pairs_the_corpus_names_with_their_coverage(app):
+    from bias_core import io
+    from bias_core.perturb.politician_pairs import pair_coverage, suggest_pairs
+
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["politician"]).run()
+    assert not app.exception
+    captions = [c.value for c in app.caption]
+    assert any(c.startswith("Politicians this corpus names by full name (originals): Donald Trump 3") for c in captions)
+    best = suggest_pairs(io.load_documents(REPO / "data" / "demo" / "news.jsonl"))[0]
+    picker = app.multiselect(key="politician_pair_choice")
+    assert picker.value == [best.label] and picker.options[0] == best.describe()
+    covered = sum(pair_coverage(best.label, io.load_documents(REPO / "data" / "demo" / "news.jsonl")))
+    assert any(f"covers {covered} originals" in c for c in captions)
+    app.text_area(key="politician_pairs_free").set_value("Barack Obama=Mitt Romney").run()
+    assert any("Barack Obama = Mitt Romney: covers 0 originals" in w.value and "no input" in w.value
+               for w in app.warning)
