@@ -226,7 +226,7 @@ def is_flagged(sub) -> bool:
     """Whether the swap review flags a substitution: a spaCy label other than PERSON (the ``non_person`` check) or a
     medium or low confidence (issue 21; absent before it)."""
     labels = {label for label in (sub.entity_label, sub.ner_label) if label and label != "PERSON"}
-    return bool(labels) or getattr(sub, "confidence", None) in ("medium", "low")
+    return bool(labels) or getattr(sub, "swap_confidence", None) in ("medium", "low")
 
 
 def trust_figures(kind: str, documents: list[Document], gold_records: dict[str, dict], samples: int,
@@ -243,7 +243,7 @@ def trust_figures(kind: str, documents: list[Document], gold_records: dict[str, 
             entity = f"{item.original_id}/{sub.entity_id}"
             trust.name_subs += 1
             trust.swapped.add(entity)
-            confidence = getattr(sub, "confidence", None)
+            confidence = getattr(sub, "swap_confidence", None)
             if confidence == "low":
                 trust.low.add(entity)
             if is_flagged(sub):
@@ -308,7 +308,7 @@ def politician_figures() -> list[str]:
         result = get_perturbation("politician", pairs=[row["politician_pair"]]).run([document])
         pair_names = [name.strip() for name in row["politician_pair"].split("=")]
         swapped = [item for item in result.inputs if item.role == "swap1"]
-        flagged = any(getattr(sub, "confidence", None) == "low" for item in swapped for sub in item.substitutions)
+        flagged = any(getattr(sub, "swap_confidence", None) == "low" for item in swapped for sub in item.substitutions)
         if row["refers_to"] in pair_names:
             outcome = "resolved" if swapped and not flagged else ("flagged" if swapped else "missed (skipped)")
         elif not swapped:

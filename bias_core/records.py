@@ -191,9 +191,14 @@ class Substitution:
     entity_label: str | None = None
     evidence: str | None = None
     ner_label: str | None = None
+    # How sure the perturbation is that the span names a person — "high", "medium" or "low" — and why (issue 21;
+    # ``perturb.person_evidence``). None in records written before these fields existed and for unattributed pronouns.
+    swap_confidence: str | None = None
+    swap_confidence_reason: str | None = None
 
     FIELDS: ClassVar[tuple[str, ...]] = ("start", "end", "original", "replacement", "entity_id", "kind",
-                                         "entity_label", "evidence", "ner_label")
+                                         "entity_label", "evidence", "ner_label", "swap_confidence",
+                                         "swap_confidence_reason")
 
     def __post_init__(self) -> None:
         if self.kind not in SUBSTITUTION_KINDS:
@@ -215,6 +220,8 @@ class Substitution:
             entity_label=_optional(data, "entity_label", str, "substitution"),
             evidence=_optional(data, "evidence", str, "substitution"),
             ner_label=_optional(data, "ner_label", str, "substitution"),
+            swap_confidence=_optional(data, "swap_confidence", str, "substitution"),
+            swap_confidence_reason=_optional(data, "swap_confidence_reason", str, "substitution"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -226,7 +233,7 @@ class Substitution:
         }
         _put(out, "entity_id", self.entity_id)
         out["kind"] = self.kind
-        for name in ("entity_label", "evidence", "ner_label"):
+        for name in ("entity_label", "evidence", "ner_label", "swap_confidence", "swap_confidence_reason"):
             _put(out, name, getattr(self, name))
         return {**out, **self.extra}
 

@@ -90,3 +90,14 @@ def test_substitution_maps_survive_writing_and_reading_inputs_jsonl(tmp_path):
     originals = {t.document_id: t.text for t in templates}
     for item in again:
         _check(item, originals[item.original_id])
+
+
+def test_a_substitution_keeps_its_confidence_through_json_and_an_older_record_loads_without_one():
+    from bias_core.records import Substitution
+
+    sub = Substitution(0, 4, "Tora", "Mary", "first_name", "e1", entity_label="PERSON", evidence="first-name+surname",
+                       swap_confidence="low", swap_confidence_reason="a rare first name ('Tora')")
+    assert Substitution.from_dict(sub.to_dict()) == sub
+    older = {key: value for key, value in sub.to_dict().items() if not key.startswith("swap_confidence")}
+    loaded = Substitution.from_dict(older)
+    assert loaded.swap_confidence is None and loaded.swap_confidence_reason is None and not loaded.extra

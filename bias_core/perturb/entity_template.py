@@ -57,6 +57,9 @@ class TemplateEntity:
     gender_source: str | None = None
     # Why it is a person: "title", "first-name+surname", "initials+surname", "pronoun" or "gold" (issue 10).
     evidence: str | None = None
+    # How sure that is — "high", "medium" or "low" — and why (issue 21; ``person_evidence.confidence``).
+    confidence: str | None = None
+    confidence_reason: str | None = None
 
     def add_evidence(self, evidence: str) -> None:
         """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
@@ -96,8 +99,8 @@ class EntityTemplate:
         return {entity_id: frozenset(found) for entity_id, found in kinds.items()}
 
     @functools.cached_property
-    def _evidence(self) -> dict[str, str | None]:
-        return {entity.entity_id: entity.evidence for entity in self.entities}
+    def _entity(self) -> dict[str, TemplateEntity]:
+        return {entity.entity_id: entity for entity in self.entities}
 
     @property
     def unattributed_pronouns(self) -> list[Slot]:
@@ -138,11 +141,13 @@ class EntityTemplate:
             gap = self.text[cursor : slot.start]
             pieces.append(gap)
             length += len(gap)
-            evidence = self._evidence.get(slot.entity_id) if slot.entity_id is not None else "unattributed"
+            entity = self._entity.get(slot.entity_id) if slot.entity_id is not None else None
             substitutions.append(Substitution(
                 length, length + len(replacement), slot.text, replacement, slot.kind, slot.entity_id,
-                entity_label="PERSON" if slot.entity_id is not None else None, evidence=evidence,
-                ner_label=slot.ner_label,
+                entity_label="PERSON" if slot.entity_id is not None else None,
+                evidence=entity.evidence if entity else ("unattributed" if slot.entity_id is None else None),
+                ner_label=slot.ner_label, swap_confidence=entity.confidence if entity else None,
+                swap_confidence_reason=entity.confidence_reason if entity else None,
             ))
             pieces.append(replacement)
             length += len(replacement)

@@ -82,7 +82,8 @@ class GoldBuilder:
                     slots.append(Slot(part.start, part.end, "last_name", part.text, entity_id))
                 elif part.text == first:
                     slots.append(Slot(part.start, part.end, "first_name", part.text, entity_id))
-        entity = TemplateEntity(entity_id, first, last, evidence="gold")
+        entity = TemplateEntity(entity_id, first, last, evidence="gold", confidence="high",
+                                confidence_reason="gold annotation")
         if record.get("gender") in ("male", "female"):
             entity.gender, entity.gender_source = record["gender"], "gold"
         elif genders:

@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING
 
 from bias_core.names import first_name_gender
 from bias_core.perturb.entity_template import EntityTemplate, Slot, TemplateEntity, finish_template
-from bias_core.perturb.lexicon import NAME_SUFFIXES, NEUTRAL_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     NAME_TITLES,
+    OFFICE_TITLES,
     NamePart,
     NameSpan,
     ent_key,
@@ -50,7 +51,7 @@ from bias_core.perturb.name_parts import (
     title_before,
 )
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
-from bias_core.perturb.person_evidence import PersonEvidence, looks_like_name
+from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import content_word_slots, pronoun_slots
 
 if TYPE_CHECKING:
@@ -125,6 +126,10 @@ class NerBuilder:
         self.common_words = lowercase_words(self.text)
         self.evidence = PersonEvidence(doc)
         self.declined: list[dict[str, str]] = []
+        # Cues against a name that stayed a person elsewhere (issue 21): the name words of declined spans, and per
+        # entity an occurrence left out because its context says it is no person ("a Stephen King novel").
+        self.declined_names: list[tuple[tuple[str, ...], str]] = []
+        self.cue_against: dict[str, str] = {}
 
     def build(self) -> EntityTemplate:
         """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
@@ -141,6 +146,7 @@ class NerBuilder:
         pronouns = pronoun_slots(self.tokens, self.found.entities, positions)
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
+        assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
         kept = {entity.entity_id for entity in self.found.entities}
         slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronouns
         slots += self._content_word_slots(pronouns)
@@ -178,9 +184,12 @@ class NerBuilder:
                 continue
             covered.update(range(ent.start, ent.end))
             start, end = self._extend_single_name(ent)
-            reason = self.evidence.non_person_span(start, end) if is_person else None
+            reason = self.evidence.non_person_span(start, end) if is_person else self.evidence.context_cue(start, end)
             if reason is not None:
-                self._decline(self.text[slice(*self._chars(start, end))], reason)
+                written = self.text[slice(*self._chars(start, end))]
+                self._decline(written, reason)
+                self.declined_names.append((tuple(t.text for t in self.tokens[start:end] if is_proper(t)
+                                                  and title_key(t.text) not in ALL_TITLES), f"'{written}' {reason}"))
                 self.evidence.note_non_person_span(start, end)
                 continue
             title = title_before(self.tokens[start])
@@ -216,7 +225,7 @@ class NerBuilder:
         before = self.tokens[start - 1] if start > 0 else None
         after = self.tokens[end] if end < len(self.tokens) else None
         if before is not None and self._is_name_token(before.i) and is_first_name(before.text) \
-                and title_key(before.text) not in NEUTRAL_TITLES and not before.ent_type_:
+                and title_key(before.text) not in OFFICE_TITLES and not before.ent_type_:
             return start - 1, end
         if after is not None and self._is_name_token(after.i) and is_first_name(ent.text) and not after.ent_type_ \
                 and title_key(after.text) not in NAME_SUFFIXES | ALL_TITLES:
@@ -298,14 +307,27 @@ class NerBuilder:
             title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
             titled = title is not None and title_key(title.text) not in NO_EVIDENCE_TITLES
             entity = self.found.by_last_name(word, title_gender, start)
-            if entity is not None and (title or not any(e.first_name == word for e in self.found.entities)):
-                self.found.add_mention(entity, "last_name", part)
-                if titled:
-                    entity.add_evidence("title")
+            kind = "last_name"
+            if entity is None or not (title or not any(e.first_name == word for e in self.found.entities)):
+                entity, kind = self.found.by_first_name(word, start), "first_name"
+            if entity is None:
                 continue
-            entity = self.found.by_first_name(word, start)
-            if entity is not None:
-                self.found.add_mention(entity, "first_name", part)
+            cue = self.evidence.context_cue(*self._name_run(token))
+            if cue is not None:  # "a Stephen King novel": that mention is the novel, the entity is in doubt
+                self.cue_against.setdefault(entity.entity_id, f"'{written}' {cue}")
+                continue
+            self.found.add_mention(entity, kind, part)
+            if titled and kind == "last_name":
+                entity.add_evidence("title")
+
+    def _name_run(self, token: Token) -> tuple[int, int]:
+        """Token range of the run of capitalised proper nouns around a name word ("Stephen King" of "Stephen")."""
+        start = end = token.i
+        while start > 0 and is_proper(self.tokens[start - 1]):
+            start -= 1
+        while end + 1 < len(self.tokens) and is_proper(self.tokens[end + 1]):
+            end += 1
+        return start, end + 1
 
     def _may_be_name(self, token: Token) -> bool:
         """Whether an occurrence of a known name string is a mention (step 3 of the module docstring).

@@ -25,18 +25,24 @@ from bias_core.perturb.lexicon import (
     TITLE_GENDER,
     title_key,
 )
-from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS
+from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | NEUTRAL_TITLES
+# Office and role titles that may stand before a name: the lexicon's, and the role words of the cue table that the
+# name tables also list as first names ("Vicar", "Bishop", "Constable"; issue 21).
+OFFICE_TITLES = NEUTRAL_TITLES | ROLE_TITLES
+ALL_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES | OFFICE_TITLES
 NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, announce a name the NER may miss
 # A name word: a capitalised run of letters (any script, accents included) with inner apostrophes or hyphens.
 NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
 INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
 PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+# A first name is *rare* below this share of its gender in the 1990 census (percent; "Tora" 0.001, "Diego" 0.011),
+# or when only the voter files list it (issue 21): a rare first name is weak evidence of a person.
+RARE_FIRST_NAME_PERCENT = 0.005
 
 
 @dataclass
@@ -101,7 +107,8 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
                         titled=titled)
     last = parts[-1]
-    is_full = len(parts) > 1 and is_first_name(parts[0].text) and is_surname(last.text, common_words)
+    is_full = len(parts) > 1 and is_first_name(parts[0].text) and is_surname(last.text, common_words) \
+        and not is_common_word_more_than_name(parts[0].text, common_words)
     return NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
                     surname_certain=len(parts) > 1 or bool(titles), titled=titled,
                     initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]))
@@ -119,6 +126,20 @@ def is_first_name(word: str) -> bool:
     if "-" in word.strip("-"):  # "Mary-Kate", "Jean-Pierre": every part a first name
         return all(is_first_name(part) for part in word.split("-"))
     return word.capitalize() in census_first_names() or is_voter_first_name(word)
+
+
+def is_rare_first_name(word: str) -> bool:
+    """Whether a first name is rare: below ``RARE_FIRST_NAME_PERCENT`` of its gender in the 1990 census, or listed
+    only by the voter files (every part of a hyphenated name must be common for it to be common)."""
+    parts = [part for part in word.split("-") if part]
+    records = [census_first_names().get(part.capitalize()) for part in parts]
+    return not parts or any(record is None or record.frequency < RARE_FIRST_NAME_PERCENT for record in records)
+
+
+def is_common_word_more_than_name(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a first-name candidate is far more often something else than a given name (issue 21): a rare first
+    name that the same document also writes in lower case ("the Midwest Magic Jubilee ... magic tricks")."""
+    return word.lower() in common_words and is_rare_first_name(word)
 
 
 def is_census_first_name(word: str) -> bool:
@@ -163,4 +184,4 @@ def title_before(token: Token) -> Token | None:
     key = title_key(previous.text)
     if previous.text[:1].isupper() and key in NAME_TITLES:
         return previous
-    return previous if key in NEUTRAL_TITLES else None
+    return previous if key in OFFICE_TITLES else None

