@@ -14,6 +14,8 @@ from pages.render import md_escape
 
 BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
 CUSTOM = {"Hugging Face model (hf:)": "hf:", "OpenAI-compatible endpoint (openai:)": "openai:"}
+# A summary is shown up to this many characters (a few pages of text); the rest is said, not rendered.
+SHOWN_CHARACTERS = 20_000
 
 st.title("Summarize a document")
 st.caption("Pick a document and a summarizer. Extractive summarizers also show the score of every sentence.")
@@ -57,8 +59,11 @@ if documents:
     summary: Summary | None = st.session_state.get("last_summary")
     if summary is not None and summary.input_id == f"{document.id}/identity":
         st.subheader(f"Summary by {md_escape(summary.summarizer)}")
+        text = summary.text or "(empty summary)"
         with st.container(border=True):
-            st.text(summary.text or "(empty summary)")
+            st.text(text[:SHOWN_CHARACTERS])  # an endpoint may answer up to 1 MiB; a page that long freezes the tab
+        if len(text) > SHOWN_CHARACTERS:
+            st.caption(f"Showing the first {SHOWN_CHARACTERS:,} of {len(text):,} characters.")
         seconds = summary.meta.get("seconds")
         st.caption(("from the cache · " if st.session_state.get("last_summary_cached") else "")
                    + (f"{seconds:.2f} s per document" if isinstance(seconds, float) else ""))

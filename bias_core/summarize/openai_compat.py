@@ -4,8 +4,10 @@ The API key is read from an environment variable whose *name* is a parameter (em
 itself is never stored, hashed into the cache key, logged or put in an error message, and credentials in the base URL
 (``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.redact``). Redirects are not
 followed: a request goes to the base URL's server or nowhere, so a prompt and its key never reach another address.
-Requests run concurrently up to a limit; the ``openai`` client retries timeouts, connection errors and 5xx answers
-with exponential backoff.
+Each request must be answered completely within ``timeout`` seconds and in at most 1 MiB (``bounded_http``): a
+server that trickles its answer, or sends more than any summary needs, gets a failure, never a summary or a cache
+entry. Requests run concurrently up to a limit; the ``openai`` client retries timeouts, connection errors and 5xx
+answers with exponential backoff.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from bias_core.summarize.base import (
     clean_output,
     register,
 )
+from bias_core.summarize.bounded_http import AnswerRefused, RequestLimits
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.validation import SEED
 
@@ -110,7 +113,8 @@ class OpenAICompatibleSummarizer(Summarizer):
                 api_key=(os.environ.get(self.api_key_env) if self.api_key_env else None) or "not-set",
                 timeout=self.timeout,
                 max_retries=self.retries,
-                http_client=DefaultHttpxClient(follow_redirects=False, timeout=self.timeout),
+                http_client=DefaultHttpxClient(follow_redirects=False, timeout=self.timeout,
+                                               **RequestLimits(self.timeout).client_options()),
             )
         return self._client
 
@@ -130,7 +134,11 @@ class OpenAICompatibleSummarizer(Summarizer):
             content = response.choices[0].message.content if response.choices else None
         except openai.APITimeoutError:
             return self._failure(item, f"timed out after {self.timeout:g} s ({self.retries} retries)")
-        except openai.APIConnectionError:
+        except openai.APIConnectionError as error:
+            if isinstance(error.__cause__, AnswerRefused):
+                return self._failure(item, f"{error.__cause__}, more than a summary needs; refused")
+            if RequestLimits.timed_out(error.request):
+                return self._failure(item, f"timed out after {self.timeout:g} s ({self.retries} retries)")
             return self._failure(item, "could not connect (is the server running and the base URL right?)")
         except openai.APIStatusError as error:
             if 300 <= error.status_code < 400:
