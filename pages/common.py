@@ -89,7 +89,7 @@ def corpus_picker() -> list[Document] | None:
         if st.session_state.get("corpus_name") != upload.name or st.session_state.get("documents") != documents:
             st.session_state["documents"] = documents
             st.session_state["corpus_name"] = upload.name
-            workspace.remember_context()
+            workspace.remember_context(upload=(upload.name, data, columns))  # its bytes kept on disk
     elif st.session_state.get("corpus_name") in DEMO_CORPORA:
         st.session_state.pop("documents", None)
         st.session_state.pop("corpus_name", None)

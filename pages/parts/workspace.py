@@ -11,20 +11,33 @@ it alone restores nothing: each workspace is bound to a random value kept in tha
 (``summbias_browser``, SameSite=Strict, set by a line of JavaScript the first time the browser opens the app, since
 Streamlit sets no cookies of its own for an app), and a new session gets the workspace only when its browser sends
 the same value. A link opened in another browser, or in a private window, shows no upload.
+
+An upload is kept as its file's bytes on disk, in a private folder of this server that goes when it stops, and is
+parsed again on a refresh; no workspace holds parsed documents in memory, so closing a tab frees them (issue 23). The
+upload files of all workspaces take at most ``MAX_UPLOAD_BYTES``, the least recently used workspaces forgotten first.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import os
 import re
 import secrets
+import shutil
+import tempfile
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
+
+from bias_core.errors import BiasCoreError
+from bias_core.io import CsvColumns, load_documents_from_bytes
+from bias_core.records import Document
 
 PARAM = "ws"
 TOKEN = "workspace_token"
@@ -32,9 +45,14 @@ TOKEN = "workspace_token"
 # that has not sent one yet.
 COOKIE = "summbias_browser"
 BROWSER = "workspace_browser"
-# At most this many tabs are remembered, the least recently used forgotten first. Each holds at most one upload of up
-# to 20 MB; a refresh adds a copy that shares the documents with its source rather than duplicating them.
-MAX_WORKSPACES = 32
+# At most this many tabs are remembered, and their upload files take at most MAX_UPLOAD_BYTES on disk (25 uploads of
+# the 20 MB limit), the least recently used forgotten first. Without its upload a workspace is a few settings; tabs
+# with the same upload (a refresh makes a copy) share one file.
+MAX_WORKSPACES = 256
+MAX_UPLOAD_BYTES = 512 * 2**20
+# The session key of the upload the tab's documents came from: its file name, the name of its bytes on disk (their
+# SHA-256), its size and the CSV column mapping it was read with.
+UPLOAD = "workspace_upload"
 _TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,64}$")
 # The session-state keys that are the Audit page's settings (widget keys; the Run button is not a setting, nor is the
 # review's cached corpus hash, which is derived from the documents).
@@ -86,6 +104,40 @@ def bind_browser() -> None:
                 unsafe_allow_javascript=True)
 
 
+@st.cache_resource
+def _upload_folder() -> Path:
+    """A folder only this server's user may read (``mkdtemp``), removed when the server stops."""
+    folder = Path(tempfile.mkdtemp(prefix="summbias-uploads-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _upload_bytes(spaces: OrderedDict[str, Workspace]) -> int:
+    files = {space.context[UPLOAD]["file"]: space.context[UPLOAD]["bytes"]
+             for space in spaces.values() if UPLOAD in space.context}
+    return sum(files.values())
+
+
+def _forget_oldest(spaces: OrderedDict[str, Workspace]) -> None:
+    """Forget the least recently used workspaces beyond the bounds (the newest is always kept), then every upload
+    file no workspace names."""
+    while len(spaces) > 1 and (len(spaces) > MAX_WORKSPACES or _upload_bytes(spaces) > MAX_UPLOAD_BYTES):
+        spaces.popitem(last=False)
+    named = {space.context[UPLOAD]["file"] for space in spaces.values() if UPLOAD in space.context}
+    for path in _upload_folder().iterdir():
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+
+
+def _read_upload(upload: dict[str, Any]) -> list[Document] | None:
+    """The documents of a kept upload, parsed again from its bytes; None when its file was forgotten."""
+    try:
+        data = (_upload_folder() / upload["file"]).read_bytes()
+        return load_documents_from_bytes(upload["name"], data, columns=upload["columns"])
+    except (OSError, BiasCoreError):
+        return None
+
+
 def _lookup(token: str | None) -> Workspace | None:
     """The workspace ``token`` names, if this browser made it."""
     if not token or not _TOKEN_SHAPE.match(token):  # the URL is untrusted: only a token of our shape is looked up
@@ -110,8 +162,7 @@ def _own() -> Workspace:
         if token not in spaces:
             token = secrets.token_urlsafe(24)
             spaces[token] = Workspace(browser=browser)
-            while len(spaces) > MAX_WORKSPACES:
-                spaces.popitem(last=False)
+            _forget_oldest(spaces)
             st.session_state[TOKEN] = token
         spaces.move_to_end(token)
         space = spaces[token]
@@ -135,7 +186,17 @@ def restore() -> bool:
         if linked is not None:  # another browser's workspace, or one forgotten: the link restores nothing
             del st.query_params[PARAM]
         return False
-    for key, value in {**space.context, **space.settings}.items():
+    values = {**space.context, **space.settings}
+    upload = values.pop(UPLOAD, None)
+    if upload is not None:
+        documents = _read_upload(upload)
+        if documents is None:  # its file was forgotten: the tab starts without a corpus
+            for key in ("corpus_name", "corpus_choice"):
+                values.pop(key, None)
+        else:
+            values["documents"] = documents
+            st.session_state[UPLOAD] = upload
+    for key, value in values.items():
         st.session_state.setdefault(key, value)
     # The new session continues on its own copy under a new token: a link opened in another tab of this browser
     # gives that tab the same starting point, but two tabs never write into one workspace.
@@ -144,11 +205,30 @@ def restore() -> bool:
     return bool(space.context or space.settings)
 
 
-def remember_context() -> None:
-    """Keep the tab's corpus and launched run (call after they change)."""
+def remember_context(upload: tuple[str, bytes, CsvColumns | None] | None = None) -> None:
+    """Keep the tab's corpus and launched run (call after they change; with ``upload``, the file name, bytes and CSV
+    column mapping the documents were just read from). An uploaded corpus is kept as its bytes on disk."""
+    if upload is not None:
+        name, data, columns = upload
+        digest = hashlib.sha256(data).hexdigest()
+        st.session_state[UPLOAD] = {"name": name, "file": digest, "bytes": len(data), "columns": columns}
     context = {key: st.session_state[key] for key in CONTEXT_KEYS if key in st.session_state}
+    kept = st.session_state.get(UPLOAD)
+    if kept is not None and kept["name"] == context.get("corpus_name") and "documents" in context:
+        del context["documents"]  # the upload's documents: parsed again from its file on a refresh
+        context[UPLOAD] = kept
     if context or st.session_state.get(TOKEN):
-        _own().context = context
+        space = _own()
+        spaces, lock = _workspaces()
+        with lock:  # the file is written and named before any other tab's forgetting can remove it
+            if upload is not None:
+                path = _upload_folder() / st.session_state[UPLOAD]["file"]
+                if not path.exists():
+                    partial = path.with_name(f"{path.name}.{secrets.token_hex(4)}.partial")
+                    partial.write_bytes(upload[1])
+                    os.replace(partial, path)
+            space.context = context
+            _forget_oldest(spaces)
 
 
 def remember_settings() -> None:
