@@ -8,7 +8,7 @@ import streamlit as st
 from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
 from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
-from bias_core.measures import MEASURE_NAMES, MEASURES
+from bias_core.measures.applicable import applicable_measures, in_words
 from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
@@ -175,12 +175,20 @@ with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
                                                      "timeout": float(timeout)}))
 
 st.subheader("Measures")
-applicable = [name for name in MEASURE_NAMES if MEASURES[name].perturbations is None
-              or set(MEASURES[name].perturbations) & {p.name for p in perturbations}]
-measures = st.multiselect("Measures (empty: every measure the inputs support)", MEASURE_NAMES, default=[],
-                          key="audit_measures", help="See docs/measures.md for each measure's formula and paper.")
+applicable = applicable_measures([p.name for p in perturbations], articles=news > 0, unit_sets=news < len(documents),
+                                 controls=[p.name for p in perturbations if p.params.get("controls")],
+                                 summarizers=[s.name for s in summarizers])
+# A choice kept from another corpus or setup may name a measure that no longer applies; the widget needs its options.
+if "audit_measures" in st.session_state:
+    st.session_state["audit_measures"] = [m for m in st.session_state["audit_measures"] if m in applicable]
+measures = st.multiselect("Measures (none chosen: every measure listed here)", applicable, default=[],
+                          format_func=in_words, key="audit_measures",
+                          help="Only the measures this corpus, these perturbations and summarizers can compute. See "
+                               "docs/measures.md for each measure's formula and paper.")
 if applicable:
-    st.caption("Supported by the chosen perturbations: " + md_escape(", ".join(applicable)))
+    st.caption("This audit computes: " + md_escape("; ".join(in_words(name) for name in applicable)) + ".")
+else:
+    st.warning("No measure applies to this setup: choose a perturbation (or a summarizer) that fits the corpus.")
 bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [200, 500, 1000, 2000], 1000,
                              key="audit_bootstrap")
 # The name follows the corpus and perturbations until the analyst types one of their own.

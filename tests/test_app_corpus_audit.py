@@ -185,3 +185,18 @@ def test_the_politician_picker_suggests_the_pairs_the_corpus_names_with_their_co
     app.text_area(key="politician_pairs_free").set_value("Barack Obama=Mitt Romney").run()
     assert any("Barack Obama = Mitt Romney: covers 0 originals" in w.value and "no input" in w.value
                for w in app.warning)
+
+
+def test_the_audit_page_lists_in_words_only_the_measures_the_setup_computes(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
+    assert not app.exception
+    picker = app.multiselect(key="audit_measures")
+    assert "distinguishability, MiniLM embeddings" in picker.options
+    assert not any("BUR" in option or "ΔI" in option or option == "bur" for option in picker.options)
+    assert any(c.value.startswith("This audit computes: distinguishability, word counts") for c in app.caption)
+    app.switch_page("pages/corpus.py").run()
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    app.switch_page("pages/audit.py").run()
+    options = app.multiselect(key="audit_measures").options
+    assert "binary unfair rate (BUR)" in options and not any("distinguishability" in o for o in options)
