@@ -34,7 +34,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from bias_core.names import first_name_gender
-from bias_core.perturb.entity_template import EntityTemplate, Slot, TemplateEntity, finish_template
+from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
@@ -50,6 +50,7 @@ from bias_core.perturb.name_parts import (
     parse_name,
     title_before,
 )
+from bias_core.perturb.mentions import Entities, gender_from_first_name
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import content_word_slots, pronoun_slots
@@ -61,54 +62,6 @@ if TYPE_CHECKING:
 # any other type means the string is something else ("Virginia" the state, "May" the month).
 _MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
 _PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
-
-
-class Entities:
-    """Entities under construction, with every name mention found so far (by character start)."""
-
-    def __init__(self) -> None:
-        self.entities: list[TemplateEntity] = []
-        self.mentions: dict[int, tuple[str, str, NamePart]] = {}  # start → (entity_id, kind, part)
-        self.anchors: dict[str, list[int]] = {}  # entity_id → starts of its full-name and title + name mentions
-
-    def new(self, first: str | None, last: str | None) -> TemplateEntity:
-        entity = TemplateEntity(f"e{len(self.entities) + 1}", first, last)
-        _gender_from_first_name(entity)
-        self.entities.append(entity)
-        return entity
-
-    def add_mention(self, entity: TemplateEntity, kind: str, part: NamePart) -> None:
-        self.mentions.setdefault(part.start, (entity.entity_id, kind, part))
-
-    def mention_positions(self, entity_id: str) -> list[int]:
-        return sorted(start for start, (eid, _, _) in self.mentions.items() if eid == entity_id)
-
-    def by_last_name(
-        self, last: str, title_gender: str | None, position: int, *, strict: bool = False
-    ) -> TemplateEntity | None:
-        """The entity a bare last name refers to (module docstring, step 3); with ``strict``, none when a title's
-        gender agrees with no candidate ("Lord Ashcombe" is not "Sophie Ashcombe")."""
-        candidates = [e for e in self.entities if e.last_name == last]
-        agreeing = [e for e in candidates if title_gender is None or e.gender in (None, title_gender)]
-        candidates = agreeing if agreeing or strict else candidates
-        if len(candidates) < 2:
-            return candidates[0] if candidates else None
-
-        def last_anchor_before(entity: TemplateEntity) -> int:
-            return max((p for p in self.anchors.get(entity.entity_id, []) if p < position), default=-1)
-
-        latest = max(candidates, key=last_anchor_before)
-        return latest if last_anchor_before(latest) >= 0 else candidates[0]
-
-    def by_first_name(self, first: str, position: int) -> TemplateEntity | None:
-        candidates = [e for e in self.entities if e.first_name == first]
-        if not candidates:
-            return None
-
-        def last_before(entity: TemplateEntity) -> int:
-            return max((p for p in self.mention_positions(entity.entity_id) if p < position), default=-1)
-
-        return max(candidates, key=last_before)
 
 
 class NerBuilder:
@@ -244,7 +197,7 @@ class NerBuilder:
             entity = self.found.new(span.first.text, span.last.text)
         if entity.first_name is None:
             entity.first_name = span.first.text
-            _gender_from_first_name(entity)
+            gender_from_first_name(entity)
         self.found.add_mention(entity, "first_name", span.first)
         self.found.add_mention(entity, "last_name", span.last)
         self.found.anchors.setdefault(entity.entity_id, []).append(span.start)
@@ -416,10 +369,3 @@ def _set_apart(token: Token, ent) -> bool:
     """Whether punctuation separates a token from the rest of a multi-word entity ("Lakeview General, Sofia")."""
     neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if ent.start <= i < ent.end]
     return all(neighbour.is_punct for neighbour in neighbours)
-
-
-def _gender_from_first_name(entity: TemplateEntity) -> None:
-    """Give an entity the census gender of its first name (§1.2 rule), until titles or pronouns say otherwise."""
-    gender = first_name_gender(entity.first_name) if entity.first_name else None
-    if gender:
-        entity.gender, entity.gender_source = gender, "first_name"

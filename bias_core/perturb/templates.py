@@ -6,6 +6,7 @@ split by concern:
 - ``entity_template``: the template (``EntityTemplate``, its ``Slot``s and ``TemplateEntity``s) and how it is filled
   for one assignment of genders and names (``EntityTemplate.fill``);
 - ``name_finding``: the people of a news text and their mentions, from spaCy's NER, tagger and parser;
+- ``mentions``: entities under construction, and which entity a bare first or last name refers to;
 - ``name_parts``: how a name splits into title, first, middle and last name, and the census and voter-file tables;
 - ``person_evidence``: the evidence for and against a name being a person — **only people are swapped** — with the
   cue words of ``person_cues``;
