@@ -3,7 +3,8 @@
 Charts show every result's primary estimate (``findings.primary_estimate``: the signed one where the score cannot be
 negative) with its 95% interval and n. A result is drawn as a red diamond only when ``findings.judge`` calls it a
 finding — the same rule as the Overview, the report and the CSV export; every other defined result is a grey circle.
-The dotted line is the measure's null (0, or 1 for similarities). Where the identity perturbation has a value for
+The dotted line is the measure's null (0, or 1 for similarities). Odds ratios (entity inclusion) are drawn as odds
+ratios on a log scale centred on 1, so 1.13× and 1/1.13× sit at equal distances from it, as the text states them. Where the identity perturbation has a value for
 the same measure and summarizer, it is drawn as a grey band, the noise floor (METHODS §1.7). Undefined values are
 listed in the chart's note with their reason, never plotted as 0.
 """
@@ -11,12 +12,14 @@ listed in the chart's note with their reason, never plotted as 0.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
 from bias_core.findings import Verdict, judge, primary_estimate, semantics, variant
+from bias_core.findings import _odds_ratio as odds_ratio  # the signed score → the odds ratio the findings state
 from bias_core.records import MeasureResult
 
 FINDING_COLOUR = "#b2182b"
@@ -51,16 +54,25 @@ class ChartData:
     undefined: list[MeasureResult]
     floors: dict[str, tuple[float, float]]  # summarizer → identity floor interval
     null: float
+    log: bool = False  # odds ratios: values are ratios, drawn on a log scale around 1
 
 
 def chart_data(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> ChartData:
     """What a chart of ``measure`` draws: defined results with their verdict (``judge`` over all ``results``),
     undefined ones, identity floors and the null line."""
     rows = [r for r in results if r.measure == measure and (ci_kind is None or r.ci_kind in (ci_kind, None))]
+    log = semantics(measure).unit == "odds ratio"
+
+    def estimate(r: MeasureResult) -> tuple[float | None, float | None, float | None]:
+        value, low, high = primary_estimate(r)
+        if not log:
+            return value, low, high
+        return tuple(None if x is None else odds_ratio(x) for x in (value, low, high))
+
     floors: dict[str, tuple[float, float]] = {}
     for r in rows:
         if r.perturbation == "identity":
-            value, low, high = primary_estimate(r)
+            value, low, high = estimate(r)
             if value is not None and (r.summarizer or "—") not in floors:
                 low, high = (value if low is None else low), (value if high is None else high)
                 floors[r.summarizer or "—"] = (min(low, value), max(high, value))
@@ -69,13 +81,13 @@ def chart_data(results: Sequence[MeasureResult], measure: str, *, ci_kind: str |
         shown, floors = rows, {}
     plotted, undefined = [], []
     for r in shown:
-        value, low, high = primary_estimate(r)
+        value, low, high = estimate(r)
         if value is None:
             undefined.append(r)
             continue
         plotted.append(ChartRow(r, value, value if low is None else low, value if high is None else high,
                                 judge(r, results)))
-    return ChartData(plotted, undefined, floors, semantics(measure).null)
+    return ChartData(plotted, undefined, floors, 1.0 if log else semantics(measure).null, log)
 
 
 def _title(measure: str) -> str:
@@ -121,6 +133,8 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
         margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(data.undefined)},
         xaxis_title=f"{_axis_label(measure)} (95% CI)", template="plotly_white",
     )
+    if data.log:
+        figure.update_xaxes(type="log")
     if note:
         figure.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yshift=-45, yanchor="top",
                               showarrow=False, align="left", font={"size": 11, "color": "#666666"})
@@ -134,6 +148,8 @@ def _tick_text(value: float) -> str:
 
 def _axis_label(measure: str) -> str:
     unit = semantics(measure).unit
+    if unit == "odds ratio":
+        return "odds ratio, first group against second (1 = kept equally often; log scale)"
     if unit == "percentage points" and measure != "uer":  # uer is stored in % already
         return "difference in shares (0.10 = 10 percentage points)"
     return unit
@@ -158,6 +174,8 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
     height = top + row_height * max(len(data.rows), 1) + 40 + 16 * len(data.undefined)
     xs = [data.null] + [x for row in data.rows for x in (row.low, row.high, row.value)]
     xs += [x for band in data.floors.values() for x in band]
+    scale = (lambda v: math.log10(max(v, 1e-9))) if data.log else (lambda v: v)
+    xs = [scale(x) for x in xs]
     lo, hi = min(xs), max(xs)
     if hi - lo < 1e-12:
         lo, hi = lo - 1.0, hi + 1.0
@@ -166,7 +184,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
     plot_width = width - left - right
 
     def x_of(value: float) -> float:
-        return left + (value - lo) / (hi - lo) * plot_width
+        return left + (scale(value) - lo) / (hi - lo) * plot_width
 
     bottom = top + row_height * max(len(data.rows), 1)
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' width='{width}' height='{height}' "
@@ -180,7 +198,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
             parts.append(f"<rect x='{x_of(f_low):.1f}' y='{top + row_height * index + 3}' "
                          f"width='{max(x_of(f_high) - x_of(f_low), 1):.1f}' height='{row_height - 6}' fill='#bbbbbb' "
                          f"opacity='0.35'><title>identity floor ({e(summarizer)})</title></rect>")
-    for tick in _ticks(lo, hi):
+    for tick in (10 ** t for t in _ticks(lo, hi)) if data.log else _ticks(lo, hi):
         parts.append(f"<line x1='{x_of(tick):.1f}' x2='{x_of(tick):.1f}' y1='{top - 6}' y2='{bottom}' "
                      f"stroke='#eeeeee'/><text x='{x_of(tick):.1f}' y='{bottom + 14}' text-anchor='middle' "
                      f"fill='#666'>{_tick_text(tick)}</text>")

@@ -150,3 +150,18 @@ def test_a_measure_with_only_identity_results_charts_them_as_rows(demo):
     assert data.rows and not data.floors
     assert {row.result.perturbation for row in data.rows} == {"identity"}
     assert measure_figure(results, measure).data
+
+
+def test_odds_ratios_are_charted_as_ratios_on_a_log_scale_centred_on_one(demo):
+    from bias_core.findings import _odds_ratio, primary_estimate
+
+    store, run_id = demo
+    demo_rows = [r for r in store.measures(run_id) if r.measure == "entity_inclusion" and r.ci_kind == "d"]
+    data = chart_data(demo_rows, "entity_inclusion", ci_kind="d")
+    assert data.log and data.null == 1.0 and data.rows
+    for row in data.rows:
+        value, low, high = primary_estimate(row.result)
+        assert (row.value, row.low, row.high) == (_odds_ratio(value), _odds_ratio(low), _odds_ratio(high))
+        assert row.low <= row.value <= row.high and row.low > 0
+    figure = measure_figure(demo_rows, "entity_inclusion", ci_kind="d")
+    assert figure.layout.xaxis.type == "log" and "log scale" in figure.layout.xaxis.title.text
