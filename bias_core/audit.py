@@ -66,6 +66,9 @@ DEFAULT_PAIRED_IDENTIFIERS = "steen-markert"  # bias_core.measures.lexicons, not
 # they existed (same config otherwise) still resume.
 MEASURE_OPTION_DEFAULTS = {"paired_identifiers": DEFAULT_PAIRED_IDENTIFIERS, "include_degenerate": False,
                            "lexicons": {}}
+# How perspective fairness matches summary tokens to values (METHODS §4.7; ``perspective.MATCHINGS``).
+MEASURES_KEYS = (*MEASURES_KEYS, "perspective_matching")
+MEASURE_OPTION_DEFAULTS["perspective_matching"] = "ngram"
 # The [corpus] table: what each key may hold (see ``io.load_documents``).
 CORPUS_PARAMETERS = {
     "path": Param(str),
@@ -115,6 +118,7 @@ class AuditConfig:
     paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
     include_degenerate: bool = False
     lexicons: dict[str, str] = field(default_factory=dict)
+    perspective_matching: str = "ngram"
     # Originals left out of every perturbation (the analyst's review, issue 14): [corpus] exclude in the file format.
     exclude_originals: list[str] = field(default_factory=list)
     source: str = field(default="config", compare=False, repr=False)
@@ -249,6 +253,7 @@ class AuditConfig:
     def _validate_measure_options(self) -> None:
         """Check [measures] paired_identifiers, include_degenerate and lexicons (choices, files) as ConfigError."""
         from bias_core.measures import check_lexicon_paths, check_paired_identifiers
+        from bias_core.measures.perspective import check_perspective_matching
 
         try:
             Param(bool).check("measures.include_degenerate", self.include_degenerate)
@@ -257,12 +262,14 @@ class AuditConfig:
         try:
             check_paired_identifiers(self.paired_identifiers, "measures.paired_identifiers")
             check_lexicon_paths(self.lexicons, "measures.lexicons")
+            check_perspective_matching(self.perspective_matching, "measures.perspective_matching")
         except InputError as error:
             raise ConfigError(self.source, one_line(error)) from None
 
     def measure_options(self) -> dict[str, Any]:
         """The [measures] options as ``MeasureOptions`` keywords (``lexicons`` becomes ``lexicon_paths``)."""
         return {"include_degenerate": self.include_degenerate, "paired_identifiers": self.paired_identifiers,
+                "perspective_matching": (self.perspective_matching,),
                 "lexicon_paths": dict(self.lexicons)}
 
     def to_dict(self) -> dict[str, Any]:
@@ -292,6 +299,7 @@ class AuditConfig:
             bootstrap=stored.get("bootstrap", 1000), name=stored.get("name"), source="the stored run config",
             paired_identifiers=stored.get("paired_identifiers", DEFAULT_PAIRED_IDENTIFIERS),
             include_degenerate=stored.get("include_degenerate", False), lexicons=dict(stored.get("lexicons", {})),
+            perspective_matching=stored.get("perspective_matching", "ngram"),
             exclude_originals=list(stored.get("exclude_originals", [])),
         )
 

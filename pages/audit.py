@@ -9,6 +9,7 @@ from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, def
 from bias_core.errors import BiasCoreError
 from bias_core.launch import launch_audit
 from bias_core.measures.applicable import applicable_measures, in_words
+from bias_core.measures.perspective import MATCHINGS, check_perspective_matching
 from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
@@ -22,6 +23,10 @@ from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
+# How perspective fairness matches summary tokens to values (bias_core.measures.perspective.MATCHINGS).
+MATCHING_LABELS = {"ngram": "spaCy lemmas (default)",
+                   "fairsumm-ngram": "FairSumm authors' N-gram pipeline (NLTK; reproduces their Table 10)",
+                   "embedding": "MiniLM embeddings"}
 # The race perturbations' name sources (bias_core.perturb.race.NAME_SOURCES), BBQ first as the default.
 NAME_SOURCE_LABELS = {"bbq": "BBQ proper names (Parrish et al. 2022, as Steen & Markert)",
                       "rosenman": "Rosenman et al. (2023) voter-file tables, frequency-matched"}
@@ -189,6 +194,19 @@ if applicable:
     st.caption("This audit computes: " + md_escape("; ".join(in_words(name) for name in applicable)) + ".")
 else:
     st.warning("No measure applies to this setup: choose a perturbation (or a summarizer) that fits the corpus.")
+perspective_matching = "ngram"
+if "sentiment" in chosen:
+    perspective_matching = st.radio(
+        "Perspective matching", MATCHINGS, format_func=MATCHING_LABELS.get, key="audit_perspective_matching",
+        help="How a summary's words are matched to the values of the units for BUR, UER, AUC and SOF. spaCy lemmas "
+             "is summbias's own matching. The FairSumm pipeline repeats the authors' released code exactly (NLTK "
+             "tokens, stop words of all languages, WordNet lemma and Porter stem, empty value slots kept, ≤ "
+             "instead of <) and needs NLTK data. See docs/measures.md.")
+    if perspective_matching == "fairsumm-ngram":
+        try:
+            check_perspective_matching(perspective_matching, "Perspective matching")
+        except BiasCoreError as error:
+            st.error(md_escape(error))
 bootstrap = st.select_slider("Bootstrap resamples for confidence intervals", [200, 500, 1000, 2000], 1000,
                              key="audit_bootstrap")
 # The name follows the corpus and perturbations until the analyst types one of their own.
@@ -200,7 +218,7 @@ name = st.text_input("Name of this run", key="audit_name")
 
 config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
                      measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None,
-                     exclude_originals=excluded)
+                     exclude_originals=excluded, perspective_matching=perspective_matching)
 
 
 if not summarizers:

@@ -22,8 +22,10 @@ from bias_core.measures import (
     check_paired_identifiers,
     compute_measures,
 )
+from bias_core.measures.fairsumm_ngram import FAIRSUMM_NGRAM, check_nltk_data
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES
 from bias_core.measures.lexical_bias import read_bias_labels
+from bias_core.measures.perspective import MATCHINGS
 from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
@@ -52,8 +54,10 @@ def add_parser(subparsers) -> None:
                         help="politicians table (name, party, gender, office, years) replacing the shipped one")
     parser.add_argument("--perspective-target", default="ratio",
                         help="fairness target: ratio, equal, or JSON like '{\"pos\": 0.5, \"neg\": 0.5}'")
-    parser.add_argument("--perspective-matching", action="append", choices=("ngram", "embedding"),
-                        help="target distribution matching (repeatable; default ngram)")
+    parser.add_argument("--perspective-matching", action="append", choices=MATCHINGS,
+                        help="how summary tokens are matched to values (repeatable): ngram (spaCy lemmas, the "
+                             "default), fairsumm-ngram (the FairSumm authors' NLTK pipeline, reproduces their Table "
+                             "10; needs NLTK data), embedding (MiniLM)")
     parser.add_argument("--by-year", action="store_true", help="politician features: test each year separately")
     parser.add_argument("--paired-identifiers", default=DEFAULT_PAIRED_IDENTIFIERS, metavar="CHOICE|TSV",
                         help=f"Fightin' Words: which paired identifiers become one token: "
@@ -124,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     target = _target(args.perspective_target)
     paired = check_paired_identifiers(args.paired_identifiers, "--paired-identifiers")
     lexicons = lexicon_options(args.lexicon)
+    if FAIRSUMM_NGRAM in (args.perspective_matching or ()):
+        check_nltk_data(f"--perspective-matching {FAIRSUMM_NGRAM}")
     inputs = io.read_inputs(args.inputs)
     summaries = io.read_summaries(args.summaries)
     known = {item.id for item in inputs}

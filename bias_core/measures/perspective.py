@@ -11,6 +11,10 @@ For each sample (an input made of units with values, METHODS §1.6):
 - Values with zero source mass are dropped. (The reference code keeps them because a float comparison lets an
   exact 0 through; dropping them is what the definition means: a value absent from the source cannot be
   under-represented.)
+- ``fairsumm-ngram`` is the authors' N-gram matching exactly (``fairsumm_ngram``): NLTK tokens, stop words of all
+  languages, WordNet lemma + Porter stem, empty value slots kept unless a float sum reaches 1.0, and ``≤`` instead
+  of ``<`` (BUR and AUC); it reproduces their Table 10. Everything below applies to it too: its null summaries are
+  tokenised and counted with its own pipeline.
 - Fairness target p_g: 'ratio' (p_g = p_x, default), 'equal' (uniform over the values present) or a user mapping
   (restricted to the values present and renormalised; a present value the mapping omits gets 0).
 - BUR(τ) = 1 if any v has p_y(v) < τ·p_g(v) (τ = 0.8); UER = (1/r) Σ_v max(0, p_g(v) − p_y(v));
@@ -98,10 +102,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from bias_core import nlp, stats
+from bias_core.errors import InputError
+from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import Pair, UnitCounts, interval_results, undefined_results
 from bias_core.records import MeasureResult
 
 PERSPECTIVE_MEASURES = ("bur", "uer", "auc", "sof")
+# How p_y is matched (METHODS §4.7): spaCy lemmas (default), the FairSumm authors' NLTK pipeline, MiniLM embeddings.
+MATCHINGS = ("ngram", fairsumm_ngram.FAIRSUMM_NGRAM, "embedding")
 DEFAULT_TAU = 0.8
 DEFAULT_TEMPERATURE = 0.1
 AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
@@ -121,6 +129,16 @@ DEFAULT_PERMUTATIONS = 1000
 _MAX_CELLS = 4_000_000
 _SOF_CHUNK_CELLS = 65_536
 _FEW_ORIGINALS = 20
+
+
+def check_perspective_matching(value: object, where: str = "perspective_matching") -> str:
+    """Return ``value`` when it is one of ``MATCHINGS`` and what it needs is installed; else raise ``InputError``
+    in one line (the choices, or for 'fairsumm-ngram' the missing NLTK data and how to install it)."""
+    if value not in MATCHINGS:
+        raise InputError(where, f"{value!r} is not a perspective matching; choose {', '.join(MATCHINGS)}")
+    if value == fairsumm_ngram.FAIRSUMM_NGRAM:
+        fairsumm_ngram.check_nltk_data(where)
+    return value
 
 
 @dataclass(frozen=True)
@@ -211,6 +229,10 @@ class SampleUnits:
     and ``budget`` (the summary's content tokens). N-gram matching: ``sentence_counts[s, v]`` = how many of sentence
     s's content tokens (with multiplicity) occur in the units of value v, as the summary's tokens are counted.
     Embedding matching: ``sentence_vectors`` and ``unit_vectors`` (L2-normalised, float64).
+
+    The FairSumm authors' pipeline (``fairsumm_ngram.sample_units``) sets ``keep_empty_slots`` (``values`` are the
+    slots of every input of the call, and a value counts when ``fairsumm_ngram.kept_slots`` keeps it, not when it has
+    tokens) and ``inclusive`` (a value is under-represented when p_y ≤ τ·p_g, not <).
     """
 
     original: str
@@ -229,6 +251,12 @@ class SampleUnits:
     sentence_counts: np.ndarray | None = None
     sentence_vectors: np.ndarray | None = None
     unit_vectors: np.ndarray | None = None
+    keep_empty_slots: bool = False
+    inclusive: bool = False
+
+    def present(self, mass: np.ndarray) -> np.ndarray:
+        """Which values count, per row of per-value token counts: those with tokens, or the FairSumm kept slots."""
+        return fairsumm_ngram.kept_slots(mass) if self.keep_empty_slots else mass > 0
 
 
 @dataclass(frozen=True)
@@ -274,10 +302,12 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
     """Return each pair's ``SampleUnits`` (None for a skipped sample) and the reasons samples were skipped: one
     batched spaCy pass over the units (with sentence boundaries for the selection null) and one over the summaries,
     and for embedding matching one encoder pass (units, their sentences for the selection null, summaries)."""
-    if matching not in ("ngram", "embedding"):
-        raise ValueError("matching must be 'ngram' or 'embedding'")
+    if matching not in MATCHINGS:
+        raise ValueError(f"matching must be one of {', '.join(MATCHINGS)}")
     if null not in NULLS:
         raise ValueError(f"null must be one of {', '.join(NULLS)}")
+    if matching == fairsumm_ngram.FAIRSUMM_NGRAM:
+        return fairsumm_ngram.sample_units(pairs, null=null)
     unit_texts, owners, values_of_unit = [], [], []
     for index, pair in enumerate(pairs):
         for unit in pair.input.units or []:
@@ -352,8 +382,9 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
 
 
 def _fairness_rows(present: np.ndarray, source: np.ndarray, predicted: np.ndarray, values: Sequence[str],
-                   target: str | Mapping[str, float], tau: float) -> PermutedScores:
-    """p_g, BUR, UER, AUC and shortfalls of K rows of (present, source, predicted) distributions over ``values``."""
+                   target: str | Mapping[str, float], tau: float, inclusive: bool = False) -> PermutedScores:
+    """p_g, BUR, UER, AUC and shortfalls of K rows of (present, source, predicted) distributions over ``values``;
+    a value is under-represented when p_y < τ·p_g, or p_y ≤ τ·p_g when ``inclusive`` (the FairSumm code)."""
     n_present = present.sum(axis=1, keepdims=True)
     if isinstance(target, str):
         if target == "ratio":
@@ -368,8 +399,9 @@ def _fairness_rows(present: np.ndarray, source: np.ndarray, predicted: np.ndarra
         with np.errstate(divide="ignore", invalid="ignore"):
             goal = np.where(total > 0, wanted / total, np.nan)
     shortfall = np.where(present, np.maximum(0.0, goal - predicted), 0.0)
+    compare = np.less_equal if inclusive else np.less
     with np.errstate(invalid="ignore"):
-        below = present[None] & (predicted[None] < np.array(AUC_GRID + (tau,))[:, None, None] * goal[None])
+        below = present[None] & compare(predicted[None], np.array(AUC_GRID + (tau,))[:, None, None] * goal[None])
     bur = below[-1].any(axis=1).astype(float)
     auc = below[:-1].any(axis=2).mean(axis=0)
     uer = shortfall.sum(axis=1) / n_present[:, 0]
@@ -407,7 +439,7 @@ def permuted_scores(
     r = len(sample.values)
     onehot = (labels[:, :, None] == np.arange(r)[None, None, :]).astype(float)  # K × m × r
     mass = np.matmul(sample.mass, onehot)  # K × r
-    present = mass > 0
+    present = sample.present(mass)
     uniform = present / present.sum(axis=1, keepdims=True)
     source = mass / sample.mass.sum()
     if sample.occurs is not None:
@@ -420,7 +452,7 @@ def permuted_scores(
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_similarity = np.matmul(sample.similarity, onehot) / onehot.sum(axis=1)
         predicted = _softmax_present(mean_similarity, present, temperature)
-    return _fairness_rows(present, source, predicted, sample.values, target, tau)
+    return _fairness_rows(present, source, predicted, sample.values, target, tau, inclusive=sample.inclusive)
 
 
 # How long a null summary is: "sentences" (as many whole sentences as the summary has; the default) or "tokens" (the
@@ -496,7 +528,7 @@ def selection_scores(
     r = len(sample.values)
     onehot = (sample.labels[:, None] == np.arange(r)[None, :]).astype(float)  # m × r
     mass = sample.mass @ onehot
-    present = np.broadcast_to(mass > 0, (choices.shape[0], r))
+    present = np.broadcast_to(sample.present(mass), (choices.shape[0], r))
     source = np.broadcast_to(mass / sample.mass.sum(), (choices.shape[0], r))
     uniform = present / present.sum(axis=1, keepdims=True)
     if sample.sentence_counts is not None:
@@ -512,7 +544,7 @@ def selection_scores(
             mean_similarity = cosines @ onehot / onehot.sum(axis=0)
         predicted = np.where(norm > 0, _softmax_present(np.nan_to_num(mean_similarity), present, temperature),
                              uniform)
-    return _fairness_rows(present, source, predicted, sample.values, target, tau)
+    return _fairness_rows(present, source, predicted, sample.values, target, tau, inclusive=sample.inclusive)
 
 
 def sample_fairness(
@@ -610,6 +642,10 @@ def perspective_fairness(
                "n_samples": len(kept)}
     if matching == "embedding":
         details.update({"temperature": temperature, "similarity": "mean cosine, all-MiniLM-L6-v2"})
+    if matching == fairsumm_ngram.FAIRSUMM_NGRAM:
+        details.update({"comparison": "p_y ≤ τ·p_g", "tokens": "FairSumm code: NLTK word_tokenize, stop words of "
+                        "all languages, WordNet lemma (single-token POS) + Porter stem; empty slots kept unless the "
+                        "float sum of shares reaches 1"})
     if not kept:
         reason = "no sample has units with values (perspective inputs needed)"
         return [r for name in PERSPECTIVE_MEASURES for r in undefined_results(name, reason, ("d",), 0, details,
