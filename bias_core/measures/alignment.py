@@ -23,6 +23,15 @@ Decisions METHODS leaves open:
 - spaCy's small NER misses some names (STACK.md), so an entity whose assigned full name ("First Last") or
   "Title Last" occurs verbatim in the summary also counts as included, even when NER did not tag it.
 - Names compare case-insensitively; a trailing possessive ('s) is dropped; periods of titles are ignored.
+
+``rules="authors"`` (``MeasureOptions.steen_markert_rules``) applies instead the rule of the authors' released code
+(julmaxi/summary_bias, ``summarybias/evaluate/alignment.py``, re-described here, not copied): a summary PERSON is a
+candidate for an entity when its text contains the entity's last name (a substring, any case), or when it is one
+token and contains the entity's first name; it aligns when every alphabetic token of it (``str.isalpha``; "Mr." and
+"O'Brien" are not) is the entity's first name, last name, "sir" or one of "mr." / "mrs." / "ms." (which an
+alphabetic token never equals). No verbatim-name fallback. A PERSON that aligns to no entity is hallucinated unless
+every one of its tokens occurs in the input text as a substring; no unterminated-sentence rule. How the two rules
+differ on the same summaries is measured in ``benchmarks/steen_markert_side_by_side.py`` (docs/fidelity.md).
 """
 
 from __future__ import annotations
@@ -48,6 +57,11 @@ _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 _CLOSERS = "\"'”’)\]»"
 _ENDS_SENTENCE = re.compile(rf"[.!?…][{_CLOSERS}]*$")
 _SENTENCE_BOUNDARY = re.compile(rf"[.!?…][{_CLOSERS}]*(?=\s)|\n")
+# Steen & Markert's measures follow summbias's rules or the authors' released code (MeasureOptions).
+RULES = ("summbias", "authors")
+DEFAULT_RULES = "summbias"
+# The titles of the authors' alignment rule, as their code lists them.
+AUTHORS_TITLES = frozenset({"mr.", "mrs.", "ms.", "sir"})
 
 
 def name_tokens(text: str) -> list[str]:
@@ -198,12 +212,66 @@ def align_summaries(
     items: Sequence[Input],
     summary_texts: Sequence[str],
     lookup: Mapping[str, str] | None = None,
+    rules: str = DEFAULT_RULES,
 ) -> list[SummaryAlignment]:
-    """Return one alignment per (input, summary text) pair; NER runs once over all summaries."""
+    """Return one alignment per (input, summary text) pair; NER runs once over all summaries. ``rules``:
+    "summbias" (METHODS §3) or "authors" (the authors' released rule, module docstring)."""
+    check_rules(rules)
     normalised = normalise_lookup(lookup)
     spans = summary_person_spans(summary_texts)
+    if rules == "authors":
+        tokens = span_tokens({person for found in spans for person, _ in found})
+        return [align_summary_authors(item, [(person, tokens[person]) for person, _ in found], normalised)
+                for item, found in zip(items, spans, strict=True)]
     return [align_summary(item, text, [person for person, _ in found], normalised, [end for _, end in found])
             for item, text, found in zip(items, summary_texts, spans, strict=True)]
+
+
+def check_rules(rules: object) -> str:
+    """Return ``rules`` when it is one of ``RULES``; else raise ValueError naming the choices."""
+    if rules not in RULES:
+        raise ValueError(f"Steen & Markert rules must be one of {', '.join(RULES)}, not {rules!r}")
+    return rules
+
+
+def span_tokens(spans) -> dict[str, list[str]]:
+    """Return the spaCy tokens (text, whitespace tokens kept) of each PERSON span, tokenizer only: the tokens the
+    authors' code reads from its parse of the summary (spaCy splits a span's text as it splits it in context)."""
+    spans = sorted(spans)
+    docs = nlp.parse(spans, disable=nlp.spacy_pipeline().pipe_names)
+    return {span: [token.text for token in doc] for span, doc in zip(spans, docs, strict=True)}
+
+
+def authors_mention_aligns(span: str, tokens: Sequence[str], entity: Entity) -> bool:
+    """Return True when a summary PERSON aligns to an entity by the authors' released rule (module docstring):
+    the last name inside the span's text, or a one-token span containing the first name, and every alphabetic token
+    a name of the entity or a title of ``AUTHORS_TITLES``."""
+    text = span.lower()
+    first, last = entity.first_name, entity.last_name
+    if not ((last is not None and last.lower() in text)
+            or (first is not None and len(tokens) == 1 and first.lower() in text)):
+        return False
+    allowed = AUTHORS_TITLES | {name.lower() for name in (first, last) if name is not None}
+    return all(token.lower() in allowed for token in tokens if token.isalpha())
+
+
+def align_summary_authors(item: Input, persons: Sequence[tuple[str, Sequence[str]]],
+                          lookup: Mapping[str, str] | None = None) -> SummaryAlignment:
+    """Return one summary's alignment by the authors' released rule (``authors_mention_aligns``; a PERSON aligning
+    to nothing is hallucinated unless every token of it is a substring of the input text, lowercased)."""
+    alignment = SummaryAlignment(item.id, [person for person, _ in persons])
+    source = item.text.lower()
+    for person, tokens in persons:
+        matched = {entity.entity_id for entity in item.entities if authors_mention_aligns(person, tokens, entity)}
+        alignment.included |= matched
+        if matched:
+            continue
+        if all(token.lower() in source for token in tokens):
+            alignment.unaligned_in_input.append(person)
+            continue
+        gender, source_kind = classify_name_gender(person, lookup)
+        alignment.hallucinated.append(HallucinatedName(" ".join(name_tokens(person)), gender, source_kind))
+    return alignment
 
 
 def is_nameable(entity: Entity) -> bool:

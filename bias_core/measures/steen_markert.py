@@ -10,6 +10,12 @@ percentile intervals can never contain 0, even for an unbiased summarizer (the p
 "0.00"). For two groups every result therefore also carries ``details['signed']``: the same comparison with a
 direction — positive when the first group in sorted order (``female`` of male/female) is favoured — whose interval
 contains 0 when there is no evidence of bias. That is the interval to read for "is there a bias, and which way".
+
+``rules`` ("summbias" by default, or "authors"; ``MeasureOptions.steen_markert_rules``) chooses between summbias's
+rules and those of the authors' released code (julmaxi/summary_bias, re-described here, not copied) where the two
+differ: the entity matching (``alignment``), the word-list tokenisation of the inputs, the anonymiser and the tie
+rule of distinguishability. Each difference, its reason and its effect on the same inputs are in docs/fidelity.md;
+``benchmarks/steen_markert_side_by_side.py`` runs the authors' own functions beside both settings.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bias_core import nlp, stats
-from bias_core.measures.alignment import SummaryAlignment, align_summaries, is_nameable
+from bias_core.errors import InputError
+from bias_core.measures.alignment import (DEFAULT_RULES, RULES, SummaryAlignment, align_summaries,  # noqa: F401
+                                          check_rules, is_nameable)
 from bias_core.measures.common import (
     Pair,
     UnitCounts,
@@ -41,11 +49,12 @@ BOTH_KINDS = ("d", "s")
 HALLUCINATION_GROUPS = ("female", "male")
 # Ties in distinguishability (u_i = ū_i) are judged with an absolute tolerance suited to each similarity's precision
 # (METHODS §4.4). Bag-of-words cosines are float64 ratios of integer counts: only float64 rounding (~1e-16) separates
-# equal means. MiniLM embeddings are float32: the same text encoded in two batches (different padding) differs by
-# ~1e-7 per component and its cosines by up to ~1e-6, while any real change of wording moves a cosine by 1e-3 or more.
-# Identical (anonymised) texts are compared as texts first and get similarity exactly 1.0, as the authors' scipy
-# cosine distance gives identical vectors.
-TIE_TOLERANCE = {"count": 1e-9, "dense": 1e-5}
+# equal means. MiniLM embeddings are float32: the same texts encoded in other batches (other padding) move a gap
+# u_i − ū_i by at most 3.5e-7 (benchmarks/steen_markert_side_by_side.py, demo and real news), while real gaps go down
+# to 6e-6 (and reproduce to 3e-8 across implementations): 1e-6 separates the two; the former 1e-5 turned such gaps
+# into ties. Identical (anonymised) texts are compared as texts first and get similarity exactly 1.0 (the authors'
+# scipy cosine of two identical vectors is 1 or 1 − 1e-16, so their exact ``==`` leaves such ties to rounding).
+TIE_TOLERANCE = {"count": 1e-9, "dense": 1e-6}
 
 
 def _labels(pairs: Sequence[Pair], perturbation: str | None) -> dict:
@@ -66,19 +75,27 @@ def word_list_inclusion(
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     seed: int = 0,
     perturbation: str | None = None,
+    rules: str = DEFAULT_RULES,
 ) -> list[MeasureResult]:
     """Return word-list inclusion bias, adjusted and unadjusted, each with d and s intervals (METHODS §4.1).
 
     P_obs(g) = cnt(W_g, summaries) / Σ cnt; score = ½ Σ |P_obs − P_ref| with P_ref the same distribution in the
     inputs (adjusted) or uniform (unadjusted, HELM's choice). Sources and summaries are tokenised the same way (spaCy
     tokenizer, lowercased). No identifiers in the summaries (or, adjusted, in the inputs) → nan with a reason.
+    ``rules="authors"`` tokenises the inputs as the authors' code does (NLTK ``word_tokenize``: ``nltk_word_tokens``)
+    and the summaries with spaCy: NLTK keeps "father-in-law" and "male-dominated" whole where spaCy splits them.
     """
+    check_rules(rules)
     labels = _labels(pairs, perturbation)
     groups = sorted(word_lists)
     lookup = {word.lower(): index for index, group in enumerate(groups) for word in word_lists[group]}
     texts = [pair.summary.text for pair in pairs] + [pair.input.text for pair in pairs]
     rows = np.zeros((len(texts), len(groups)))
-    for row, tokens in enumerate(tokenize_lower(texts)):
+    if rules == "authors":
+        tokenised = tokenize_lower(texts[: len(pairs)]) + nltk_word_tokens(texts[len(pairs):])
+    else:
+        tokenised = tokenize_lower(texts)
+    for row, tokens in enumerate(tokenised):
         for token in tokens:
             index = lookup.get(token)
             if index is not None:
@@ -94,7 +111,9 @@ def word_list_inclusion(
     details = {"groups": groups, "summary_counts": dict(zip(groups, pooled[:k].tolist())),
                "input_counts": dict(zip(groups, pooled[k:].tolist())), "shares": shares,
                "word_lists": "HELM (Steen & Markert App. A, Table 10)" if word_lists is GENDER_WORDS else "custom",
-               "tokenizer": "spaCy, lowercased"}
+               "tokenizer": "spaCy, lowercased" if rules == "summbias" else
+               "inputs: NLTK word_tokenize, summaries: spaCy, lowercased (the authors' code)",
+               "rules": rules}
 
     def observed(p):
         return p[:, :k] / p[:, :k].sum(axis=1, keepdims=True)
@@ -139,6 +158,28 @@ def word_list_inclusion(
                     result.details["test"] = test
             results += found
     return results
+
+
+def nltk_word_tokens(texts: Sequence[str]) -> list[list[str]]:
+    """Return NLTK ``word_tokenize`` tokens, lowercased, of each text: the tokenisation of the inputs in the authors'
+    word-list code (``rules="authors"``; Steen & Markert §3.1).
+
+    ``word_tokenize`` splits sentences with NLTK's trained English Punkt model (a data download) and then applies
+    ``NLTKWordTokenizer`` to each sentence. Here sentences come from an untrained ``PunktSentenceTokenizer``, which
+    needs no data: the two differ only after a token the trained model knows as an abbreviation or as the first word
+    of a collocation, and no HELM identifier is one (checked against the trained model's 156 abbreviations and 37
+    collocations, and equal identifier counts on 2,592 news texts and summaries: tests/test_steen_markert_rules.py).
+    A custom word list containing such a word ("mr", "dr") could count one fewer before a period.
+    """
+    try:
+        from nltk.tokenize import NLTKWordTokenizer
+        from nltk.tokenize.punkt import PunktSentenceTokenizer
+    except ImportError:
+        raise InputError("steen_markert_rules = \"authors\"", "the authors' word-list tokenisation needs the nltk "
+                         "package", hint="install it with `pip install nltk`") from None
+    sentences, words = PunktSentenceTokenizer(), NLTKWordTokenizer()
+    return [[token.lower() for sentence in sentences.tokenize(text) for token in words.tokenize(sentence)]
+            for text in texts]
 
 
 def per_original_share_test(items: Sequence[Input], per_input: np.ndarray, k: int, *, n_resamples: int,
@@ -201,23 +242,28 @@ def entity_inclusion(
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     seed: int = 0,
     perturbation: str | None = None,
+    rules: str = DEFAULT_RULES,
 ) -> list[MeasureResult]:
     """Return entity inclusion bias with d and s intervals (METHODS §4.2; Steen & Markert §3.2, eq. 1–2).
 
     p_g = (# input entities of group g that appear in the summary) / (# input entities of group g), pooled over the
     corpus; score = max over ordered pairs of odds(p_gi)/odds(p_gj) − 1 (0 = no evidence of bias); ``favoured`` is
     the group with the highest p_g. p_g = 0 or 1 makes an odds infinite or zero: the score is then inf (one group
-    at 0 or 1, the other not) or nan (no defined ratio), always with a reason.
+    at 0 or 1, the other not) or nan (no defined ratio), always with a reason. An entity with neither first nor last
+    name cannot be seen in a summary and is left out; ``rules="authors"`` counts it, as the authors' code counts every
+    entity with a group (the alignments decide the rest: ``align_pairs(..., rules=...)``).
     """
+    check_rules(rules)
     labels = _labels(pairs, perturbation)
+    counted = is_nameable if rules == "summbias" else (lambda entity: True)
     groups = sorted({entity.group for pair in pairs for entity in pair.input.entities
-                     if entity.group and is_nameable(entity)})
+                     if entity.group and counted(entity)})
     k = len(groups)
     rows = np.zeros((len(pairs), 2 * k))
     unnameable = 0
     for row, (pair, alignment) in enumerate(zip(pairs, alignments, strict=True)):
         for entity in pair.input.entities:
-            if not entity.group or not is_nameable(entity):
+            if not entity.group or not counted(entity):
                 unnameable += 1
                 continue
             index = groups.index(entity.group)
@@ -226,7 +272,8 @@ def entity_inclusion(
     units = sum_by_sample([pair.input for pair in pairs], rows)
     pooled = units.pooled
     details = {"groups": groups, "included": dict(zip(groups, pooled[:k].tolist())),
-               "entities": dict(zip(groups, pooled[k:].tolist())), "entities_without_name_skipped": unnameable}
+               "entities": dict(zip(groups, pooled[k:].tolist())), "entities_without_name_skipped": unnameable,
+               "rules": rules}
     if k < 2:
         reason = "fewer than two groups among the input entities" if pairs else "no summaries of these inputs"
         return undefined_results("entity_inclusion", reason, BOTH_KINDS, units.n_originals, details, labels)
@@ -280,6 +327,7 @@ def entity_hallucination(
     seed: int = 0,
     perturbation: str | None = None,
     top: int = 50,
+    rules: str = DEFAULT_RULES,
 ) -> list[MeasureResult]:
     """Return entity hallucination bias with d and s intervals (METHODS §4.3; Steen & Markert §3.3, eq. 3).
 
@@ -287,6 +335,7 @@ def entity_hallucination(
     excluded and counted. No gendered hallucination → nan with a reason. ``details['names']`` lists the ``top``
     most frequent hallucinated names with counts and gender. Names in a summary's final, unterminated sentence (cut
     off by a token limit: "Judge Al") are not counted; ``details['names_in_unterminated_sentence']`` counts them.
+    ``rules`` names the rules the ``alignments`` were made with (``align_pairs``), recorded in the details.
     """
     labels = _labels(pairs, perturbation)
     groups = HALLUCINATION_GROUPS
@@ -306,8 +355,9 @@ def entity_hallucination(
                "names": table[:top], "n_distinct_names": len(table),
                "names_in_unterminated_sentence": sum(len(a.in_unterminated_sentence) for a in alignments),
                "unterminated_sentence_rule": "a name in a summary's final sentence without sentence-final "
-                                             "punctuation is not counted (generation cut off by the token limit)",
-               "gender_source": "user lookup table, then 1990 census first names (2x rule)"}
+                                             "punctuation is not counted (generation cut off by the token limit)"
+               if rules == "summbias" else "none (the authors' code)",
+               "gender_source": "user lookup table, then 1990 census first names (2x rule)", "rules": rules}
     if pooled.sum() == 0:
         reason = ("no hallucinated name with a known gender" if unknown else "no hallucinated name")
         return undefined_results("entity_hallucination", reason, BOTH_KINDS, units.n_originals, details, labels)
@@ -323,9 +373,11 @@ def entity_hallucination(
                             reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
 
 
-def align_pairs(pairs: Sequence[Pair], lookup: Mapping[str, str] | None = None) -> list[SummaryAlignment]:
-    """Return the METHODS §3 alignment of every pair's summary to its input (one batched NER pass)."""
-    return align_summaries([pair.input for pair in pairs], [pair.summary.text for pair in pairs], lookup)
+def align_pairs(pairs: Sequence[Pair], lookup: Mapping[str, str] | None = None, rules: str = DEFAULT_RULES
+                ) -> list[SummaryAlignment]:
+    """Return the METHODS §3 alignment (or the authors' rule: ``rules="authors"``) of every pair's summary to its
+    input (one batched NER pass)."""
+    return align_summaries([pair.input for pair in pairs], [pair.summary.text for pair in pairs], lookup, rules)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -356,6 +408,73 @@ def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str]) 
         return word.capitalize() if match.group(0)[0].isupper() else word
 
     return _PRONOUN_PATTERN.sub(neutral, text)
+
+
+# The authors' anonymiser (julmaxi/summary_bias ``anonymize_summary``), re-described: each word, lowercase and
+# capitalised, replaced as a whole word in this order, after the assigned names were replaced as plain substrings.
+_AUTHORS_NEUTRAL = (
+    ("he", "they"), ("she", "they"), ("his", "their"), ("her", "their"), ("him", "their"), ("hers", "theirs"),
+    ("himself", "themself"), ("herself", "themself"), ("himselves", "themself"), ("herselves", "themself"),
+    ("mr", "M."), ("mrs", "M."), ("ms", "M."), ("miss", "M."), ("sir", "M."), ("ma'am", "M."), ("sirs", "M."),
+    ("madams", "M."),
+)
+
+
+def anonymise_authors(text: str, entities: Sequence) -> str:
+    """Return a summary anonymised as the authors' code does (``rules="authors"``; Steen & Markert §3.4).
+
+    Each entity's *assigned* first and last name is replaced by FIRST_NAME / LAST_NAME as a plain substring, case
+    sensitive ("Al" also inside "Also"; original names stay); then he/she → they, his/her/him → their,
+    hers → theirs, himself/herself → themself and the titles Mr, Mrs, Ms, Miss, Sir, Ma'am → "M." ("Mr." becomes
+    "M.."), each lowercase or capitalised as a whole word; "Lady", "Dame", "Lord" and upper-case forms stay.
+    summbias's ``anonymise`` removes the titles, replaces original names too, matches names as whole words and
+    maps him/her/his to "them".
+    """
+    for entity in entities:
+        for name, marker in ((entity.first_name, "FIRST_NAME"), (entity.last_name, "LAST_NAME")):
+            if name:
+                text = text.replace(name, marker)
+    for word, neutral in _AUTHORS_NEUTRAL:
+        for form, replacement in ((word.capitalize(), neutral.capitalize()), (word, neutral)):
+            text = re.sub(rf"\b{re.escape(form)}\b", replacement, text)
+    return text
+
+
+def authors_article_similarity(texts: Sequence[str], similarity: str) -> np.ndarray | None:
+    """Return one article's cosine similarity matrix computed as the authors' code computes it: bag-of-words counts
+    (English stop words removed, vocabulary of this article) or all-MiniLM-L6-v2 embeddings of the article's
+    summaries encoded in one call, not normalised; ``1 − scipy pdist(cosine)`` with 0 on the diagonal. scipy's cosine
+    of two identical vectors is 1 or 1 − 1e-16 (its norms are rounded), and of a zero vector nan: as in their code.
+    None when every summary is empty or stop words only (their code stops with an error there)."""
+    from scipy.spatial.distance import pdist, squareform
+
+    if similarity == "count":
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        try:
+            vectors = CountVectorizer(stop_words="english").fit_transform(texts).toarray()
+        except ValueError:
+            return None
+    else:
+        vectors = nlp.sentence_encoder().encode(list(texts), show_progress_bar=False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return squareform(1.0 - pdist(vectors, metric="cosine"))
+
+
+def article_distinguishability_authors(similarity: np.ndarray, groups: Sequence[str]) -> tuple[float, int]:
+    """Return (score, number of summaries) of one article as the authors' code scores it (``rules="authors"``):
+    for each summary u_i = (Σ similarity to its group − its own diagonal entry) / (group size − 1) and ū_i = mean
+    similarity to the other groups; success 1 if u_i > ū_i, 0.5 if exactly equal (no tolerance), 0 otherwise (also
+    when either is nan); score ((successes / n) − 0.5) / 0.5. Rows in the order given (theirs: sorted by group)."""
+    labels = np.asarray(groups)
+    successes = 0.0
+    for index, label in enumerate(labels):
+        same = labels == label
+        with np.errstate(invalid="ignore", divide="ignore"):
+            own = (similarity[index, same].sum() - similarity[index, index]) / (same.sum() - 1)
+            other = similarity[index, ~same].mean()
+        successes += 1.0 if own > other else 0.5 if own == other else 0.0
+    return float(((successes / len(labels)) - 0.5) / 0.5), len(labels)
 
 
 def article_distinguishability(similarity: np.ndarray, groups: Sequence[str], tolerance: float = TIE_TOLERANCE["count"]
@@ -413,6 +532,7 @@ def distinguishability(
     seed: int = 0,
     perturbation: str | None = None,
     embeddings: np.ndarray | None = None,
+    rules: str = DEFAULT_RULES,
 ) -> list[MeasureResult]:
     """Return distinguishability (count or dense similarity) with a d interval (METHODS §4.4; Steen & Markert eq. 4).
 
@@ -423,37 +543,67 @@ def distinguishability(
     with fewer than two groups or no group with two summaries is skipped and counted. Identical anonymised summaries
     have similarity exactly 1 and ties are judged with ``TIE_TOLERANCE`` (float32 noise of the embeddings is not
     evidence), so a summarizer whose anonymised summaries are identical within an article (lead-3) scores exactly 0,
-    as in the authors' code, where identical vectors have cosine distance 0.
+    as the authors' code means to (their scipy cosine of identical vectors is 1 or 1 − 1e-16, so their exact ``==``
+    lets rounding decide such ties).
+
+    ``rules="authors"`` follows the authors' code instead: ``anonymise_authors``, ``authors_article_similarity``
+    (each article's summaries embedded in one call, ``embeddings`` ignored) and ``article_distinguishability_authors``
+    (exact ties), summaries sorted by group and articles by id as their code sorts them, and only the articles with
+    as many summaries as the largest (their ``evaluate_distinguishability.py`` and ``make_table_race.py`` keep only
+    complete articles; their function itself would score an article left with one group −1). An article with fewer
+    than two groups is skipped under both rules.
     """
+    check_rules(rules)
     name = f"distinguishability_{similarity}"
     labels = _labels(pairs, perturbation)
+    if similarity not in ("count", "dense"):
+        raise ValueError("similarity must be 'count' or 'dense'")
     by_original: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
         by_original.setdefault(pair.input.original_id, []).append(index)
     anonymised = []
     for pair in pairs:
         entities = pair.input.entities
+        if rules == "authors":
+            anonymised.append(anonymise_authors(pair.summary.text, entities))
+            continue
         firsts = [e.first_name for e in entities] + [e.original_first_name for e in entities]
         lasts = [e.last_name for e in entities] + [e.original_last_name for e in entities]
         anonymised.append(anonymise(pair.summary.text, [n for n in firsts if n], [n for n in lasts if n]))
-    if similarity == "dense" and embeddings is None:
+    incomplete = 0
+    if rules == "authors":
+        largest = max((len(indices) for indices in by_original.values()), default=0)
+        incomplete = sum(len(indices) < largest for indices in by_original.values())
+        by_original = {original: sorted(by_original[original], key=lambda i: pairs[i].input.arm or "")
+                       for original in sorted(by_original) if len(by_original[original]) == largest}
+    elif similarity == "dense" and embeddings is None:
         embeddings = nlp.embed(anonymised)
-    elif similarity not in ("count", "dense"):
-        raise ValueError("similarity must be 'count' or 'dense'")
-    scores, originals, skipped, scored, articles = [], [], 0, 0, []
+    tolerance = TIE_TOLERANCE[similarity] if rules == "summbias" else 0.0
+    scores, originals, skipped, scored, articles = [], [], incomplete, 0, []
     for original, indices in by_original.items():
         groups = [pairs[i].input.arm or "" for i in indices]
         if len(set(groups)) < 2:
             skipped += 1
             continue
         texts = [anonymised[i] for i in indices]
+        if rules == "authors":
+            matrix = authors_article_similarity(texts, similarity)
+            if matrix is None:
+                skipped += 1
+                continue
+            score, count = article_distinguishability_authors(matrix, groups)
+            scores.append(score)
+            originals.append(original)
+            scored += count
+            articles.append((matrix, groups, len(set(texts)) == 1))
+            continue
         if similarity == "count":
             matrix = _bag_of_words_similarity(texts)
         else:
             vectors = np.asarray(embeddings[indices], dtype=np.float64)
             matrix = vectors @ vectors.T
         matrix = identical_texts_similar(matrix, texts)
-        score, count = article_distinguishability(matrix, groups, TIE_TOLERANCE[similarity])
+        score, count = article_distinguishability(matrix, groups, tolerance)
         if math.isnan(score):
             skipped += 1
             continue
@@ -464,17 +614,21 @@ def distinguishability(
     details = {"similarity": "bag-of-words cosine, English stop words removed, vocabulary per article"
                if similarity == "count" else "all-MiniLM-L6-v2 cosine",
                "articles_skipped": skipped, "summaries_scored": scored,
-               "ties": f"|u_i − ū_i| ≤ {TIE_TOLERANCE[similarity]:g} counts as a tie (0.5); identical anonymised "
-                       "summaries have similarity exactly 1",
-               "tie_tolerance": TIE_TOLERANCE[similarity],
+               "ties": f"|u_i − ū_i| ≤ {tolerance:g} counts as a tie (0.5); identical anonymised "
+                       "summaries have similarity exactly 1" if rules == "summbias" else
+                       "u_i = ū_i exactly counts as a tie (0.5), scipy cosines (the authors' code)",
+               "tie_tolerance": tolerance,
                "anonymisation": "pronouns → they/them/theirs/themselves, names → FIRST_NAME/LAST_NAME, "
-                                "gendered titles removed"}
+                                "gendered titles removed" if rules == "summbias" else
+                                "the authors' code: assigned names → FIRST_NAME/LAST_NAME (substrings), pronouns → "
+                                "they/their/theirs/themself, Mr/Mrs/Ms/Miss/Sir/Ma'am → M.",
+               "rules": rules}
     if not scores:
         return undefined_results(name, "no original has summaries of at least two groups with two summaries in a "
                                        "group (C_glob inputs needed)", ("d",), 0, details, labels)
     units = UnitCounts([(o, o) for o in originals], np.column_stack([scores, np.ones(len(scores))]))
     value = float(np.mean(scores))
-    details["test"] = distinguishability_test(articles, np.asarray(scores), TIE_TOLERANCE[similarity],
+    details["test"] = distinguishability_test(articles, np.asarray(scores), tolerance,
                                               n_resamples=n_resamples, seed=seed)
     return interval_results(name, value, units, lambda p: p[:, 0] / p[:, 1], kinds=("d",), details=details,
                             reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
