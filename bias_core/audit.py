@@ -60,12 +60,14 @@ class ConfigError(InputError):
 
 
 TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures")
-MEASURES_KEYS = ("names", "bootstrap", "paired_identifiers", "include_degenerate", "lexicons")
+MEASURES_KEYS = ("names", "bootstrap", "paired_identifiers", "include_degenerate", "lexicons", "steen_markert_rules")
 DEFAULT_PAIRED_IDENTIFIERS = "steen-markert"  # bias_core.measures.lexicons, not imported here (it is heavy)
 # [measures] options stored and hashed only when set to something other than their default, so runs recorded before
 # they existed (same config otherwise) still resume.
 MEASURE_OPTION_DEFAULTS = {"paired_identifiers": DEFAULT_PAIRED_IDENTIFIERS, "include_degenerate": False,
                            "lexicons": {}}
+# Steen & Markert's measures: "summbias" rules or the "authors" released code's (bias_core.measures.steen_markert).
+MEASURE_OPTION_DEFAULTS["steen_markert_rules"] = "summbias"
 # How perspective fairness matches summary tokens to values (METHODS §4.7; ``perspective.MATCHINGS``).
 MEASURES_KEYS = (*MEASURES_KEYS, "perspective_matching")
 MEASURE_OPTION_DEFAULTS["perspective_matching"] = "ngram"
@@ -118,6 +120,7 @@ class AuditConfig:
     paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
     include_degenerate: bool = False
     lexicons: dict[str, str] = field(default_factory=dict)
+    steen_markert_rules: str = "summbias"
     perspective_matching: str = "ngram"
     # Originals left out of every perturbation (the analyst's review, issue 14): [corpus] exclude in the file format.
     exclude_originals: list[str] = field(default_factory=list)
@@ -252,7 +255,7 @@ class AuditConfig:
 
     def _validate_measure_options(self) -> None:
         """Check [measures] paired_identifiers, include_degenerate and lexicons (choices, files) as ConfigError."""
-        from bias_core.measures import check_lexicon_paths, check_paired_identifiers
+        from bias_core.measures import check_lexicon_paths, check_paired_identifiers, check_steen_markert_rules
         from bias_core.measures.perspective import check_perspective_matching
 
         try:
@@ -270,8 +273,9 @@ class AuditConfig:
         """The [measures] options as ``MeasureOptions`` keywords (``lexicons`` becomes ``lexicon_paths``)."""
         return {"include_degenerate": self.include_degenerate, "paired_identifiers": self.paired_identifiers,
                 "perspective_matching": (self.perspective_matching,),
-                "lexicon_paths": dict(self.lexicons)}
+                "lexicon_paths": dict(self.lexicons), "steen_markert_rules": self.steen_markert_rules}
 
+            check_steen_markert_rules(self.steen_markert_rules, "measures.steen_markert_rules")
     def to_dict(self) -> dict[str, Any]:
         """The config as stored with the run and hashed; [measures] options at their default are left out, so a
         run recorded before they existed has the same hash and still resumes. URLs among the summarizers'
@@ -311,6 +315,7 @@ class AuditConfig:
                                              if self.exclude_originals else {}),
             "perturbations": [{"kind": p.name, **p.params} for p in self.perturbations],
             "summarizers": [{"name": s.name, **s.params} for s in self.summarizers],
+            steen_markert_rules=stored.get("steen_markert_rules", "summbias"),
             "measures": {"names": self.measures, "bootstrap": self.bootstrap,
                          **{key: getattr(self, key) for key, default in MEASURE_OPTION_DEFAULTS.items()
                             if getattr(self, key) != default}},

@@ -107,6 +107,8 @@ class MeasureOptions:
     include_degenerate: bool = False
     paired_identifiers: str = DEFAULT_PAIRED_IDENTIFIERS
     lexicon_paths: Mapping[str, str] = field(default_factory=dict)
+    # Steen & Markert's measures: summbias's rules or the authors' released code's (steen_markert module docstring).
+    steen_markert_rules: str = steen_markert.DEFAULT_RULES
 
 
 MARKER_LEXICON_NAMES = tuple(MARKER_LEXICON_FILES)
@@ -130,6 +132,15 @@ def check_paired_identifiers(value: object, where: str = "paired_identifiers") -
         raise InputError(value, "is not UTF-8 text", hint="save the pairs file as UTF-8") from None
     if not pairs:
         raise InputError(value, "has no pairs", hint="write one male<TAB>female pair a line")
+    return value
+
+
+def check_steen_markert_rules(value: object, where: str = "steen_markert_rules") -> str:
+    """Return ``value`` when it is one of ``steen_markert.RULES`` ("summbias", "authors"); else raise
+    ``InputError`` naming the value and the choices (checked before any measure is computed)."""
+    if value not in steen_markert.RULES:
+        raise InputError(where, f"{value!r} is not one of {', '.join(steen_markert.RULES)}",
+                         hint="summbias: the documented rules (default); authors: the authors' released code")
     return value
 
 
@@ -260,18 +271,21 @@ def _family_results(pairs: list[Pair], names: list[str], perturbation: str, opti
     common = {"n_resamples": options.n_resamples, "seed": options.seed}
     out: list[MeasureResult] = []
     if _wanted(names, "word_list"):
-        out += [r for r in steen_markert.word_list_inclusion(pairs, perturbation=perturbation, **common)
+        out += [r for r in steen_markert.word_list_inclusion(pairs, perturbation=perturbation,
+                                                             rules=options.steen_markert_rules, **common)
                 if r.measure in names]
     needs_alignment = _wanted(names, "entities") or (_wanted(names, "quadruples") and _quadruple_pairs(pairs))
-    alignments = steen_markert.align_pairs(pairs, options.hallucination_lookup) if needs_alignment else None
+    rules = options.steen_markert_rules
+    alignments = steen_markert.align_pairs(pairs, options.hallucination_lookup, rules) if needs_alignment else None
     if "entity_inclusion" in names:
-        out += steen_markert.entity_inclusion(pairs, alignments, perturbation=perturbation, **common)
+        out += steen_markert.entity_inclusion(pairs, alignments, perturbation=perturbation, rules=rules, **common)
     if "entity_hallucination" in names:
-        out += steen_markert.entity_hallucination(pairs, alignments, perturbation=perturbation, **common)
+        out += steen_markert.entity_hallucination(pairs, alignments, perturbation=perturbation, rules=rules,
+                                                  **common)
     for similarity in ("count", "dense"):
         if f"distinguishability_{similarity}" in names:
             out += steen_markert.distinguishability(pairs, similarity=similarity, perturbation=perturbation,
-                                                    **common)
+                                                    rules=rules, **common)
     if "fightin_words" in names:
         out.append(_fightin_words_by_arm(pairs, perturbation, options))
     perspective_names = _wanted(names, "perspective")
