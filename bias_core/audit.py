@@ -266,6 +266,7 @@ class AuditConfig:
             check_paired_identifiers(self.paired_identifiers, "measures.paired_identifiers")
             check_lexicon_paths(self.lexicons, "measures.lexicons")
             check_perspective_matching(self.perspective_matching, "measures.perspective_matching")
+            check_steen_markert_rules(self.steen_markert_rules, "measures.steen_markert_rules")
         except InputError as error:
             raise ConfigError(self.source, one_line(error)) from None
 
@@ -275,7 +276,6 @@ class AuditConfig:
                 "perspective_matching": (self.perspective_matching,),
                 "lexicon_paths": dict(self.lexicons), "steen_markert_rules": self.steen_markert_rules}
 
-            check_steen_markert_rules(self.steen_markert_rules, "measures.steen_markert_rules")
     def to_dict(self) -> dict[str, Any]:
         """The config as stored with the run and hashed; [measures] options at their default are left out, so a
         run recorded before they existed has the same hash and still resumes. URLs among the summarizers'
@@ -304,6 +304,7 @@ class AuditConfig:
             paired_identifiers=stored.get("paired_identifiers", DEFAULT_PAIRED_IDENTIFIERS),
             include_degenerate=stored.get("include_degenerate", False), lexicons=dict(stored.get("lexicons", {})),
             perspective_matching=stored.get("perspective_matching", "ngram"),
+            steen_markert_rules=stored.get("steen_markert_rules", "summbias"),
             exclude_originals=list(stored.get("exclude_originals", [])),
         )
 
@@ -315,7 +316,6 @@ class AuditConfig:
                                              if self.exclude_originals else {}),
             "perturbations": [{"kind": p.name, **p.params} for p in self.perturbations],
             "summarizers": [{"name": s.name, **s.params} for s in self.summarizers],
-            steen_markert_rules=stored.get("steen_markert_rules", "summbias"),
             "measures": {"names": self.measures, "bootstrap": self.bootstrap,
                          **{key: getattr(self, key) for key, default in MEASURE_OPTION_DEFAULTS.items()
                             if getattr(self, key) != default}},
