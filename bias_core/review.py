@@ -5,9 +5,13 @@ politician is found before hours of model time, not after.
 ``review_inputs(inputs, reports)`` returns one :class:`PerturbationReview` per perturbation with these checks, each
 with counts and concrete examples (input id, span, context):
 
+- ``doubtful_swaps``: swaps the perturbation is not sure name a person (medium or low confidence, issue 21), low
+  first, each with its sentence — shown first, and what the analyst can exclude per original or per name;
 - ``non_person``: name swaps of spans spaCy labelled something other than a person (GPE, ORG, …);
 - ``leftover_titles``, ``leftover_content_words``, ``leftover_pronouns``: gendered words the input kept that disagree
   with the gender the input gives the person next to them (or, for C_glob's one-gender arms, with the arm);
+- ``gender_agreement``: a pronoun or gendered noun that spaCy's parse ties to a person of the other gender in the
+  input, in the same sentence or the next (issue 21; ``perturb.agreement``);
 - ``partial_names``: an original first or last name the input replaced but still contains;
 - ``politician_aliases``: the original politician's surname or given names left in a swapped input;
 - ``skipped``: originals the perturbation could not use, with its reasons.
@@ -20,12 +24,14 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bias_core.names import first_name_gender
+from bias_core.perturb.agreement import gender_of, gendered_word_ties
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, GENDERS, PRONOUN_GENDER, TITLE_GENDER, title_key
-from bias_core.records import Entity, Input
+from bias_core.records import Entity, Input, Substitution
 
 # Inputs shown per perturbation on the Audit page and recorded with the run as "what was reviewed".
 REVIEW_SAMPLE_SIZE = 3
@@ -67,18 +73,31 @@ _NOUN_BEFORE_NAME = re.compile(r"(?<![\w-])(?P<word>(?i:" + _NOUNS + r")),?\s+(?
 _NOUN_AFTER_NAME = re.compile(r"(?<![\w'’-])(?P<name>[A-Z][\w'’-]*?)(?:['’]s)?,\s+(?i:the|a|an|its|their)\s+"
                               r"(?:[\w-]+\s+){0,3}?(?P<word>(?i:" + _NOUNS + r"))(?![\w-])")
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:;\"“”]\s+|\n\s*)\Z")
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]*\s+|\n+")
+
+CONFIDENCE_RANK = {"low": 0, "medium": 1}  # the doubtful confidences, most doubtful first
+SENTENCE_CHARS = 240  # a sentence shown with a finding is cut to about this many characters around the span
 
 CHECK_TITLES = {
+    "doubtful_swaps": "Swaps of names the perturbation is not sure are people (low or medium confidence)",
     "non_person": "Names swapped although spaCy labelled them something other than a person",
     "leftover_titles": "Leftover titles of the other gender (Mr, Mrs, Ms, Sir, Lady …)",
     "leftover_content_words": "Leftover gendered words next to a person of the other gender (chairman, "
                               "spokesman …)",
     "leftover_pronouns": "Leftover pronouns of the other gender in one-gender (C_glob) inputs",
+    "gender_agreement": "Pronouns and gendered nouns the parse ties to a person of the other gender (same or next "
+                        "sentence)",
     "partial_names": "Partially swapped names (an original first or last name still in the input)",
     "politician_aliases": "Leftover names of the original politician",
     "skipped": "Originals skipped, with reasons",
 }
 CHECK_HOW = {
+    "doubtful_swaps": "Every swapped name whose substitutions record a low or medium confidence, one line per "
+                      "original and name, low first, with its sentence in the original. Low: a cue against it (a "
+                      "place, work or organisation word, a quoted title or a gazetteer place around another mention "
+                      "of the name), a rare first name, or a single word only a pronoun made a person; medium: a "
+                      "first name and a surname and nothing else (no title, no pronoun). Exclude the original, or "
+                      "just the name, below.",
     "non_person": "Every name substitution whose entity type is not PERSON or whose spaCy label (ner_label) is a "
                   "label other than PERSON (GPE, ORG, FAC …); the note gives the evidence that made it a person.",
     "leftover_titles": "Every gendered title followed by a name that the input gives a person of the other gender "
@@ -90,6 +109,11 @@ CHECK_HOW = {
     "leftover_pronouns": "Every he/him/his/himself/she/her/hers/herself of the other gender in a C_glob input, "
                          "where every person and unattributed pronoun takes the arm's gender (C_loc inputs mix "
                          "genders, so their pronouns are not checked).",
+    "gender_agreement": "Every he/him/his/himself/she/her/hers/herself and gendered noun (man, woman, boy, mother, "
+                        "chairman …) that spaCy's parse of the original ties to a swapped person — as the subject of "
+                        "the clause it reports or continues, the subject of the sentence before, or through a "
+                        "compound, apposition, copula or 'known as' — whose gender in the input is not that "
+                        "person's gender there.",
     "partial_names": "Every whole-word, case-sensitive occurrence in the input of an original first or last name "
                      "the input replaced, unless another person of the input bears that name or it starts a "
                      "sentence before a lowercase word (\"Will the …\").",
@@ -151,10 +175,25 @@ class PerturbationReview:
 
 @dataclass
 class Review:
-    """The checklists of every perturbation (identity has none: it swaps nothing) and the originals excluded."""
+    """The checklists of every perturbation (identity has none: it swaps nothing), the originals excluded and the
+    names excluded from swapping per original."""
 
     perturbations: list[PerturbationReview]
     excluded: list[str] = field(default_factory=list)
+    excluded_entities: dict[str, list[str]] = field(default_factory=dict)
+
+    def doubtful_names(self) -> list[Example]:
+        """Every original and name of a low or medium confidence swap, in every perturbation, most doubtful first
+        (each original and name once): what the analyst may exclude before the run."""
+        seen: dict[tuple[str, str], Example] = {}
+        for review in self.perturbations:
+            for check in review.checks:
+                if check.key == "doubtful_swaps":
+                    for example in check.examples:
+                        kept = seen.get((example.original_id, example.span))
+                        if kept is None or _doubt(example) < _doubt(kept):
+                            seen[example.original_id, example.span] = example
+        return sorted(seen.values(), key=lambda e: (_doubt(e), e.original_id, e.span))
 
     def get(self, perturbation: str) -> PerturbationReview:
         return next(review for review in self.perturbations if review.perturbation == perturbation)
@@ -166,15 +205,21 @@ class Review:
         for review in self.perturbations:
             for check in review.checks:
                 for example in check.examples:
-                    label = (f"{review.perturbation}: skipped ({example.note.split(':', 1)[0]})"
-                             if check.key == "skipped" else f"{review.perturbation}: {SHORT_NAMES[check.key]}")
+                    if check.key == "skipped":
+                        label = f"{review.perturbation}: skipped ({example.note.split(':', 1)[0]})"
+                    elif check.key == "doubtful_swaps":
+                        label = f"{review.perturbation}: {example.note.split(':', 1)[0]}-confidence swap"
+                    else:
+                        label = f"{review.perturbation}: {SHORT_NAMES[check.key]}"
                     counts = flags.setdefault(example.original_id, {})
                     counts[label] = counts.get(label, 0) + 1
         return {original: [label + (f" ×{n}" if n > 1 else "") for label, n in counts.items()]
                 for original, counts in flags.items()}
 
     def to_dict(self, max_examples: int | None = STORED_EXAMPLES) -> dict[str, Any]:
-        return {"excluded": list(self.excluded), "perturbations": {
+        return {"excluded": list(self.excluded),
+                **({"excluded_entities": dict(self.excluded_entities)} if self.excluded_entities else {}),
+                "perturbations": {
             review.perturbation: {"n_inputs": review.n_inputs, "n_originals": review.n_originals,
                                   "content_words": review.content_words,
                                   "checks": [check.to_dict(max_examples) for check in review.checks]}
@@ -183,6 +228,7 @@ class Review:
     def lines(self, max_examples: int = 3) -> list[str]:
         """The checklist as plain text lines (what ``audit --review`` prints)."""
         lines = [f"excluded originals: {', '.join(self.excluded)}"] if self.excluded else []
+        lines += [f"excluded names: {original}: {', '.join(names)}" for original, names in self.excluded_entities.items()]
         for review in self.perturbations:
             words = "" if review.content_words is None else \
                 f"; content words {'swapped' if review.content_words else 'not swapped'}"
@@ -202,7 +248,8 @@ class Review:
         return lines
 
 
-SHORT_NAMES = {"non_person": "non-person swapped", "leftover_titles": "leftover title",
+SHORT_NAMES = {"doubtful_swaps": "doubtful swap", "gender_agreement": "gender disagreement",
+               "non_person": "non-person swapped", "leftover_titles": "leftover title",
                "leftover_content_words": "leftover gendered word", "leftover_pronouns": "leftover pronoun",
                "partial_names": "partially swapped name", "politician_aliases": "leftover politician name",
                "skipped": "skipped"}
@@ -217,17 +264,20 @@ class _Findings:
         self._originals: set[str] = set()
         self._seen: set[tuple[str, str]] = set()
 
-    def add(self, item: Input, start: int, end: int, note: str, same_as: str | None = None) -> None:
+    def add(self, item: Input, start: int, end: int, note: str, same_as: str | None = None, *, span: str | None = None,
+            shown: str | None = None) -> None:
         """Count a finding; keep it as an example unless one with the same original and ``same_as`` (default: the
-        span and note) is kept already (the same swap seen again in another sample of that original)."""
-        span = item.text[start:end]
+        span and note) is kept already (the same swap seen again in another sample of that original). ``span`` and
+        ``shown`` replace the input's span and the text around it as the example shows them."""
+        span = item.text[start:end] if span is None else span
         self.check.occurrences += 1
         self._inputs.add(item.id)
         self._originals.add(item.original_id)
         key = (item.original_id, same_as or f"{span}\n{note}")
         if key not in self._seen:
             self._seen.add(key)
-            self.check.examples.append(Example(item.id, item.original_id, span, note, context(item.text, start, end)))
+            self.check.examples.append(Example(item.id, item.original_id, span, note,
+                                               context(item.text, start, end) if shown is None else shown))
 
     def done(self) -> Check:
         self.check.inputs, self.check.originals = len(self._inputs), len(self._originals)
@@ -250,25 +300,32 @@ def context(text: str, start: int, end: int, width: int = CONTEXT_CHARS) -> str:
     return flat
 
 
-def review_inputs(inputs: Sequence[Input], reports: dict[str, Any], excluded: Collection[str] = ()) -> Review:
+def review_inputs(inputs: Sequence[Input], reports: dict[str, Any], excluded: Collection[str] = (),
+                  excluded_entities: Mapping[str, Collection[str]] | None = None) -> Review:
     """Return the checklist of every perturbation over all ``inputs`` (identity left out), with ``reports`` (as
     ``audit.build_inputs`` returns them: per perturbation ``run_info`` and ``skips``) giving the skip reasons and
-    whether content words were swapped. Inputs and skips of ``excluded`` originals are left out and listed."""
+    whether content words were swapped. Inputs and skips of ``excluded`` originals are left out and listed; the
+    names of ``excluded_entities`` (original → names) leave the doubtful swaps and are listed."""
     excluded_set = set(excluded)
+    names = {original: sorted(set(found)) for original, found in (excluded_entities or {}).items() if found}
     by_kind: dict[str, list[Input]] = {}
     for item in inputs:
         if item.perturbation != "identity" and item.original_id not in excluded_set:
             by_kind.setdefault(item.perturbation, []).append(item)
     kinds = list(dict.fromkeys([*(kind for kind in reports if kind != "identity"), *by_kind]))
-    return Review([_review_one(kind, by_kind.get(kind, []), reports.get(kind) or {}, excluded_set)
-                   for kind in kinds], sorted(excluded_set))
+    return Review([_review_one(kind, by_kind.get(kind, []), reports.get(kind) or {}, excluded_set, names)
+                   for kind in kinds], sorted(excluded_set), names)
 
 
-def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded: set[str]) -> PerturbationReview:
+def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded: set[str],
+                excluded_names: Mapping[str, Collection[str]]) -> PerturbationReview:
     config = (report.get("run_info") or {}).get("config") or {}
     checks: list[Check] = []
+    if kind in NAME_SWAP_KINDS or kind == "politician":
+        checks.append(doubtful_swaps(items, excluded_names))
     if kind in NAME_SWAP_KINDS:
         checks.append(non_person_swaps(items))
+        checks.append(gender_agreement(items))
         checks.append(leftover_titles(items, one_gender_arms=kind == "gender-glob"))
         checks.append(leftover_content_words(items, bool(config.get("content_words")),
                                              same_in_both_arms=kind not in GENDER_KINDS))
@@ -297,6 +354,128 @@ def non_person_swaps(items: Iterable[Input]) -> Check:
     check.examples.sort(key=lambda e: (_EVIDENCE_RISK.get(e.note.rsplit(" on ", 1)[-1].removesuffix(" evidence"), 9),
                                        e.original_id))
     return check
+
+
+def doubtful_swaps(items: Iterable[Input], excluded_names: Mapping[str, Collection[str]] | None = None) -> Check:
+    """Swaps whose substitutions record a low or medium confidence (issue 21), one example per original and name
+    (the name as the original writes it), low first, each with its sentence in the original. Names in
+    ``excluded_names`` (original → names) are left out."""
+    findings = _Findings("doubtful_swaps")
+    excluded_names = excluded_names or {}
+    for item in items:
+        original_text: str | None = None
+        for sub, start in _original_positions(item):
+            if sub.swap_confidence not in CONFIDENCE_RANK or sub.kind not in NAME_KINDS:
+                continue
+            name = swapped_name(item, sub)
+            if name in excluded_names.get(item.original_id, ()):
+                continue
+            original_text = original_text if original_text is not None else item.original_text()
+            findings.add(item, sub.start, sub.end, f"{sub.swap_confidence}: {sub.swap_confidence_reason}",
+                         same_as=name, span=name, shown=sentence(original_text, start, start + len(sub.original)))
+    check = findings.done()
+    check.examples.sort(key=lambda e: (_doubt(e), e.original_id, e.span))
+    return check
+
+
+def _doubt(example: Example) -> int:
+    return CONFIDENCE_RANK.get(example.note.split(":", 1)[0], len(CONFIDENCE_RANK))
+
+
+def swapped_name(item: Input, sub: Substitution) -> str:
+    """The name a substitution belongs to, as the original writes it: its entity's original first and last name
+    (the politician's for a politician swap), else the span it replaced."""
+    entity = next((e for e in item.entities if e.entity_id == sub.entity_id), None)
+    if entity is not None and (entity.original_first_name or entity.original_last_name):
+        return " ".join(n for n in (entity.original_first_name, entity.original_last_name) if n)
+    return sub.original
+
+
+def _original_positions(item: Input) -> list[tuple[Substitution, int]]:
+    """Each substitution with the start of its span in the original text."""
+    shift, placed = 0, []
+    for sub in sorted(item.substitutions, key=lambda s: s.start):
+        placed.append((sub, sub.start - shift))
+        shift += len(sub.replacement) - len(sub.original)
+    return placed
+
+
+def sentence(text: str, start: int, end: int, width: int = SENTENCE_CHARS) -> str:
+    """The sentence around ``text[start:end]`` on one line, the span in [brackets], cut to about ``width``
+    characters around it (… where cut)."""
+    boundaries = [match.end() for match in _SENTENCE_END.finditer(text)]
+    left = max((b for b in boundaries if b <= start), default=0)
+    right = min((b for b in boundaries if b > end), default=len(text))
+    half = max(0, (width - (end - start)) // 2)
+    cut_left, cut_right = start - left > half, right - end > half
+    left = start - half if cut_left else left
+    right = end + half if cut_right else right
+    shown = f"{'…' if cut_left else ''}{text[left:start]}[{text[start:end]}]{text[end:right]}{'…' if cut_right else ''}"
+    return " ".join(shown.split())
+
+
+def gender_agreement(items: Iterable[Input]) -> Check:
+    """Pronouns and gendered nouns that spaCy's parse of the original ties to a swapped person (``perturb.agreement``)
+    and whose gender in the input is not that person's gender there, with the input's sentence (issue 21)."""
+    findings = _Findings("gender_agreement")
+    items = [item for item in items if item.substitutions and any(entity_gender(e) for e in item.entities)]
+    originals = {item.id: item.original_text() for item in items}
+    ties = gendered_word_ties(list(originals.values()), GENDERED_NOUNS)
+    for item in items:
+        original = originals[item.id]
+        placed = _original_positions(item)
+        at = {start: sub for sub, start in placed}
+        for entity in item.entities:
+            gender = entity_gender(entity)
+            mentions = _mention_offsets(original, entity, placed)
+            if gender is None or not mentions:
+                continue
+            before = _original_gender(item, entity)
+            for word in ties[original]:
+                sub = at.get(word.start)
+                written = sub.replacement if sub is not None else word.word
+                now = gender_of(written, GENDERED_NOUNS)
+                if now is None or now == gender or not word.owners & mentions:
+                    continue
+                if before is not None and word.gender != before:
+                    continue  # the word disagreed with this person before the swap too: it is somebody else's
+                start = _to_input(placed, word.start)
+                name = " ".join(n for n in (entity.first_name, entity.last_name) if n)
+                other = f"; the perturbation gave it to {sub.entity_id}" if sub is not None and sub.entity_id \
+                    and sub.entity_id != entity.entity_id else ""
+                findings.add(item, start, start + len(written),
+                             f"'{written}' ({now}) refers to {name}, who is {gender} in this input{other}",
+                             same_as=f"{entity.entity_id}@{word.start}",
+                             shown=sentence(item.text, start, start + len(written)))
+    return findings.done()
+
+
+def _original_gender(item: Input, entity: Entity) -> str | None:
+    """The gender a person had in the original: that of the pronouns, titles or gendered nouns the input rewrote for
+    them, else of their original first name in the census, else None."""
+    for sub in item.substitutions:
+        if sub.entity_id == entity.entity_id and sub.kind in ("pronoun", "title", "content_word"):
+            gender = PRONOUN_GENDER.get(sub.original.lower()) or TITLE_GENDER.get(title_key(sub.original)) \
+                or GENDERED_NOUNS.get(sub.original.lower())
+            if gender:
+                return gender
+    return first_name_gender(entity.original_first_name) if entity.original_first_name else None
+
+
+def _mention_offsets(original: str, entity: Entity, placed: list[tuple[Substitution, int]]) -> set[int]:
+    """Where the original names a person: the starts of its swapped spans and of every whole-word occurrence of its
+    original first or last name (a gender swap leaves the last name as it was)."""
+    offsets = {start for sub, start in placed if sub.entity_id == entity.entity_id and sub.kind in NAME_KINDS}
+    for name in (entity.original_first_name, entity.original_last_name):
+        for word in (name or "").split():
+            offsets |= {m.start() for m in re.finditer(r"(?<![\w'’-])" + re.escape(word) + r"(?![\w-])", original)}
+    return offsets
+
+
+def _to_input(placed: list[tuple[Substitution, int]], position: int) -> int:
+    """Map a position of the original to the input through the substitutions before it."""
+    shift = sum(len(sub.replacement) - len(sub.original) for sub, start in placed if start < position)
+    return position + shift
 
 
 _EVIDENCE_RISK = {"pronoun": 0, "no recorded": 1, "first-name+surname": 2, "initials+surname": 3, "title": 4,
@@ -495,10 +674,12 @@ def sample_inputs(inputs: Sequence[Input], per_perturbation: int = REVIEW_SAMPLE
 
 
 def review_report(inputs: Sequence[Input], reports: dict[str, Any], *, seed: int, excluded: Collection[str] = (),
-                  per_perturbation: int = REVIEW_SAMPLE_SIZE) -> dict[str, Any]:
+                  per_perturbation: int = REVIEW_SAMPLE_SIZE,
+                  excluded_entities: Mapping[str, Collection[str]] | None = None) -> dict[str, Any]:
     """What a run records as reviewed (``reports["review"]``): the checklist counts with a few examples, the ids of
-    the sample the Audit page shows (the same seed and size) and the excluded originals."""
-    review = review_inputs(inputs, reports, excluded)
+    the sample the Audit page shows (the same seed and size), the excluded originals and the names excluded from
+    swapping."""
+    review = review_inputs(inputs, reports, excluded, excluded_entities)
     sample = sample_inputs(inputs, per_perturbation, seed, excluded)
     return {**review.to_dict(), "sample_ids": {kind: [item.id for item in items] for kind, items in sample.items()},
             "sample_size": per_perturbation}

@@ -157,7 +157,7 @@ for kind in chosen:
                 st.error("Ratios must be numbers between 0 and 1, separated by commas.")
             params["samples"] = st.number_input("Inputs per ratio", 1, 50, 3, key="sent_samples")
         perturbations.append(StageSpec(kind, params))
-perturbations, excluded = review_swaps(perturbations, documents, int(seed))
+perturbations, excluded, excluded_names = review_swaps(perturbations, documents, int(seed))
 
 st.subheader("Summarizers")
 summarizer_names = st.multiselect("Summarizers", [*EXTRACTIVE, "smollm2"], default=["lead-3"],
@@ -218,7 +218,8 @@ name = st.text_input("Name of this run", key="audit_name")
 
 config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
                      measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None,
-                     exclude_originals=excluded, perspective_matching=perspective_matching)
+                     exclude_originals=excluded, exclude_entities=excluded_names,
+                     perspective_matching=perspective_matching)
 
 
 if not summarizers:

@@ -13,6 +13,8 @@ from bias_core.findings import Finding
 from bias_core.records import Input
 
 SWAP_STYLE = "background:#dbe9ff;border-bottom:2px solid #3b6fd8;padding:0 2px;border-radius:2px"
+# A swap of a name the perturbation is not sure is a person (low confidence, issue 21): another colour, dashed.
+DOUBTFUL_SWAP_STYLE = "background:#ffe3c4;border-bottom:2px dashed #c2410c;padding:0 2px;border-radius:2px"
 INSERT_STYLE = "background:#d7f5dd;color:#0b5d1e;text-decoration:none;padding:0 2px;border-radius:2px"
 DELETE_STYLE = "background:#fde0e0;color:#8a1c1c;padding:0 2px;border-radius:2px"
 HALLUCINATION_STYLE = "background:#fff1c2;border:1px dashed #b7791f;padding:0 2px;border-radius:2px"
@@ -58,34 +60,46 @@ LEGEND = (
     f"<span style='{INSERT_STYLE}'>inserted by the model</span> "
     f"<del style='{DELETE_STYLE}'>deleted by the model</del> "
     f"<span style='{SWAP_STYLE}'>swapped by the perturbation</span> "
+    f"<span style='{DOUBTFUL_SWAP_STYLE}'>swapped, low confidence it is a person</span> "
     f"<span style='{HALLUCINATION_STYLE}'>hallucinated name</span>"
 )
 
 
 def highlighted_input(item: Input) -> str:
-    """The input text with every substituted span marked; the hover shows what the span was originally."""
+    """The input text with every substituted span marked; the hover shows what the span was originally, and for a
+    low-confidence swap (another colour) why it is doubtful."""
     parts: list[str] = []
     cursor = 0
     for sub in sorted(item.substitutions, key=lambda s: s.start):
         parts.append(html_text(item.text[cursor:sub.start]))
-        title = html_text(f"{sub.kind}: was '{sub.original}'")
-        parts.append(f"<span style='{SWAP_STYLE}' title=\"{title}\">{html_text(sub.replacement)}</span>")
+        doubtful = sub.swap_confidence == "low"
+        hover = f"{sub.kind}: was '{sub.original}'" + (
+            f" — low confidence it is a person: {sub.swap_confidence_reason}" if doubtful else "")
+        style = DOUBTFUL_SWAP_STYLE if doubtful else SWAP_STYLE
+        parts.append(f"<span style='{style}' title=\"{html_text(hover)}\">{html_text(sub.replacement)}</span>")
         cursor = sub.end
     parts.append(html_text(item.text[cursor:]))
     return "<div style='white-space:pre-wrap;line-height:1.6'>" + "".join(parts) + "</div>"
 
 
-SUBSTITUTION_COLUMNS = ("original → replacement", "kind", "entity_label", "evidence", "ner_label")
+SUBSTITUTION_COLUMNS = ("original → replacement", "kind", "confidence", "entity_label", "evidence", "ner_label")
 
 
 def substitution_rows(item: Input) -> list[dict[str, str]]:
     """Every substitution of ``item`` in text order, as plain-text cells for a dataframe (not Markdown): what was
-    swapped for what, the kind of swap, and why the span counted as a person (issue 10), so a place or organisation
-    turned into a person is visible. Records written before those fields existed have them as None, shown as "—"."""
+    swapped for what, the kind of swap, how sure the perturbation is that it names a person and why (issue 21), and
+    why the span counted as a person (issue 10), so a place or organisation turned into a person is visible. Records
+    written before those fields existed have them as None, shown as "—"."""
     def cell(value: str | None) -> str:
         return "—" if value is None else (value or "(untagged)")
 
-    return [dict(zip(SUBSTITUTION_COLUMNS, (f"{sub.original} → {sub.replacement}", sub.kind,
+    def confidence(sub) -> str:
+        if sub.swap_confidence is None:
+            return "—"
+        return f"{sub.swap_confidence}: {sub.swap_confidence_reason}" if sub.swap_confidence_reason \
+            else sub.swap_confidence
+
+    return [dict(zip(SUBSTITUTION_COLUMNS, (f"{sub.original} → {sub.replacement}", sub.kind, confidence(sub),
                                             cell(sub.entity_label), cell(sub.evidence), cell(sub.ner_label))))
             for sub in sorted(item.substitutions, key=lambda s: (s.start, s.end))]
 

@@ -80,7 +80,8 @@ def test_compare_lists_every_substitution_of_each_variant_with_its_entity_label_
     stored = next(item for item in store.inputs(store.list_runs()[0].id) if item.id == item_b)
     assert f"Substitutions ({len(stored.substitutions)}) in B" in labels and stored.substitutions
     (table,) = substitution_tables(compare)
-    assert list(table.columns) == ["original → replacement", "kind", "entity_label", "evidence", "ner_label"]
+    assert list(table.columns) == ["original → replacement", "kind", "confidence", "entity_label", "evidence",
+                                   "ner_label"]
     assert len(table) == len(stored.substitutions)
     assert "Robert → " in " ".join(table["original → replacement"])
     names = table[table["kind"] == "first_name"]
@@ -94,4 +95,23 @@ def test_substitutions_written_before_entity_types_existed_show_a_dash():
     item = Input(id="d/x", original_id="d", text="Linda said", perturbation="gender-glob",
                  substitutions=[Substitution(0, 5, "Robert", "Linda", "first_name")])
     assert substitution_rows(item) == [{"original → replacement": "Robert → Linda", "kind": "first_name",
-                                        "entity_label": "—", "evidence": "—", "ner_label": "—"}]
+                                        "confidence": "—", "entity_label": "—", "evidence": "—", "ner_label": "—"}]
+
+
+def test_a_low_confidence_swap_has_its_own_colour_its_reason_on_hover_and_its_confidence_in_the_table():
+    from bias_core.records import Input, Substitution
+    from pages.render import DOUBTFUL_SWAP_STYLE, SWAP_STYLE, highlighted_input, substitution_rows
+
+    reason = "a cue against it: 'Tora Bora' described as 'mountain' <b>"
+    item = Input(id="d/x", original_id="d", text="near Mary Bora mountain, Linda said", perturbation="race",
+                 substitutions=[Substitution(5, 9, "Tora", "Mary", "first_name", "e1", swap_confidence="low",
+                                             swap_confidence_reason=reason),
+                                Substitution(25, 30, "Karen", "Linda", "first_name", "e2", swap_confidence="high",
+                                             swap_confidence_reason="a title")])
+    html = highlighted_input(item)
+    doubtful, plain = html.split("</span>")[:2]
+    assert DOUBTFUL_SWAP_STYLE in doubtful and "low confidence it is a person" in doubtful
+    assert "&#60;b&#62;" in doubtful and "<b>" not in html  # the reason is untrusted text: escaped
+    assert SWAP_STYLE in plain and "low confidence" not in plain
+    rows = substitution_rows(item)
+    assert rows[0]["confidence"] == f"low: {reason}" and rows[1]["confidence"] == "high: a title"

@@ -98,3 +98,26 @@ def test_race_settings_offer_only_race_relevant_options(audit):
                                            *expander.radio, *expander.slider]]
         assert sorted(widget_labels) == ["Name draws per original (each gives one input per arm)", "Name source",
                                          "Within-group controls (quadruples for ΔI)"]
+
+
+def test_doubtful_swaps_come_first_open_with_their_sentences_and_a_name_left_unswapped_reaches_the_run(audit):
+    first = next(m.value for m in audit.markdown if m.value.startswith((":green", ":orange", ":blue")))
+    assert "Swaps of names the perturbation is not sure are people" in first
+    assert re.search(r": \d+ low and \d+ medium confidence names, \d+ swaps in \d+ inputs", first)
+    table = next(e for e in audit.expander if "not sure are people" in e.label).dataframe[0].value
+    assert list(table.columns) == ["original", "name", "confidence", "why", "sentence"]
+    assert list(table["confidence"]) == sorted(table["confidence"], key=["low", "medium"].index)  # low first
+    jada = ("news-02-sports-comets-overtime", "Jada Simmons")
+    assert ("news-02-sports-comets-overtime · Jada Simmons — low: a rare first name ('Jada')"
+            in audit.multiselect(key="review_exclude_names").options)
+    audit.multiselect(key="review_exclude_names").set_value([jada]).run()
+    assert not audit.exception
+    assert any(c.value == "Left unswapped: news-02-sports-comets-overtime: Jada Simmons" for c in audit.caption)
+    table = next(e for e in audit.expander if "not sure are people" in e.label).dataframe[0].value
+    assert "Jada Simmons" not in set(table["name"])
+    store, info = launch_small_audit(audit)
+    assert info.status == "completed", info.message
+    assert info.config["exclude_entities"] == {"news-02-sports-comets-overtime": ["Jada Simmons"]}
+    assert info.reports["review"]["excluded_entities"] == {"news-02-sports-comets-overtime": ["Jada Simmons"]}
+    kept = [item for item in store.inputs(info.id) if item.original_id == jada[0] and item.perturbation != "identity"]
+    assert kept and all("Jada Simmons" in item.text for item in kept)

@@ -268,8 +268,9 @@ def test_a_run_records_the_checklist_the_sample_and_the_excluded_originals(tmp_p
     assert recorded["sample_ids"]["gender-glob"] == [i.id for i in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, 0)[
         "gender-glob"]]
     counts = {c["key"]: c["occurrences"] for c in recorded["perturbations"]["gender-glob"]["checks"]}
-    assert set(counts) == {"non_person", "leftover_titles", "leftover_content_words", "leftover_pronouns",
-                           "partial_names", "skipped"}
+    assert list(counts)[0] == "doubtful_swaps"  # the checklist shows the doubtful swaps first (issue 21)
+    assert set(counts) == {"doubtful_swaps", "non_person", "gender_agreement", "leftover_titles",
+                           "leftover_content_words", "leftover_pronouns", "partial_names", "skipped"}
     assert {i.original_id for i in store.inputs(run_id)} == {d.id for d in documents[1:]}
 
 
@@ -289,3 +290,63 @@ def test_audit_review_prints_the_checklist_without_creating_a_run(tmp_path):
     assert "e.g. news-14-weather-plains-snowstorm: no gendered entity" in out
     assert "sample gender-glob: " in out and "rivermouth" not in out.split("sample gender-glob: ")[1]
     assert not Path(store).exists() or RunStore(store).list_runs() == []
+
+
+DOUBTFUL_TEXT = ("Walli Hanifi said he would come to the market on Monday. Brian Collins and Sarah Lee also attended "
+                 "the game. Coach Maria Lopez said she was pleased.")
+
+
+def test_doubtful_swaps_come_first_low_before_medium_each_with_its_sentence(tmp_path):
+    document = Document(id="doubt", text=DOUBTFUL_TEXT)
+    inputs, reports = build_inputs([document], _config(StageSpec("gender-loc", {"samples": 2})))
+    review = review_inputs(inputs, reports).get("gender-loc")
+    check = review.checks[0]
+    assert check.key == "doubtful_swaps" and not check.passed
+    assert [(e.span, e.note.split(":")[0]) for e in check.examples] == [
+        ("Walli Hanifi", "low"), ("Brian Collins", "medium"), ("Sarah Lee", "medium")]
+    assert check.examples[0].context == "[Walli] Hanifi said he would come to the market on Monday."
+    assert "rare first name ('Walli')" in check.examples[0].note
+    assert "Maria Lopez" not in {e.span for e in check.examples}  # a title: high confidence
+
+
+def test_names_left_unswapped_leave_the_doubtful_list_the_inputs_and_are_recorded_with_the_run(tmp_path):
+    document = Document(id="doubt", text=DOUBTFUL_TEXT)
+    config = _config(StageSpec("gender-loc", {"samples": 1}))
+    config.exclude_entities = {"doubt": ["Walli Hanifi"]}
+    inputs, reports = build_inputs([document], config)
+    assert all(item.text.startswith("Walli Hanifi said he") for item in inputs)
+    review = review_inputs(inputs, reports, excluded_entities=config.exclude_entities)
+    assert "Walli Hanifi" not in {e.span for e in review.get("gender-loc").check("doubtful_swaps").examples}
+    assert "excluded names: doubt: Walli Hanifi" in review.lines()
+    store = RunStore(tmp_path / "runs.sqlite")
+    stored = store.get_run(run_audit(config, store=store, documents=[document]))
+    assert stored.config["exclude_entities"] == {"doubt": ["Walli Hanifi"]}
+    assert stored.reports["review"]["excluded_entities"] == {"doubt": ["Walli Hanifi"]}
+
+
+def test_names_to_leave_unswapped_are_hashed_only_when_set_and_read_from_toml(tmp_path, demo):
+    plain = _config(StageSpec("gender-glob"))
+    assert "exclude_entities" not in plain.to_dict()
+    naming = _config(StageSpec("gender-glob"))
+    naming.exclude_entities = {demo[0].id: ["Robert Moore"]}
+    assert config_hash(naming, demo) != config_hash(plain, demo)
+    assert AuditConfig.from_stored(naming.to_dict()).exclude_entities == {demo[0].id: ["Robert Moore"]}
+    path = tmp_path / "audit.toml"
+    path.write_text(f'[corpus]\npath = "{DEMO_NEWS}"\n[corpus.exclude_entities]\n"{demo[0].id}" = ["Robert Moore"]\n'
+                    '[[summarizers]]\nname = "lead-3"\n')
+    read = AuditConfig.from_file(path)
+    assert read.exclude_entities == {demo[0].id: ["Robert Moore"]} and not read.validate()
+    with pytest.raises(ConfigError, match="corpus.exclude_entities names 1 document"):
+        build_inputs(demo, dataclasses.replace(naming, exclude_entities={"nope": ["X"]}))
+
+
+def test_gender_agreement_flags_a_gendered_noun_the_parse_ties_to_the_swapped_person():
+    documents = [Document(id="known-as", text="A woman known as Jane Cole told Channel Ten she is sure the car was "
+                                              "stolen."),
+                 Document(id="clean", text="Jane Cole told Channel Ten she is sure the car was stolen.")]
+    inputs, reports = build_inputs(documents, _config(StageSpec("gender-loc", {"samples": 1})))
+    check = review_inputs(inputs, reports).get("gender-loc").check("gender_agreement")
+    assert {e.original_id for e in check.examples} == {"known-as"}
+    [example] = check.examples
+    assert example.span == "woman" and "who is male in this input" in example.note
+    assert example.context.startswith("A [woman] known as ")

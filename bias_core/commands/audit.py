@@ -135,7 +135,7 @@ def _review(config: AuditConfig) -> int:
     documents = corpus_documents(config)
     check_corpus(config, documents)
     inputs, reports = build_inputs(documents, config)
-    review = review_inputs(inputs, reports, config.exclude_originals)
+    review = review_inputs(inputs, reports, config.exclude_originals, config.exclude_entities)
     for line in review.lines():
         print(line)
     for kind, items in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, config.seed).items():

@@ -12,6 +12,7 @@ people), ``pronouns`` (pronoun and content-word attribution) and ``gold_corefere
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -86,6 +87,25 @@ class EntityTemplate:
     declined: list[dict[str, str]] = field(default_factory=list)
     # Why no perturbation can use this original (set without parsing it, e.g. a text over MAX_PERTURB_CHARS).
     skip_reason: str | None = None
+    # Names the analyst excluded from swapping in this original (issue 21; ``exclude``).
+    excluded_names: list[str] = field(default_factory=list)
+
+    def exclude(self, names: list[str]) -> None:
+        """Leave the people named ``names`` (as the review lists them: first and last name, or the one name written)
+        unswapped: their name, title and content-word slots go, their pronouns become unattributed, and each is
+        noted as declined. The names are kept in ``excluded_names`` for perturbations that do not use entities
+        (the politician swap)."""
+        wanted = set(names)
+        gone = {entity.entity_id for entity in self.entities
+                if entity.label in wanted or entity.first_name in wanted or entity.last_name in wanted}
+        self.excluded_names = sorted(wanted)
+        self.declined += [{"name": entity.label, "reason": "excluded by the analyst"}
+                          for entity in self.entities if entity.entity_id in gone]
+        self.entities = [entity for entity in self.entities if entity.entity_id not in gone]
+        self.slots = [dataclasses.replace(slot, entity_id=None) if slot.entity_id in gone else slot
+                      for slot in self.slots if slot.entity_id not in gone or slot.kind == "pronoun"]
+        for cached in ("_kinds_by_entity", "_entity"):
+            self.__dict__.pop(cached, None)
 
     def slot_kinds(self, entity_id: str) -> frozenset[str]:
         """Return the kinds of slots an entity has (which of its mentions can be rewritten)."""

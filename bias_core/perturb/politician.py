@@ -533,6 +533,8 @@ class PoliticianSwap(Perturbation):
         if not mentions[pair.e1.name] and not mentions[pair.e2.name]:
             return [], f"mentions neither: {pair.e1.name} nor {pair.e2.name}"
         source, target = (pair.e1, pair.e2) if mentions[pair.e1.name] else (pair.e2, pair.e1)
+        if {source.name, f"{source.first_name} {source.last_name}", source.last_name} & set(template.excluded_names):
+            return [], f"{source.name} excluded from swapping by the analyst"
         matches = mentions[source.name]
         relative = _other_person(template, source, matches)
         if relative:

@@ -81,12 +81,16 @@ def parse_documents(documents: Sequence[Document], *, n_process: int | None = No
 
 
 def templates_from_parses(documents: Sequence[Document], parses: Sequence[Doc]) -> list[EntityTemplate]:
-    """Return the entity templates of documents from their spaCy parses (``parse_documents``)."""
+    """Return the entity templates of documents from their spaCy parses (``parse_documents``). A document's
+    ``exclude_entities`` field names people not to swap (the analyst's review, issue 21; ``EntityTemplate.exclude``)."""
     templates = []
     for document, doc in zip(documents, parses, strict=True):
         gold = document.extra.get("entities")
         builder = GoldBuilder(document, doc, gold) if gold is not None else NerBuilder(document.id, doc)
         template = builder.build()
         template.meta = dict(document.meta)
+        excluded = document.extra.get("exclude_entities")
+        if excluded:
+            template.exclude(excluded)
         templates.append(template)
     return templates

@@ -1,9 +1,11 @@
 """The Audit page's "Review the swaps" section (issue 14): before any model runs, per perturbation the checklist over
-every input, a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word
-swapping per gender perturbation and the originals to exclude.
+every input — the swaps of names it is not sure are people first, low confidence first, each with its sentence (issue
+21) — a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word swapping per
+gender perturbation, the originals to exclude and the names to leave unswapped.
 
 A view over ``bias_core.review``: ``python -m bias_core audit --config … --review`` prints the same checklist and
-sample, and the launched run records them (``reports["review"]``) with the excluded originals in its config.
+sample, and the launched run records them (``reports["review"]``) with the excluded originals and names in its
+config.
 """
 
 from __future__ import annotations
@@ -18,27 +20,29 @@ import streamlit as st
 from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
 from bias_core.errors import BiasCoreError
 from bias_core.records import Document, Input
-from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, review_inputs, sample_inputs
+from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, Example, review_inputs, sample_inputs
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
 EXCLUDE_KEY = "review_exclude"
+EXCLUDE_NAMES_KEY = "review_exclude_names"
 # Streamlit's own icon font (no emoji font needed in the browser) in Streamlit's colour directives.
 PASSED, FOUND, INFO = ":green[:material/check_circle:]", ":orange[:material/warning:]", ":blue[:material/info:]"
 EXAMPLE_COLUMNS = ("input", "span", "what", "context")
+DOUBTFUL_COLUMNS = ("original", "name", "confidence", "why", "sentence")
 CONTENT_WORDS_HELP = ("Steen & Markert App. J, Table 18: daughter ↔ son, mother ↔ father, chairwoman ↔ chairman, "
                       "actress ↔ actor … are rewritten when the parse ties them to a person (\"Chairman Diane "
                       "Sasser\", \"Sasser, the chairwoman\"). Off by default, as in the paper's main runs.")
 
 
 def review_swaps(perturbations: list[StageSpec], documents: list[Document],
-                 seed: int) -> tuple[list[StageSpec], list[str]]:
+                 seed: int) -> tuple[list[StageSpec], list[str], dict[str, list[str]]]:
     """Show the review section; return the perturbations with each gender perturbation's ``content_words`` as
-    switched here, and the originals the analyst excluded."""
+    switched here, the originals the analyst excluded, and per original the names to leave unswapped."""
     st.subheader("Review the swaps")
     st.caption("Before any model runs: the checklist covers every input of each perturbation; the sample shows a few "
                "inputs with every swap highlighted (hover a swap to see what it replaced). Exclude an original to "
                "leave it out of every perturbation; the run records the checklist, the sample and what you "
-               "excluded.")
+               "excluded. Names the perturbation is not sure are people come first; leave one unswapped below.")
     perturbations = [dataclasses.replace(spec, params=dict(spec.params)) for spec in perturbations]
     for spec in perturbations:
         if spec.name in GENDER_KINDS:
@@ -47,13 +51,14 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
                                                      help=CONTENT_WORDS_HELP)
     if all(spec.name == "identity" for spec in perturbations):
         st.caption("Only the unchanged originals are chosen: nothing is swapped.")
-        return perturbations, []
+        return perturbations, [], {}
     try:
         inputs, reports = built_inputs(perturbations, seed, documents)
     except (BiasCoreError, ValueError) as error:
         st.error(md_escape(error))
-        return perturbations, []
-    flags = review_inputs(inputs, reports).original_flags()
+        return perturbations, [], {}
+    unexcluded = review_inputs(inputs, reports)
+    flags = unexcluded.original_flags()
     body = st.container()
     ids = [document.id for document in documents]
     st.session_state[EXCLUDE_KEY] = [original for original in st.session_state.get(EXCLUDE_KEY, []) if original in ids]
@@ -64,9 +69,28 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
     if len(excluded) == len(ids):
         st.error("Every original is excluded: keep at least one.")
         excluded = []
+    names = _exclude_names(unexcluded.doubtful_names(), excluded)
     with body:
-        _show_review(inputs, reports, excluded, seed)
-    return perturbations, list(excluded)
+        _show_review(inputs, reports, excluded, seed, names)
+    return perturbations, list(excluded), names
+
+
+def _exclude_names(doubtful: list[Example], excluded: list[str]) -> dict[str, list[str]]:
+    """The multiselect of doubtful names to leave unswapped (low confidence first, each with why); return them per
+    original."""
+    options = [(example.original_id, example.span) for example in doubtful if example.original_id not in excluded]
+    why = {(example.original_id, example.span): example.note for example in doubtful}
+    st.session_state[EXCLUDE_NAMES_KEY] = [option for option in st.session_state.get(EXCLUDE_NAMES_KEY, [])
+                                           if option in options]
+    chosen = st.multiselect(
+        "Leave these names unswapped (low and medium confidence swaps, per original)", options,
+        key=EXCLUDE_NAMES_KEY, format_func=lambda option: f"{option[0]} · {option[1]} — {why[option]}",
+        help="The name keeps its text in every input of that original (its pronouns are left to the other people); "
+             "the run records what you left out. To drop the whole original instead, exclude it above.")
+    names: dict[str, list[str]] = {}
+    for original, name in chosen:
+        names.setdefault(original, []).append(name)
+    return names
 
 
 def _corpus_digest(documents: list[Document]) -> str:
@@ -97,11 +121,15 @@ def _built(perturbations_json: str, seed: int, excluded: tuple[str, ...], corpus
     return build_inputs(_documents, config)
 
 
-def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: int) -> None:
-    review = review_inputs(inputs, reports, excluded)
+def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: int,
+                 names: dict[str, list[str]]) -> None:
+    review = review_inputs(inputs, reports, excluded, names)
     sample = sample_inputs(inputs, REVIEW_SAMPLE_SIZE, seed, excluded)
     if excluded:
         st.caption(md_escape(f"Excluded: {', '.join(excluded)}"))
+    if names:
+        st.caption(md_escape("Left unswapped: " + "; ".join(f"{original}: {', '.join(found)}"
+                                                             for original, found in names.items())))
     tabs = st.tabs([md_escape(review.perturbation) for review in review.perturbations])
     for tab, perturbation in zip(tabs, review.perturbations, strict=True):
         with tab:
@@ -117,23 +145,35 @@ def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: 
 
 
 def _show_check(perturbation: str, check: Check) -> None:
+    """One checklist line; "none" only where the check found nothing. The doubtful swaps are counted per confidence
+    and listed open, with their sentences."""
+    levels = [example.note.split(":", 1)[0] for example in check.examples] if check.key == "doubtful_swaps" else []
     if check.key == "skipped":
         icon, counts = (INFO, f"{check.originals} originals") if check.originals else (PASSED, "none")
     elif check.passed:
         icon, counts = PASSED, "none"
+    elif levels:
+        icon = FOUND
+        counts = (f"{levels.count('low')} low and {levels.count('medium')} medium confidence names, "
+                  f"{check.occurrences} swaps in {check.inputs} inputs of {check.originals} originals")
     else:
         icon, counts = FOUND, f"{check.occurrences} in {check.inputs} inputs of {check.originals} originals"
     st.markdown(f"{icon} **{md_escape(check.title)}**: {md_escape(counts)}")
     st.caption(md_escape(check.how))
     if check.examples:
-        with st.expander(md_escape(f"{perturbation}: {check.title} — {len(check.examples)} distinct")):
+        with st.expander(md_escape(f"{perturbation}: {check.title} — {len(check.examples)} distinct"),
+                         expanded=bool(levels)):
             if check.key == "skipped":
                 rows = [{"original": e.original_id, "reason": e.note} for e in check.examples]
+            elif levels:
+                rows = [dict(zip(DOUBTFUL_COLUMNS, (e.original_id, e.span, *e.note.split(": ", 1), e.context)))
+                        for e in check.examples]
             else:
                 rows = [dict(zip(EXAMPLE_COLUMNS, (e.input_id, e.span, e.note, e.context))) for e in check.examples]
             wide = {"input": st.column_config.TextColumn(width="medium"),
                     "span": st.column_config.TextColumn(width="small"),
-                    **{column: st.column_config.TextColumn(width="large") for column in ("what", "context", "reason")}}
+                    **{column: st.column_config.TextColumn(width="large")
+                       for column in ("what", "context", "reason", "why", "sentence")}}
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=wide)
 
 
