@@ -238,7 +238,9 @@ for kind, report in reports.items():
     if kind != "identity":
         st.caption(md_escape(f"{kind}: " + report["summary"].replace("\n", " · ")))
 
-if st.button("Run audit", type="primary", key="audit_run"):
+if following_running:
+    st.caption("The run started from this page is still going; Run audit is available again when it ends.")
+if st.button("Run audit", type="primary", key="audit_run", disabled=following_running):
     try:
         st.session_state["launched_run"] = followed = launch_audit(config, documents, run_store())
         following_running = False

@@ -117,3 +117,25 @@ def test_a_stopped_run_is_called_unfinished_and_a_completed_one_gets_no_notice(p
     RunStore().update_run(run_id, status="completed", done=876)
     app = open_app(page)
     assert not any("In progress" in box.value or "Unfinished run" in box.value for box in [*app.info, *app.warning])
+
+
+def test_run_audit_is_disabled_while_the_run_started_from_the_page_goes_on():
+    run_id = running_copy_of_the_demo_run()
+    app = audit_page(["lead-3"])
+    app.session_state["launched_run"] = run_id
+    app.run()
+    assert app.button(key="audit_run").disabled
+    assert any("Run audit is available again when it ends" in c.value for c in app.caption)
+    RunStore().update_run(run_id, status="completed", done=876)
+    app.run()
+    assert not app.button(key="audit_run").disabled
+
+
+def test_a_finished_run_links_to_the_overview_and_every_result_page():
+    run_id = running_copy_of_the_demo_run()
+    RunStore().update_run(run_id, status="completed", done=876)
+    app = audit_page(["lead-3"])
+    app.session_state["launched_run"] = run_id
+    app.run()
+    links = [link.proto.label for link in app.get("page_link")]
+    assert links[:4] == ["Overview", "Compare", "Fightin' Words", "Metrics"]

@@ -21,6 +21,8 @@ from pages.render import md_escape
 # Summarizers whose cache keys are cheap to compute on the page (building them loads no model); the others are
 # counted as uncached, which only makes their estimate cautious.
 CACHE_CHECKED = ("smollm2",)
+# How often a result page's "in progress" notice re-reads its run.
+LIVE_NOTICE_SECONDS = 3.0
 
 
 def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Estimate]:
@@ -76,6 +78,13 @@ def remaining_text(info: RunInfo, now: float) -> tuple[str, str]:
 def show_progress(run_id: str) -> None:
     """The followed run, every second: n of N summaries, the stage, elapsed and remaining time, then the result."""
     info = run_store().get_run(run_id)
+    seen_running = f"progress_seen_running/{run_id}"
+    if info.status in ("running", "created") and info.worker_alive:
+        st.session_state[seen_running] = True
+    elif st.session_state.pop(seen_running, False):
+        # The run ended while this page watched it: read the whole page again once, so what depends on the run
+        # being over (the Run audit button, the result pages' notices) is current.
+        st.rerun(scope="app")
     stage = info.stage or info.status
     counts = f"{info.progress_done} of {info.progress_total} summaries · " if info.progress_total else ""
     st.progress(info.progress, text=md_escape(f"{info.name or run_id}: {counts}{stage}"))
@@ -84,10 +93,11 @@ def show_progress(run_id: str) -> None:
         st.caption(md_escape(times + (f" ({basis})" if basis else "")))
     if info.status == "completed":
         st.success("Done. Inspect the results:")
-        columns = st.columns(3)
-        columns[0].page_link("pages/compare.py", label="Compare", icon=":material/compare:")
-        columns[1].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
-        columns[2].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
+        columns = st.columns(4)
+        columns[0].page_link("pages/overview.py", label="Overview", icon=":material/summarize:")
+        columns[1].page_link("pages/compare.py", label="Compare", icon=":material/compare:")
+        columns[2].page_link("pages/fightin_words.py", label="Fightin' Words", icon=":material/sports_mma:")
+        columns[3].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
     elif info.status == "failed":
         st.error(md_escape(info.message or "The run failed."))
     elif info.status == "running" and not info.worker_alive:
@@ -96,9 +106,17 @@ def show_progress(run_id: str) -> None:
 
 def in_progress_notice(info: RunInfo) -> None:
     """On result pages: a notice that the run is unfinished (in progress, stopped or failed) with n of N summaries,
-    so partial results are not read as final; nothing for a completed run."""
+    so partial results are not read as final; nothing for a completed run. While the run goes on, the notice follows
+    it every few seconds and reruns the page once the run ends, so an open tab never keeps a stale "in progress"."""
     if info.status == "completed":
         return
+    if info.shown_status in ("running", "created"):
+        _live_notice(info.id)
+    else:
+        _notice(info)
+
+
+def _notice(info: RunInfo) -> None:
     status = info.shown_status
     counts = f"{info.progress_done} of {info.progress_total} summaries"
     if status in ("running", "created"):
@@ -107,3 +125,13 @@ def in_progress_notice(info: RunInfo) -> None:
     else:
         st.warning(md_escape(f"Unfinished run ({status}): {counts}. What is shown is partial; resume the run on the "
                              "Runs page."), icon=":material/warning:")
+
+
+@st.fragment(run_every=LIVE_NOTICE_SECONDS)
+def _live_notice(run_id: str) -> None:
+    info = run_store().get_run(run_id)
+    if info.shown_status not in ("running", "created"):
+        # The run ended (completed, failed or its worker stopped): the whole page is read again, with the final
+        # results or the unfinished-run warning.
+        st.rerun(scope="app")
+    _notice(info)

@@ -136,3 +136,8 @@ def test_estimate_progress_per_summary_history_and_in_progress_notices(page, tmp
             notice = page.get_by_test_id("stAlert").filter(has_text="In progress: 412 of 876 summaries")
             expect(notice).to_be_visible()
             screenshot(f"workbench-progress-notice-{shot}")
+        # The run ends while Metrics is open: the notice goes away by itself, without a reload (issue 22).
+        store = RunStore(state / "runs.sqlite")
+        store.update_run("20990101-000000-live00", status="completed", done=876)
+        store.close()
+        expect(page.get_by_test_id("stAlert").filter(has_text="In progress")).to_have_count(0, timeout=20_000)
