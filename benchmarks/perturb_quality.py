@@ -33,6 +33,8 @@ and its ``swapped`` names its people. The second table, per corpus and kind (gen
 - **flagged**: how many of those non-person entities the swap review flags — a substitution whose spaCy label is not
   PERSON (the review's ``non_person`` check) or, from issue 21 on, whose confidence is medium or low — and the share
   of *all* swapped entities that the review lists as low, and as medium or low (what an analyst must read);
+- **listed by review**: of the entities with a medium or low confidence swap, how many the review's doubtful-swaps
+  check lists (each original and name) before the run;
 - **test set**: ``not_swapped`` phrases touched by any name substitution, and ``swapped`` people left unswapped;
 - **politician**: the test set's surname-only politician mentions (``politician_pair``, ``refers_to``): resolved (a
   mention of the pair's politician swapped, another person's skipped) or flagged (swapped with low confidence), and
@@ -59,6 +61,7 @@ from bias_core.io import load_documents  # noqa: E402
 from bias_core.perturb import build_templates, get_perturbation  # noqa: E402
 from bias_core.perturb.lexicon import PRONOUN_GENDER  # noqa: E402
 from bias_core.records import Document, Input  # noqa: E402
+from bias_core.review import doubtful_swaps, swapped_name  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "perturb"
 NOT_PEOPLE = REPO / "tests" / "fixtures" / "not_people.jsonl"
@@ -220,6 +223,8 @@ class Trust:
     medium_low: set[str] = field(default_factory=set)
     name_subs: int = 0
     non_person_subs: int = 0
+    doubtful: set[str] = field(default_factory=set)  # entities with a medium or low confidence swap
+    listed: set[str] = field(default_factory=set)  # those the review's doubtful-swaps check lists
 
 
 def is_flagged(sub) -> bool:
@@ -235,6 +240,7 @@ def trust_figures(kind: str, documents: list[Document], gold_records: dict[str, 
     golds = {doc_id: gold_for(text, gold_records[doc_id]) for doc_id, text in originals.items()}
     result = get_perturbation(kind, samples=samples).run_templates(templates)
     trust = Trust()
+    listed = {(example.original_id, example.span) for example in doubtful_swaps(result.inputs).examples}
     for item in result.inputs:
         gold = golds[item.original_id]
         for sub in item.substitutions:
@@ -248,6 +254,10 @@ def trust_figures(kind: str, documents: list[Document], gold_records: dict[str, 
                 trust.low.add(entity)
             if is_flagged(sub):
                 trust.medium_low.add(entity)
+            if getattr(sub, "swap_confidence", None) in ("medium", "low"):
+                trust.doubtful.add(entity)
+                if (item.original_id, swapped_name(item, sub)) in listed:
+                    trust.listed.add(entity)
             start = to_original(item, sub.start)
             end = start + len(sub.original)
             in_non_person = any(s <= start and end <= e for s, e in gold.non_person_ranges)
@@ -366,14 +376,15 @@ def main() -> None:
                 shown.append(f"  [{corpus} {kind}] stray {count} × {example}")
     print("\nissue 21: non-person entities swapped, and what the review flags (entities: original x entity id)")
     print(f"{'corpus':<20} {'kind':<12} {'non-person entities':>22} {'non-person subs':>17} {'flagged non-person':>19} "
-          f"{'low share':>14} {'medium+low share':>17}")
+          f"{'low share':>14} {'medium+low share':>17} {'listed by review':>17}")
     for corpus, (documents, gold_records) in corpora().items():
         templates = build_templates(documents)
         for kind in ("gender-loc", "race"):
             t = trust_figures(kind, documents, gold_records, args.samples, templates)
             print(f"{corpus:<20} {kind:<12} {len(t.non_person):>9} of {len(t.swapped):<10} {t.non_person_subs:>6} of "
                   f"{t.name_subs:<8} {len(t.flagged_non_person):>8} of {len(t.non_person):<8} "
-                  f"{_share(len(t.low), len(t.swapped)):>14} {_share(len(t.medium_low), len(t.swapped)):>17}")
+                  f"{_share(len(t.low), len(t.swapped)):>14} {_share(len(t.medium_low), len(t.swapped)):>17} "
+                  f"{len(t.listed):>8} of {len(t.doubtful):<6}")
             for entity in sorted(t.non_person)[:args.show]:
                 flag = "flagged" if entity in t.flagged_non_person else "NOT flagged"
                 shown.append(f"  [{corpus} {kind}] non-person entity {t.non_person[entity]}: {flag}")
