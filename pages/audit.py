@@ -14,6 +14,7 @@ from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.review import GENDER_KINDS
+from bias_core.words import counted_parts
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts import workspace
 from pages.parts.endpoints import endpoint_choice
@@ -104,8 +105,8 @@ if not documents:
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
     st.stop()
 news = sum(not d.is_perspective for d in documents)
-st.write(f"Corpus: **{md_escape(st.session_state.get('corpus_name', 'uploaded'))}** — {news} articles, "
-         f"{len(documents) - news} sets of units.")
+st.write(f"Corpus: **{md_escape(st.session_state.get('corpus_name', 'uploaded'))}** — "
+         f"{counted_parts((news, 'article'), (len(documents) - news, 'set of units'))}.")
 
 st.subheader("Perturbations")
 perturbations: list[StageSpec] = [StageSpec("identity")]

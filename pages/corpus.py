@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from bias_core.language import non_english_documents
+from bias_core.words import counted, counted_parts, plural
 from pages.common import corpus_picker, document_label
 from pages.render import md_escape
 
@@ -19,11 +20,12 @@ documents = corpus_picker()
 if documents:
     news = [d for d in documents if not d.is_perspective]
     perspective = [d for d in documents if d.is_perspective]
-    st.success(f"{len(documents)} documents ready: {len(news)} articles and {len(perspective)} sets of units. "
+    st.success(f"{counted(len(documents), 'document')} ready: "
+               f"{counted_parts((len(news), 'article'), (len(perspective), 'set of units'))}. "
                "Go to **Audit** to choose perturbations and summarizers.")
     foreign = non_english_documents(documents)
     if foreign:
-        st.warning(f"{len(foreign)} document(s) do not look like English: {md_escape(', '.join(foreign[:10]))}"
+        st.warning(f"{counted(len(foreign), 'document')} {plural(len(foreign), 'does')} not look like English: {md_escape(', '.join(foreign[:10]))}"
                    f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
                    "English-only, so perturbations will find no people in them and skip them.")
     st.dataframe(pd.DataFrame([{

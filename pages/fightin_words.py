@@ -13,6 +13,7 @@ import streamlit as st
 from bias_core.labels import arm_labels
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
+from bias_core.words import counted, plural
 from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
 from pages.parts.progress import in_progress_notice
 from pages.render import marked_spans, md_escape
@@ -122,8 +123,9 @@ elif comparison == COMPARISONS[1]:
     label_a, label_b = "originals mentioning women more", "originals mentioning men more"
     side_a, side_b = groups["female"], groups["male"]
     background = originals
-    st.caption(f"{len(side_a)} originals mention female identifiers more, {len(side_b)} male ones more "
-               f"({len(originals) - len(side_a) - len(side_b)} ties left out; Steen & Markert §4, Table 1).")
+    st.caption(f"{counted(len(side_a), 'original')} {plural(len(side_a), 'mentions')} female identifiers more, "
+               f"{len(side_b)} male ones more ({counted(len(originals) - len(side_a) - len(side_b), 'tie')} left "
+               "out; Steen & Markert §4, Table 1).")
 else:
     results = [r for r in run_store().measures(run.id) if r.measure == "summary_similarity"
                and isinstance(r.details.get("fightin_words"), dict)]

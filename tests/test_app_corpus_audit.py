@@ -32,7 +32,7 @@ def test_the_chosen_corpus_is_kept_when_moving_to_the_audit_page(app):
     app.radio(key="corpus_choice").set_value("Demo product reviews").run()
     app.switch_page("pages/audit.py").run()
     assert not app.exception
-    assert "0 articles, 3 sets of units" in app.markdown[0].value
+    assert "— 3 sets of units." in app.markdown[0].value and "0 articles" not in app.markdown[0].value
 
 
 def test_audit_page_without_a_corpus_says_where_to_pick_one():

@@ -44,7 +44,7 @@ def keep_throughput(summarizer: str, seconds: float) -> None:
 
 def test_estimate_without_earlier_runs_is_a_default_guess_and_says_so():
     app = audit_page(["lead-3"])
-    assert app.info[0].value.startswith("Estimate: 16 inputs × 1 summarizers = **16 summaries**")
+    assert app.info[0].value.startswith("Estimate: 16 inputs × 1 summarizer = **16 summaries**")
     assert any("lead-3: no measurement on this machine yet, default guess" in plain(c.value) for c in app.caption)
 
 

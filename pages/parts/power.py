@@ -8,6 +8,7 @@ import streamlit as st
 
 from bias_core.power import planning_table
 from bias_core.records import Document
+from bias_core.words import counted
 from pages.render import md_escape
 
 
@@ -29,9 +30,10 @@ def show_power(documents: Sequence[Document], excluded: Collection[str], measure
             continue
         for row in _table(count):
             if row.measure in measures and (row.family == "perspective fairness") == perspective:
-                unit = "sets of units" if perspective else "articles"
-                needed = f"; to detect {row.stated}: {row.originals_needed} {unit}" if row.originals_needed else ""
-                lines.append(f"{row.name} at {count} {unit}: detects {row.detects}{needed}")
+                noun = "set of units" if perspective else "article"
+                needed = (f"; to detect {row.stated}: {counted(row.originals_needed, noun)}"
+                          if row.originals_needed else "")
+                lines.append(f"{row.name} at {counted(count, noun)}: detects {row.detects}{needed}")
     if not lines:
         return
     with st.expander("Power: the smallest effect this corpus can detect (80% power, α = 0.05)"):

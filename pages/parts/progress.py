@@ -15,6 +15,7 @@ from bias_core.estimate import Estimate, combine, estimate_before, format_durati
 from bias_core.estimate import this_machine
 from bias_core.records import Input
 from bias_core.store import RunInfo
+from bias_core.words import counted
 from pages.common import run_store, summarizer, summary_cache
 from pages.render import md_escape
 
@@ -50,7 +51,8 @@ def show_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> None:
     uncached = sum(estimate.summaries for estimate in estimates)
     overall = combine(estimates)
     cached = f" ({total - uncached} already cached, free)" if total > uncached else ""
-    st.info(f"Estimate: {len(inputs)} inputs × {len(summarizers)} summarizers = **{total} summaries**{cached}; "
+    st.info(f"Estimate: {counted(len(inputs), 'input')} × {counted(len(summarizers), 'summarizer')} = "
+            f"**{counted(total, 'summary')}**{cached}; "
             f"making them takes **{overall.describe()}** on this machine. Building the inputs and computing the "
             "measures come on top.")
     for estimate in estimates:

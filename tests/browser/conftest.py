@@ -119,4 +119,4 @@ def upload_article(page, app_url: str, path: Path) -> None:
     page.get_by_text("Upload a file", exact=True).click()
     wait_for_app(page)
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
-    expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("1 document ready: 1 article")).to_be_visible(timeout=30_000)

@@ -32,7 +32,7 @@ def test_upload_audit_compare_fightin_words_metrics_and_report(page, app_url, tm
     draws = page.get_by_label("Name draws per original (each gives one input per arm)")
     draws.fill("2")
     draws.press("Enter")
-    expect(page.get_by_text("5 inputs × 1 summarizers = 5 summaries")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("5 inputs × 1 summarizer = 5 summaries")).to_be_visible(timeout=30_000)
     wait_for_app(page)
     summarizers = page.get_by_test_id("stMultiSelect").filter(has_text="Summarizers").get_by_role("combobox")
     summarizers.click()

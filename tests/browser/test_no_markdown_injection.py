@@ -107,7 +107,7 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
 
     open_page(page, "Corpus")
     column, file_name = upload_hostile_csv(page, trap, names, tmp_path)
-    expect(page.get_by_text("1 documents ready: 1 articles")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("1 document ready: 1 article")).to_be_visible(timeout=30_000)
     assert_plain(page, trap, [column, f"{names['doc_id']} — {names['title']}", names["summary"]], "corpus",
                  screenshot)
 

@@ -102,7 +102,7 @@ def test_estimate_progress_per_summary_history_and_in_progress_notices(page, tmp
         select_only(page, "Perturbations", [])
         select_only(page, "Summarizers", ["smollm2"])
         estimate = page.get_by_test_id("stAlert").filter(has_text="Estimate:")
-        expect(estimate).to_contain_text("6 inputs × 1 summarizers = 6 summaries", timeout=60_000)
+        expect(estimate).to_contain_text("6 inputs × 1 summarizer = 6 summaries", timeout=60_000)
         estimate.scroll_into_view_if_needed()
         expect(page.get_by_text(re.compile("smollm2: no measurement on this machine yet, default guess"))) \
             .to_be_visible()

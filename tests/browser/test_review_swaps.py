@@ -32,7 +32,7 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
         draws.fill("1")
         draws.press("Enter")
         estimate = page.get_by_test_id("stAlert").filter(has_text="Estimate:")
-        expect(estimate).to_contain_text("46 inputs × 1 summarizers", timeout=60_000)
+        expect(estimate).to_contain_text("46 inputs × 1 summarizer", timeout=60_000)
         wait_for_app(page)
 
         review = page.get_by_role("heading", name="Review the swaps")
@@ -67,7 +67,7 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
         option.click()
         page.keyboard.press("Escape")
         wait_for_app(page)
-        expect(estimate).to_contain_text("43 inputs × 1 summarizers", timeout=60_000)
+        expect(estimate).to_contain_text("43 inputs × 1 summarizer", timeout=60_000)
         expect(page.get_by_text("28 inputs from 14 originals; content words not swapped.")).to_be_visible()
         expect(page.get_by_text("Excluded: " + RIVERMOUTH)).to_be_visible()
         top(review)
