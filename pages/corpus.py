@@ -25,7 +25,8 @@ if documents:
                "Go to **Audit** to choose perturbations and summarizers.")
     foreign = non_english_documents(documents)
     if foreign:
-        st.warning(f"{counted(len(foreign), 'document')} {plural(len(foreign), 'does')} not look like English: {md_escape(', '.join(foreign[:10]))}"
+        st.warning(f"{counted(len(foreign), 'document')} {plural(len(foreign), 'does')} not look like English: "
+                   f"{md_escape(', '.join(foreign[:10]))}"
                    f"{' …' if len(foreign) > 10 else ''}. The language model, name lists and word lists are "
                    "English-only, so perturbations will find no people in them and skip them.")
     st.dataframe(pd.DataFrame([{

@@ -107,7 +107,7 @@ def test_a_non_english_upload_loads_with_a_warning(app):
     app.radio(key="corpus_choice").set_value("Upload a file").run()
     app.file_uploader(key="corpus_upload").upload("artikel.txt", GERMAN.encode(), "text/plain").run()
     assert not app.exception
-    assert "1 document(s) do not look like English: artikel" in app.warning[0].value
+    assert "1 document does not look like English: artikel" in app.warning[0].value
 
 
 def test_race_name_source_defaults_to_bbq_with_its_attribution_and_no_threshold_sliders(app):
