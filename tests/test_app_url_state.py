@@ -177,3 +177,19 @@ def test_a_new_session_with_the_tabs_token_gets_the_upload_back_in_the_same_brow
     assert other.session_state["corpus_name"] != "council.txt"
     assert all(d.id != "council" for d in other.session_state["documents"])
     assert other.query_params.get("ws") != token  # the link's token gave way to the session's own
+
+
+def test_compare_choices_in_the_url_do_not_follow_the_analyst_to_another_page(tmp_path, monkeypatch):
+    run_id = demo_store_path(tmp_path, monkeypatch)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    for key, value in {"run": run_id, "compare_perturbation": "sentiment", "compare_summarizers": "textrank",
+                       "evidence_a": "x", "evidence_b": "y"}.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.switch_page("pages/summarize.py").run()
+    assert not at.exception
+    assert not [key for key in at.query_params if key.startswith(("compare_", "evidence_", "fw_", "metrics_"))]
+    assert run_id in str(at.query_params.get("run"))
