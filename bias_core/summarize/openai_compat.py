@@ -30,7 +30,6 @@ from bias_core.summarize.base import (
     clean_output,
     register,
 )
-from bias_core.summarize.bounded_http import AnswerRefused, RequestLimits
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.validation import SEED
 
@@ -108,6 +107,8 @@ class OpenAICompatibleSummarizer(Summarizer):
         if self._client is None:
             from openai import DefaultHttpxClient, OpenAI
 
+            from bias_core.summarize.bounded_http import RequestLimits  # imported where used, as openai is
+
             self._client = OpenAI(
                 base_url=self.base_url,
                 api_key=(os.environ.get(self.api_key_env) if self.api_key_env else None) or "not-set",
@@ -120,6 +121,8 @@ class OpenAICompatibleSummarizer(Summarizer):
 
     def _one(self, item: Input) -> SummaryOutcome:
         import openai
+
+        from bias_core.summarize.bounded_http import AnswerRefused, RequestLimits
 
         message, prompt_id = build_prompt(item, self.prompt)
         started = time.perf_counter()
