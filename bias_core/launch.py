@@ -1,8 +1,8 @@
 """Start an audit in its own process, so a long run is not tied to a browser tab (or to the app's server).
 
 The app writes the corpus and the config next to the store (``corpora/``, ``configs/``, with the worker's log in
-``logs/``), creates the run (so it can show it at once) and starts `python -m bias_core audit --run ID` detached. The worker resumes exactly that run, because its config hash
-matches; progress is read back from the store. The config is validated here first, with the same function the CLI
+``logs/``), creates the run (so it can show it at once) and starts `python -m bias_core audit --run ID` detached. The
+worker resumes exactly that run, because its config hash matches; progress is read back from the store. The config is validated here first, with the same function the CLI
 and the worker use, so a bad config is refused with the same message and creates no run.
 """
 
