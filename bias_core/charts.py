@@ -95,8 +95,11 @@ def _title(measure: str) -> str:
     return sem.name or measure.replace("_", " ")
 
 
-def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None) -> go.Figure:
-    """A horizontal dot-and-whisker plotly chart of one measure across summarizers × perturbations (the app)."""
+def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: str | None = None,
+                   title: bool = True) -> go.Figure:
+    """A horizontal dot-and-whisker plotly chart of one measure across summarizers × perturbations (the app).
+    ``title=False`` leaves the title to the page (Metrics heads each chart itself); the mode bar stands upright at
+    the right edge either way, so it never covers a title."""
     data = chart_data(results, measure, ci_kind=ci_kind)
     figure = go.Figure()
     if data.rows:
@@ -128,9 +131,10 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
     figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
     note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in data.undefined)
     figure.update_layout(
-        title={"text": html.escape(_title(measure))},
+        title={"text": html.escape(_title(measure))} if title else None,
         height=max(220, 60 + 42 * len(data.rows)) + 18 * len(data.undefined),
-        margin={"l": 10, "r": 10, "t": 50, "b": 50 + 18 * len(data.undefined)},
+        margin={"l": 10, "r": 40, "t": 50 if title else 30, "b": 50 + 18 * len(data.undefined)},
+        modebar={"orientation": "v"},
         xaxis_title=f"{_axis_label(measure)} (95% CI)", template="plotly_white",
     )
     if data.log:

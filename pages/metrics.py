@@ -154,7 +154,7 @@ for name in chosen:
     st.subheader(name.replace("_", " "))
     st.caption(ONE_LINERS.get(name, ""))
     if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
-        st.plotly_chart(measure_figure(rows, name), width="stretch", key=f"chart_{name}")
+        st.plotly_chart(measure_figure(rows, name, title=False), width="stretch", key=f"chart_{name}")
     elif rows and not any(r.is_defined for r in rows):
         st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
@@ -191,7 +191,8 @@ for name in chosen:
                     go.Bar(name="summaries p_y", x=ticks, y=[distributions[v]["p_y"] for v in values]),
                 ])
                 ratios = ", ".join(f"{tick}: {distributions[v]['ratio']:.2f}" for tick, v in zip(ticks, values))
-                figure.update_layout(barmode="group", height=300, template="plotly_white", margin={"t": 30},
+                figure.update_layout(barmode="group", height=320, template="plotly_white", margin={"t": 60, "r": 40},
+                                     modebar={"orientation": "v"},
                                      title=f"{html.escape(r.summarizer)} · {html.escape(r.perturbation)}: value "
                                            f"shares (Zhang et al. Fig. 4); p_y/p_x = {ratios}")
                 # One chart per result: a summarizer has a BUR row per perturbation (identity and sentiment).
