@@ -187,7 +187,7 @@ applicable = applicable_measures([p.name for p in perturbations], articles=news 
 # A choice kept from another corpus or setup may name a measure that no longer applies; the widget needs its options.
 if "audit_measures" in st.session_state:
     st.session_state["audit_measures"] = [m for m in st.session_state["audit_measures"] if m in applicable]
-measures = st.multiselect("Measures (none chosen: every measure listed here)", applicable, default=[],
+measures = st.multiselect("Measures (none chosen: every measure listed here)", applicable,
                           format_func=in_words, key="audit_measures",
                           help="Only the measures this corpus, these perturbations and summarizers can compute. See "
                                "docs/measures.md for each measure's formula and paper.")

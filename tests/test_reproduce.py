@@ -50,3 +50,15 @@ def test_a_mismatch_is_shown_with_its_difference():
     table = format_table(Reproduction(cells=[Cell("P", "T", "gpt-4", "bur", 20.27, 21.4667)]))
     assert "| P | T | gpt-4 | bur | 20.27 | 21.47 | +1.20 |" in table
     assert "0 of 1 published numbers reproduced exactly" in table
+
+
+def test_fairsumm_cells_pair_each_published_table_10_cell_with_its_recomputation(monkeypatch, tmp_path):
+    from bias_core.measures import fairsumm_ngram
+    from bias_core.reproduce import fairsumm_cells
+
+    recomputed = {"GPT-4": {"BUR": 20.2667, "UER": 2.5012}, "Alpaca": {"BUR": 34.4667, "UER": 3.7}}
+    monkeypatch.setattr(fairsumm_ngram, "table10_cells", lambda folder: recomputed)
+    cells = {(cell.row, cell.measure): cell for cell in fairsumm_cells(tmp_path)}
+    assert set(cells) == {("GPT-4", "BUR"), ("GPT-4", "UER"), ("Alpaca", "BUR"), ("Alpaca", "UER")}
+    assert cells[("GPT-4", "BUR")].matches and cells[("GPT-4", "BUR")].published == 20.27
+    assert cells[("Alpaca", "UER")].difference == -0.01
