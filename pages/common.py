@@ -67,6 +67,12 @@ def corpus_picker() -> list[Document] | None:
     """Let the analyst choose a demo corpus or upload one (with CSV column mapping); the choice is kept in the
     session, so every page works on the same documents."""
     options = [*DEMO_CORPORA, "Upload a file"]
+    if "corpus_choice" not in st.session_state and st.session_state.get("corpus_name"):
+        # Streamlit forgets a widget's state when its page is left; the corpus itself is kept in the session, so
+        # coming back shows the corpus in use instead of the first option (which would replace an upload with the
+        # demo articles, and the next audit would audit the demo).
+        name = st.session_state["corpus_name"]
+        st.session_state["corpus_choice"] = name if name in DEMO_CORPORA else "Upload a file"
     choice = st.radio("Corpus", options, horizontal=True, key="corpus_choice")
     if choice != "Upload a file":
         if st.session_state.get("corpus_name") != choice:

@@ -17,7 +17,7 @@ def app():
 
 def test_app_opens_on_the_corpus_page_with_the_demo_articles(app):
     assert app.title[0].value == "Corpus"
-    assert "16 documents ready: 16 articles" in app.success[0].value
+    assert "16 documents ready: 16 articles." in app.success[0].value
     assert len(app.dataframe[0].value) == 16
 
 
@@ -76,7 +76,7 @@ def test_an_uploaded_article_becomes_the_corpus(app):
     app.file_uploader(key="corpus_upload").upload("council.txt", b"Mayor Robert Moore said he will resign.",
                                                   "text/plain").run()
     assert not app.exception
-    assert "1 documents ready: 1 articles" in app.success[0].value
+    assert "1 document ready: 1 article" in app.success[0].value
     assert app.session_state["documents"][0].id == "council"
 
 
@@ -200,3 +200,18 @@ def test_the_audit_page_lists_in_words_only_the_measures_the_setup_computes(app)
     app.switch_page("pages/audit.py").run()
     options = app.multiselect(key="audit_measures").options
     assert "binary unfair rate (BUR)" in options and not any("distinguishability" in o for o in options)
+
+
+def test_going_back_to_corpus_keeps_the_upload_and_the_audit_audits_it(app):
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("council.txt", b"Mayor Robert Moore said he will resign.",
+                                                  "text/plain").run()
+    app.switch_page("pages/audit.py").run()
+    assert "council.txt" in app.markdown[0].value
+    app.switch_page("pages/corpus.py").run()
+    assert not app.exception
+    assert app.radio(key="corpus_choice").value == "Upload a file"
+    assert app.session_state["corpus_name"] == "council.txt"
+    app.switch_page("pages/audit.py").run()
+    assert "council.txt" in app.markdown[0].value and "1 article" in app.markdown[0].value
+    assert [d.id for d in app.session_state["documents"]] == ["council"]
