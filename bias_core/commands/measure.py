@@ -64,7 +64,8 @@ def add_parser(subparsers) -> None:
                              f"{', '.join(PAIRED_IDENTIFIER_CHOICES)} (default {DEFAULT_PAIRED_IDENTIFIERS}: Steen & "
                              f"Markert's Table 10 pairs, husband and wife apart) or a male<TAB>female file")
     parser.add_argument("--include-degenerate", action="store_true",
-                        help="keep degenerate summaries (empty, separator runs, repetition loops, prompt echoes) in the measures; "
+                        help="keep degenerate summaries (empty, separator runs, repetition loops, prompt echoes) "
+                             "in the measures; "
                              "by default they are left out and counted")
     parser.add_argument("--steen-markert-rules", default="summbias", choices=("summbias", "authors"),
                         help="Steen & Markert's measures: summbias's rules (default) or those of the authors' released "
