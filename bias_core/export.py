@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bias_core.charts import measure_svg
+from bias_core.compare import is_unit_composition
 from bias_core.diff import expected_words, word_diff
 from bias_core.errors import InputError
 from bias_core.findings import (CALIBRATION_DOC, PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, controls, findings,
@@ -138,25 +139,60 @@ def _diff_html(tokens, side: str) -> str:
     return " ".join(out)
 
 
-def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, limit: int = 12) -> list[str]:
+def _units_html(item, summary_text: str) -> str:
+    """A unit-composition summary as the Compare page shows it: each summary sentence with the unit (and value) it
+    comes from, then the value shares of the input and of the summary. A word diff between summaries of inputs that
+    hold different units would mostly show the units' own differences, which is why Compare does not use one."""
+    from bias_core.compare import unit_coverage
+
     e = html.escape
-    parts = []
+    coverage = unit_coverage(item, summary_text)
+    lines = [f"<li>{e(match.sentence)} <small>— "
+             + (f"unit {match.unit_index + 1}, value {e(str(match.value))}" if match.unit_index is not None
+                else "from no single unit") + "</small></li>" for match in coverage.matches]
+    shares = ", ".join(f"{e(str(value))}: input {coverage.input_shares.get(value, 0.0):.0%}, summary "
+                       f"{coverage.summary_shares.get(value, 0.0):.0%}"
+                       for value in sorted(coverage.input_shares.keys() | coverage.summary_shares.keys()))
+    return f"<ol>{''.join(lines)}</ol><small>Value shares: {shares}</small>"
+
+
+def evidence_anchors(rows: list[Finding], limit: int = 12) -> dict[tuple[str, str, str], str]:
+    """The evidence pairs the report shows (the significant findings' pairs, else the first four), each with its
+    anchor id, keyed by (summarizer, input a, input b): the findings table links each row to its pair."""
     shown = [f for f in rows if f.evidence is not None and f.verdict.significant] or \
         [f for f in rows if f.evidence is not None][:4]
-    seen = set()
+    anchors: dict[tuple[str, str, str], str] = {}
     for finding in shown:
+        key = (finding.summarizer, finding.evidence.input_a, finding.evidence.input_b)
+        if key not in anchors and len(anchors) < limit:
+            anchors[key] = f"evidence-{len(anchors) + 1}"
+    return anchors
+
+
+def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, anchors: dict) -> list[str]:
+    e = html.escape
+    parts = []
+    done = set()
+    for finding in rows:
         pair = finding.evidence
-        key = (finding.summarizer, pair.input_a, pair.input_b)
-        if key in seen or len(seen) >= limit:
+        key = None if pair is None else (finding.summarizer, pair.input_a, pair.input_b)
+        if key not in anchors or key in done:
             continue
-        seen.add(key)
+        done.add(key)
         text_a = summaries.get((pair.input_a, finding.summarizer), "")
         text_b = summaries.get((pair.input_b, finding.summarizer), "")
         items = [inputs[i] for i in (pair.input_a, pair.input_b) if i in inputs]
+        head = (f"<h3 id='{anchors[key]}'>{e(finding.sentence)}</h3><p>Original <code>{e(pair.original_id)}</code>: "
+                f"{e(pair.why)}.")
+        if len(items) == 2 and all(is_unit_composition(item) for item in items):
+            parts.append(f"{head} The two inputs hold different units, so each summary is shown with the unit "
+                         f"every sentence comes from, as on Compare.</p><div class='diff'><div><b>{e(pair.input_a)}"
+                         f"</b><br>{_units_html(items[0], text_a)}</div><div><b>{e(pair.input_b)}</b><br>"
+                         f"{_units_html(items[1], text_b)}</div></div>")
+            continue
         tokens = word_diff(text_a, text_b, expected_words(*items))
-        parts.append(f"<h3>{e(finding.sentence)}</h3><p>Original <code>{e(pair.original_id)}</code>: "
-                     f"{e(pair.why)}. Highlighted words are changes the model made; grey ones are the "
-                     f"perturbation's own swaps.</p><div class='diff'><div><b>{e(pair.input_a)}</b><br>"
+        parts.append(f"{head} Highlighted words are changes the model made; grey ones are the perturbation's own "
+                     f"swaps.</p><div class='diff'><div><b>{e(pair.input_a)}</b><br>"
                      f"{_diff_html(tokens, 'delete')}</div><div><b>{e(pair.input_b)}</b><br>"
                      f"{_diff_html(tokens, 'insert')}</div></div>")
     return parts
@@ -201,8 +237,12 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         parts.append("<table id='findings'><tr><th>finding</th><th>effect (95% interval)</th><th>measure</th>"
                      "<th>perturbation</th><th>n</th><th>beyond noise floor</th><th>survives correction</th>"
                      "<th>verdict</th><th>evidence</th></tr>")
+        anchors = evidence_anchors(rows)
         for f in rows:
-            evidence = (f"{e(f.evidence.input_a)} vs {e(f.evidence.input_b)}" if f.evidence else "—")
+            key = None if f.evidence is None else (f.summarizer, f.evidence.input_a, f.evidence.input_b)
+            evidence = "—" if f.evidence is None else f"{e(f.evidence.input_a)} vs {e(f.evidence.input_b)}"
+            if key in anchors:
+                evidence = f"<a href='#{anchors[key]}'>{evidence}</a>"
             parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
                          f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}"
                          + (f"<br><small>Context (descriptions, not tests): {e('; '.join(f.context))}</small>"
@@ -215,7 +255,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         parts.append("</table>")
         by_id = {item.id: item for item in inputs}
         texts = {(s.input_id, s.summarizer): s.text for s in summaries}
-        evidence_parts = _evidence_html(rows, by_id, texts)
+        evidence_parts = _evidence_html(rows, by_id, texts, anchors)
         if evidence_parts:
             parts.append("<h2 id='evidence'>Evidence: where the summaries differ most</h2>")
             parts += evidence_parts

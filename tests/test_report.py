@@ -62,3 +62,33 @@ def test_every_summarizer_perturbation_and_measure_named_is_explained(tmp_path):
                  "feature importance for lexical bias (SFPI)"):
         assert f"<li><b>{name}</b>: " in glossary
     assert "trained inside summbias" in glossary and "model&lt;script&gt;" in glossary
+
+
+def test_the_findings_table_links_each_row_to_its_evidence_pair_shown_inline(tmp_path):
+    import re
+
+    from bias_core.demo import ensure_demo_run
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    report = html_report(store, ensure_demo_run(store))
+    anchors = set(re.findall(r"<a href='#(evidence-\d+)'>", report))
+    assert anchors and all(f"<h3 id='{anchor}'>" in report for anchor in anchors)
+
+
+def test_review_evidence_shows_the_unit_each_sentence_comes_from_not_a_word_diff(tmp_path):
+    from bias_core.demo import ensure_demo_run
+    from bias_core.export import _evidence_html, evidence_anchors
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = ensure_demo_run(store)
+    inputs = {item.id: item for item in store.inputs(run_id)}
+    summaries = {(s.input_id, s.summarizer): s.text for s in store.summaries(run_id)}
+    rows = [f for f in findings(store.measures(run_id), list(inputs.values()), store.summaries(run_id))
+            if f.perturbation == "sentiment" and f.evidence is not None]
+    assert rows
+    anchors = {key: f"evidence-{i}" for i, key in enumerate(
+        {(f.summarizer, f.evidence.input_a, f.evidence.input_b) for f in rows[:1]}, start=1)}
+    [html_part] = _evidence_html(rows[:1], inputs, summaries, anchors)
+    assert "the unit every sentence comes from" in html_part and "Value shares:" in html_part
+    assert "<del>" not in html_part and "<ins>" not in html_part
+    assert evidence_anchors(rows[:1]) == anchors
