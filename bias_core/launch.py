@@ -12,6 +12,7 @@ import hashlib
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from bias_core.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
@@ -58,6 +59,9 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
     with log_file.open("ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    start_new_session=True)
+    # The app's server is the worker's parent: a thread waits for it, so a finished worker is reaped at once instead
+    # of staying a zombie under the server for as long as the server runs.
+    threading.Thread(target=process.wait, name=f"reap-worker-{run_id}", daemon=True).start()
     store.update_run(run_id, status="running", stage="starting", worker_pid=process.pid, message=None)
     return run_id
 

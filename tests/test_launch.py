@@ -28,3 +28,24 @@ def test_a_launched_audit_completes_in_a_worker_process_on_the_same_run(tmp_path
     while time.time() < deadline and store.get_run(run_id).worker_alive:
         time.sleep(0.2)
     assert not store.get_run(run_id).worker_alive
+
+
+def test_a_finished_worker_is_reaped_and_leaves_no_zombie_under_the_app(tmp_path, demo_news):
+    import os
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=[StageSpec("lead-3")], name="reaped")
+    run_id = launch_audit(config, demo_news[:1], store, cache_path=tmp_path / "cache.sqlite")
+    pid = store.get_run(run_id).worker_pid
+    deadline = time.time() + 120
+    while time.time() < deadline and store.get_run(run_id).status == "running":
+        time.sleep(0.5)
+    assert store.get_run(run_id).status == "completed"
+    gone = False
+    while time.time() < deadline and not gone:
+        try:
+            os.kill(pid, 0)  # succeeds for a live process and for a zombie no one has waited for
+            time.sleep(0.2)
+        except ProcessLookupError:
+            gone = True
+    assert gone, f"worker {pid} still exists after its run completed (a zombie?)"
