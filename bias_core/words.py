@@ -4,7 +4,7 @@ from __future__ import annotations
 
 # Words whose plural is not the singular + "s" (a verb after a count takes its plural-subject form).
 IRREGULAR = {"summary": "summaries", "set of units": "sets of units", "entity": "entities", "this": "these",
-             "does": "do", "mentions": "mention",
+             "does": "do", "mentions": "mention", "its": "their",
              "was": "were", "is": "are", "echo": "echoes"}
 
 

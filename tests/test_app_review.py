@@ -38,7 +38,7 @@ def test_the_review_comes_after_perturbations_with_the_checklist_and_a_highlight
     assert any(m.value == "30 inputs from 15 originals; content words not swapped." for m in audit.markdown)
     assert _check_line(audit, "Leftover gendered words").startswith(":orange[:material/warning:]")
     assert _check_line(audit, "Leftover pronouns").startswith(":green[:material/check_circle:]")
-    assert "1 originals" in _check_line(audit, "Originals skipped")
+    assert "1 original skipped" in _check_line(audit, "Originals skipped")
     samples = [e for e in audit.expander if "/gender-glob/s0/" in e.label]
     assert len(samples) == 3
     highlighted = [m.value for m in audit.markdown if "background:#dbe9ff" in m.value]
@@ -121,3 +121,12 @@ def test_doubtful_swaps_come_first_open_with_their_sentences_and_a_name_left_uns
     assert info.reports["review"]["excluded_entities"] == {"news-02-sports-comets-overtime": ["Jada Simmons"]}
     kept = [item for item in store.inputs(info.id) if item.original_id == jada[0] and item.perturbation != "identity"]
     assert kept and all("Jada Simmons" in item.text for item in kept)
+
+
+def test_the_skip_line_of_a_review_counts_originals_that_gave_only_part_of_their_inputs():
+    app = open_app("pages/corpus.py")
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception, app.exception
+    line = _check_line(app, "Originals skipped").replace("\\", "")
+    assert line.startswith(":blue[") and line.endswith("3 originals gave only part of their inputs")

@@ -21,6 +21,7 @@ from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
 from bias_core.errors import BiasCoreError
 from bias_core.records import Document, Input
 from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, Example, review_inputs, sample_inputs
+from bias_core.words import counted, plural
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
 EXCLUDE_KEY = "review_exclude"
@@ -135,7 +136,8 @@ def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: 
         with tab:
             words = "" if perturbation.content_words is None else \
                 f"; content words {'swapped' if perturbation.content_words else 'not swapped'}"
-            st.markdown(md_escape(f"{perturbation.n_inputs} inputs from {perturbation.n_originals} originals{words}."))
+            st.markdown(md_escape(f"{counted(perturbation.n_inputs, 'input')} from "
+                                  f"{counted(perturbation.n_originals, 'original')}{words}."))
             for check in perturbation.checks:
                 _show_check(perturbation.perturbation, check)
             st.markdown(f"**Sample** ({md_escape(len(sample.get(perturbation.perturbation, [])))} inputs, seed "
@@ -149,7 +151,12 @@ def _show_check(perturbation: str, check: Check) -> None:
     and listed open, with their sentences."""
     levels = [example.note.split(":", 1)[0] for example in check.examples] if check.key == "doubtful_swaps" else []
     if check.key == "skipped":
-        icon, counts = (INFO, f"{check.originals} originals") if check.originals else (PASSED, "none")
+        # The examples also list originals that gave only part of their inputs: those are no "none" either.
+        partial = len(check.examples) - check.originals
+        parts = [counted(check.originals, "original") + " skipped" if check.originals else "",
+                 counted(partial, "original") + f" gave only part of {plural(partial, 'its')} inputs" if partial else ""]
+        shown = "; ".join(part for part in parts if part)
+        icon, counts = (INFO, shown) if shown else (PASSED, "none")
     elif check.passed:
         icon, counts = PASSED, "none"
     elif levels:
@@ -157,7 +164,8 @@ def _show_check(perturbation: str, check: Check) -> None:
         counts = (f"{levels.count('low')} low and {levels.count('medium')} medium confidence names, "
                   f"{check.occurrences} swaps in {check.inputs} inputs of {check.originals} originals")
     else:
-        icon, counts = FOUND, f"{check.occurrences} in {check.inputs} inputs of {check.originals} originals"
+        icon, counts = FOUND, (f"{check.occurrences:,} in {counted(check.inputs, 'input')} of "
+                               f"{counted(check.originals, 'original')}")
     st.markdown(f"{icon} **{md_escape(check.title)}**: {md_escape(counts)}")
     st.caption(md_escape(check.how))
     if check.examples:
