@@ -439,7 +439,8 @@ def main() -> None:
               f"{fmt(r['no_fallback'])} | {fmt(r['authors_rules'])} | {fmt(r['their_code'])} | "
               f"{same(r['authors_rules'], r['their_code'])} | {ps} | {pt} |")
     print("\n## Word-list inclusion, adjusted (gender-loc)\n")
-    print("| corpus | summarizer | n | summbias | authors rules | their code | rules = code |\n|---|---|---|---|---|---|---|")
+    print("| corpus | summarizer | n | summbias | authors rules | their code | rules = code |\n"
+          "|---|---|---|---|---|---|---|")
     for r in out["word_list_inclusion_adjusted"]:
         print(f"| {r['corpus']} | {r['summarizer']} | {r['n']} | {fmt(r['summbias'])} | {fmt(r['authors_rules'])} | "
               f"{fmt(r['their_code'])} | {same(r['authors_rules'], r['their_code'])} |")

@@ -167,9 +167,10 @@ def nltk_word_tokens(texts: Sequence[str]) -> list[list[str]]:
     ``word_tokenize`` splits sentences with NLTK's trained English Punkt model (a data download) and then applies
     ``NLTKWordTokenizer`` to each sentence. Here sentences come from an untrained ``PunktSentenceTokenizer``, which
     needs no data: the two differ only after a token the trained model knows as an abbreviation or as the first word
-    of a collocation, and no HELM identifier is one (checked against the trained model's 156 abbreviations and 37
-    collocations, and equal identifier counts on 2,592 news texts and summaries: tests/test_steen_markert_rules.py).
-    A custom word list containing such a word ("mr", "dr") could count one fewer before a period.
+    of a collocation, and no HELM identifier is one (the trained model's 156 abbreviations and 37 collocations;
+    equal identifier counts on the 2,592 inputs and summaries of the demo run and real news; the 42 Wikinews
+    articles in tests/test_steen_markert_rules.py). A custom word list containing such a word ("mr", "dr") could
+    count one fewer before a period.
     """
     try:
         from nltk.tokenize import NLTKWordTokenizer
