@@ -27,6 +27,7 @@ float32 embeddings (the same texts encoded in other batches).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import gzip
 import io
@@ -34,6 +35,7 @@ import json
 import math
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -81,6 +83,7 @@ def load_authors(source: Path) -> SimpleNamespace:
         archive = subprocess.run(["git", "--git-dir", str(source), "archive", "HEAD", "summarybias"],
                                  capture_output=True, check=True).stdout
         folder = Path(tempfile.mkdtemp(prefix="summary_bias_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
     sys.path.insert(0, str(folder))
