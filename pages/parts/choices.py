@@ -27,13 +27,21 @@ def _run() -> str | None:
 
 def recall(page: str) -> None:
     """Before ``page`` runs, when the analyst arrives on it from another page: the choices last made on it for this
-    run come back, except those the URL names. (Reruns on the page keep what was just chosen.)"""
+    run come back, except those the URL names, which take the URL's value. (Reruns on the page keep what was just
+    chosen.)"""
     arrived = st.session_state.get(LAST_PAGE) != page
     st.session_state[LAST_PAGE] = page
     if not arrived:
         return
     _drop_other_pages_parameters(page)
     remembered = st.session_state.get(MEMORY, {}).get((page, _run()), {})
+    prefix = PAGES.get(page)
+    if prefix is not None:
+        # A link that names a choice defines the view: a value this session still holds for it from the last visit
+        # (Streamlit keeps a bound widget's state while its page is away) would otherwise win over the URL, and an
+        # evidence link would open the previous pair's original.
+        for key in [key for key in st.query_params if key.startswith(prefix)]:
+            st.session_state.pop(key, None)
     for key, value in remembered.items():
         if key not in st.query_params:
             st.session_state[key] = value

@@ -5,6 +5,7 @@ artifacts/screenshots/overview-*.png; the time from clicking "Overview" to the r
 
 from __future__ import annotations
 
+import json
 import time
 from urllib.parse import parse_qs, urlparse
 
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 
 from bias_core.demo import ensure_demo_run
 from bias_core.findings import run_findings
+from bias_core.labels import variant_labels
 from bias_core.store import RunStore
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
@@ -134,3 +136,36 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
         assert 0 <= position < evidence_section, finding.sentence
     assert body.index(found[0].sentence) < body.index("Details by measure")
     screenshot("overview-5-report", viewer)
+
+
+def test_every_evidence_link_of_the_demo_overview_opens_its_own_pair(page, demo_app):
+    url, store_path = demo_app
+    store = RunStore(store_path)
+    run_id = ensure_demo_run(store)
+    inputs = store.inputs(run_id)
+    store.close()
+    original_of = {item.id: item.original_id for item in inputs}
+    page.goto(url)
+    findings_rendered(page)
+    links = page.locator(f"{FINDINGS_TABLE} [data-testid=stPageLink] a:visible")
+    hrefs = list(dict.fromkeys(links.nth(i).get_attribute("href") for i in range(links.count())))
+    assert hrefs
+    main = page.get_by_test_id("stMain")
+    for index, href in enumerate(hrefs):
+        params = {key: values[0] for key, values in parse_qs(urlparse(href).query).items()}
+        if index:
+            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview", exact=True).click()
+            findings_rendered(page)
+        link = page.locator(f"{FINDINGS_TABLE} [data-testid=stPageLink] a:visible").filter(
+            has=None).locator(f"xpath=self::*[@href={json.dumps(href)}]").first
+        link.scroll_into_view_if_needed()
+        link.click()
+        wait_for_app(page, timeout=120_000)
+        expect(main.get_by_role("combobox", name="Original (most different first)")).to_have_value(
+            params["compare_original"], timeout=60_000)
+        # Compare's labels of that original's variants (bias_core.labels, what the page shows).
+        labels = variant_labels(item for item in inputs if item.original_id == original_of[params["evidence_a"]])
+        expect(main.get_by_role("combobox", name="Variant A")).to_have_value(labels[params["evidence_a"]])
+        expect(main.get_by_role("combobox", name="Variant B")).to_have_value(labels[params["evidence_b"]])
+        no_exception(page)
+    print(f"\n{len(hrefs)} evidence links each opened their own pair")
