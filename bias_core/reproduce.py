@@ -141,6 +141,11 @@ UNREACHABLE = [
                 "files the repository snapshot here does not hold; Amazon's GPT-4 and Alpaca outputs are released and "
                 "its inputs could be rebuilt from the GPT-4 prompts as Yelp's were, but that rebuild (and a check "
                 "against the authors' code) is not done yet"),
+    Unreachable("Steen & Markert 2024", "all tables (Tables 1-9, 12-13, 16-17, 19-20)",
+                "julmaxi/summary_bias releases code and name files but no input, summary, parse or result file "
+                "(OntoNotes is licensed by the LDC); what can be compared is: its Table 10 word lists equal "
+                "summbias's, and steen_markert_rules = \"authors\" gives its code's numbers on the same inputs "
+                "(45 of 45 cells, benchmarks/steen_markert_side_by_side.py)"),
     Unreachable("Zhou & Tan 2023", "all tables (feature t-tests, HIGHSIM / LOWSIM Fightin' Words)",
                 "the released original and replaced summaries are on Harvard Dataverse "
                 "(doi:10.7910/DVN/SHEVDA), which this build cannot reach (no network but the package registries); "
