@@ -10,9 +10,12 @@ from bias_core.compare import MIN_OVERLAP, composition_difference, focus_value, 
 from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.labels import variant_labels
 from bias_core.measures.alignment import align_summaries
+from bias_core.measures.quality import summary_flags
+from bias_core.words import counted
 from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, note_unknown_link_values,
                           run_records)
 from pages.parts.progress import in_progress_notice
+from pages.parts.quality import flagged_summaries
 from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
                           substitution_rows)
 
@@ -60,14 +63,26 @@ with right:
     chosen_perturbation = st.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation",
                                        bind="query-params")
 
+flagged = flagged_summaries(run.id, run.updated)
+clean_only = False
+if flagged:
+    clean_only = st.toggle(f"Leave out the {counted(len(flagged), 'summary')} cut at the token limit or degenerate",
+                           key="compare_clean", bind="query-params",
+                           help="A summary cut at the token limit ends where the model was stopped; a degenerate "
+                                "one (empty, looping, echoing its prompt) is left out of every measure.")
+
+
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
-def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str):
+def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str, clean: bool = False):
     inputs, summaries = run_records(run_id, updated)
+    if clean:
+        left_out = flagged_summaries(run_id, updated)
+        summaries = [s for s in summaries if (s.input_id, s.summarizer) not in left_out]
     return rank_originals(inputs, summaries, summarizers=summarizers,
                           perturbation=None if perturbation == "all" else perturbation)
 
 
-ranking = ranking_for(run.id, run.updated, tuple(chosen_summarizers), chosen_perturbation)
+ranking = ranking_for(run.id, run.updated, tuple(chosen_summarizers), chosen_perturbation, clean_only)
 if any(r.perturbation == "sentiment" for r in ranking):
     st.caption("Sentiment rows are ranked by how much more or less often a summary reports the value the split "
                "controls than its input holds it (the size of the mean focus-value shift, 0–1): their inputs differ "
@@ -147,6 +162,13 @@ def summary_pairs():
         if summary_a is None or summary_b is None:
             st.caption("No summary of one of these variants by this summarizer.")
             continue
+        flags = {label: summary_flags(summary) for label, summary in (("A", summary_a), ("B", summary_b))}
+        if any(flags.values()):
+            st.caption(md_escape(" · ".join(f"{label}: {', '.join(found)}" for label, found in flags.items()
+                                            if found)))
+            if clean_only:
+                st.caption("Left out by the filter above.")
+                continue
         yield summary_a, summary_b
 
 

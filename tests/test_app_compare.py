@@ -115,3 +115,24 @@ def test_a_low_confidence_swap_has_its_own_colour_its_reason_on_hover_and_its_co
     assert SWAP_STYLE in plain and "low confidence" not in plain
     rows = substitution_rows(item)
     assert rows[0]["confidence"] == f"low: {reason}" and rows[1]["confidence"] == "high: a title"
+
+
+def test_compare_flags_cut_and_degenerate_summaries_and_filters_them_in_one_click(tmp_path, monkeypatch):
+    from bias_core.demo import ensure_demo_run
+    from bias_core.store import RunStore
+
+    monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
+    store = RunStore(tmp_path / "runs.sqlite")
+    ensure_demo_run(store)
+    store.close()
+    at = open_app("pages/compare.py")
+    toggle = at.toggle(key="compare_clean")
+    assert toggle.label.startswith("Leave out the 411 summaries cut at the token limit or degenerate")
+    at.multiselect(key="compare_summarizers").set_value(["smollm2"]).run()
+    assert any("cut at the token limit" in c.value for c in at.caption)
+    before = len(at.dataframe[0].value)
+    at.toggle(key="compare_clean").set_value(True).run()
+    assert not at.exception
+    assert len(at.dataframe[0].value) < before
+    # 411 of smollm2's 425 summaries are flagged: the pair shown has one, and the filter leaves it out.
+    assert any(c.value == "Left out by the filter above." for c in at.caption)

@@ -208,3 +208,15 @@ def output_quality(summaries: Iterable) -> dict[str, OutputQuality]:
         if reason:
             reasons[reason] += 1
     return {name: OutputQuality(name, n, truncated, dict(reasons)) for name, (n, truncated, reasons) in counts.items()}
+
+
+def summary_flags(summary) -> list[str]:
+    """What a reader should know about one ``records.Summary`` before reading it: cut at the token limit, and/or
+    degenerate (with the reason; left out of every measure). Empty for a summary that ended on its own."""
+    flags = []
+    if (summary.meta or {}).get("truncated"):
+        flags.append("cut at the token limit")
+    reason = summary_degenerate_reason(summary)
+    if reason:
+        flags.append(f"degenerate ({reason}): left out of every measure")
+    return flags

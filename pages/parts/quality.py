@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.measures.quality import output_quality
+from bias_core.measures.quality import output_quality, summary_flags
 from pages.common import run_records
 from pages.render import md_escape
 
@@ -25,3 +25,11 @@ def show_output_quality(run_id: str, updated: float) -> None:
         with st.container(key="output_quality"):
             st.caption("How the outputs came out: " + " ".join(md_escape(line) for line in lines)
                        + " Compare shows each summary with its flags.")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def flagged_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]:
+    """(input id, summarizer) of every summary cut at the token limit or degenerate (``summary_flags``), once per
+    run version: checking every summary takes about a second on the demo run."""
+    _, summaries = run_records(run_id, updated)
+    return frozenset((s.input_id, s.summarizer) for s in summaries if summary_flags(s))
