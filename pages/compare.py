@@ -17,6 +17,7 @@ from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import flagged_summaries
 from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
+                          shown,
                           substitution_rows)
 
 st.title("Compare summaries")
@@ -138,14 +139,15 @@ with st.expander("Input texts with the perturbation's swaps highlighted (hover a
     entities = [{"variant": label, **entity.to_dict()} for label, item in (("A", item_a), ("B", item_b))
                 for entity in item.entities]
     if entities:
-        st.dataframe(pd.DataFrame(entities), hide_index=True, width="stretch")
+        st.dataframe(shown(pd.DataFrame(entities)), hide_index=True, width="stretch")
 
 # One expander per variant (Streamlit does not nest expanders): every swap with the evidence that made it a person.
 for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
     rows = substitution_rows(item)
     with column.expander(f"Substitutions ({len(rows)}) in {label}"):
         if rows:
-            st.dataframe(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS)), hide_index=True, width="stretch")
+            st.dataframe(shown(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS))), hide_index=True,
+                         width="stretch")
         else:
             st.caption("None: this variant is the unchanged original." if item.perturbation == "identity"
                        else "None.")

@@ -174,6 +174,19 @@ def rounded(frame, digits: int = 3) -> dict:
             for column in frame.columns if str(frame[column].dtype).startswith("float")}
 
 
+def shown(frame, blank: str = "—"):
+    """``frame`` for display: an empty cell of a text column (None, NaN) shows ``blank`` instead of the word
+    "None"; number columns keep their missing values (Streamlit leaves them empty)."""
+    import pandas as pd
+
+    frame = frame.copy()
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype == object or pd.api.types.is_string_dtype(series):
+            frame[column] = series.astype(object).where(series.notna(), blank)
+    return frame
+
+
 WORD_STYLE = "background:#d6e9ff;border-bottom:2px solid #2b6cb0;padding:0 1px;border-radius:2px"
 
 

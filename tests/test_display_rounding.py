@@ -28,3 +28,13 @@ def test_metrics_tables_keep_full_precision_in_the_data_they_show(monkeypatch):
     # The frames are not rounded (the display is): exports and the Runs page's downloads see every digit.
     assert any(len(repr(value)) > 8 for frame in frames for column in frame.columns
                if str(frame[column].dtype).startswith("float") for value in frame[column].dropna())
+
+
+def test_empty_text_cells_show_a_dash_not_the_word_none():
+    import pandas as pd
+
+    from pages.render import shown
+
+    frame = shown(pd.DataFrame({"label": [None, "PERSON"], "score": [1.0, None], "flag": [True, None]}))
+    assert list(frame["label"]) == ["—", "PERSON"] and list(frame["flag"]) == [True, "—"]
+    assert frame["score"].isna().tolist() == [False, True]  # numbers stay numbers (Streamlit shows an empty cell)
