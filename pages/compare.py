@@ -16,9 +16,8 @@ from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_
                           run_records)
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import flagged_summaries
-from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, highlighted_input, marked_names, md_escape,
-                          shown,
-                          substitution_rows)
+from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, for_display, highlighted_input, marked_names,
+                          md_escape, substitution_rows)
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "
@@ -139,15 +138,15 @@ with st.expander("Input texts with the perturbation's swaps highlighted (hover a
     entities = [{"variant": label, **entity.to_dict()} for label, item in (("A", item_a), ("B", item_b))
                 for entity in item.entities]
     if entities:
-        st.dataframe(shown(pd.DataFrame(entities)), hide_index=True, width="stretch")
+        st.dataframe(for_display(pd.DataFrame(entities)), hide_index=True, width="stretch")
 
 # One expander per variant (Streamlit does not nest expanders): every swap with the evidence that made it a person.
 for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
     rows = substitution_rows(item)
     with column.expander(f"Substitutions ({len(rows)}) in {label}"):
         if rows:
-            st.dataframe(shown(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS))), hide_index=True,
-                         width="stretch")
+            st.dataframe(for_display(pd.DataFrame(rows, columns=list(SUBSTITUTION_COLUMNS))),
+                         hide_index=True, width="stretch")
         else:
             st.caption("None: this variant is the unchanged original." if item.perturbation == "identity"
                        else "None.")

@@ -17,7 +17,7 @@ from pages.common import (current_run, fidelity_help, findings_for, measure_help
                           run_store)
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import show_output_quality
-from pages.render import md_escape, name_frequency_rows, rounded, shown
+from pages.render import for_display, md_escape, name_frequency_rows, rounded
 
 ONE_LINERS = {
     "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "
@@ -158,7 +158,7 @@ for name in chosen:
     elif rows and not any(r.is_defined for r in rows):
         st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
-        table = shown(result_table(rows))
+        table = for_display(result_table(rows))
         st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     measure_help(name)
 

@@ -174,7 +174,7 @@ def rounded(frame, digits: int = 3) -> dict:
             for column in frame.columns if str(frame[column].dtype).startswith("float")}
 
 
-def shown(frame, blank: str = "—"):
+def for_display(frame, blank: str = "—"):
     """``frame`` for display: an empty cell of a text column (None, NaN) shows ``blank`` instead of the word
     "None"; number columns keep their missing values (Streamlit leaves them empty)."""
     import pandas as pd

@@ -33,8 +33,8 @@ def test_metrics_tables_keep_full_precision_in_the_data_they_show(monkeypatch):
 def test_empty_text_cells_show_a_dash_not_the_word_none():
     import pandas as pd
 
-    from pages.render import shown
+    from pages.render import for_display
 
-    frame = shown(pd.DataFrame({"label": [None, "PERSON"], "score": [1.0, None], "flag": [True, None]}))
+    frame = for_display(pd.DataFrame({"label": [None, "PERSON"], "score": [1.0, None], "flag": [True, None]}))
     assert list(frame["label"]) == ["—", "PERSON"] and list(frame["flag"]) == [True, "—"]
     assert frame["score"].isna().tolist() == [False, True]  # numbers stay numbers (Streamlit shows an empty cell)
