@@ -13,8 +13,9 @@ from bias_core.measures.perspective import MATCHINGS, check_perspective_matching
 from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
+from bias_core.perturb.sentiment import SentimentConfig, corpus_values
 from bias_core.review import GENDER_KINDS
-from bias_core.words import counted_parts
+from bias_core.words import counted, counted_parts
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts import workspace
 from pages.parts.endpoints import endpoint_choice
@@ -77,6 +78,23 @@ def politician_pair_picker(documents) -> list[str]:
         (st.caption if only_a + only_b else st.warning)(md_escape(line if only_a + only_b else
                                                                   line + " It will give no input."))
     return pairs
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def sentiment_values(units: tuple[tuple[str, str, tuple], ...], source: str) -> dict[str, int]:
+    """The corpus's unit values under ``source`` with their counts (``perturb.sentiment.corpus_values``)."""
+    from bias_core.records import Document, Unit
+
+    if not units:  # articles only: no unit has a value to focus on
+        return {}
+    document = Document(id="corpus", units=[Unit(text, value or None, dict(extra)) for text, value, extra
+                                                      in units])
+    return corpus_values([document], SentimentConfig(value_source=source))
+
+
+def _units_key(documents) -> list[tuple[str, str, tuple]]:
+    return [(unit.text, "" if unit.value is None else str(unit.value), tuple(sorted((unit.extra or {}).items())))
+            for document in documents for unit in (document.units or [])]
 
 
 st.title("Audit")
@@ -151,6 +169,14 @@ for kind in chosen:
         if kind == "sentiment":
             source = st.selectbox("Value from", ["label", "stars", "vader", "vader-compound"], key="sent_source")
             params["value_source"] = source
+            values = sentiment_values(tuple(_units_key(documents)), source)
+            if values:
+                params["focus_value"] = st.selectbox(
+                    "Focus value (the ratios set its share of each input)", list(values),
+                    format_func=lambda value: f"{value} ({counted(values[value], 'unit')})", key="sent_focus",
+                    help=f"Default: {next(iter(values))}, the first value in order (pos before neg and neu; stars "
+                         "ascending). Perspective fairness compares how each value is represented; the focus value "
+                         "is the one whose share the inputs vary.")
             ratios = st.text_input("Share of the focus value per input", "0.2,0.5,0.8", key="sent_ratios")
             try:
                 params["ratios"] = [float(r) for r in ratios.split(",") if r.strip()]

@@ -215,3 +215,24 @@ def test_going_back_to_corpus_keeps_the_upload_and_the_audit_audits_it(app):
     app.switch_page("pages/audit.py").run()
     assert "council.txt" in app.markdown[0].value and "1 article" in app.markdown[0].value
     assert [d.id for d in app.session_state["documents"]] == ["council"]
+
+
+def test_the_sentiment_focus_value_is_a_stated_choice_from_the_corpus_values(app):
+    from bias_core.io import load_documents
+    from bias_core.perturb.sentiment import SentimentConfig, corpus_values
+
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception, app.exception
+    values = corpus_values(load_documents(REPO / "data" / "demo" / "reviews.jsonl"), SentimentConfig())
+    focus = app.selectbox(key="sent_focus")
+    assert focus.options == [f"{value} ({count} units)" for value, count in values.items()]
+    assert focus.value == next(iter(values))
+    assert f"Default: {next(iter(values))}" in focus.help
+
+
+def test_sentiment_on_articles_alone_offers_no_focus_value_and_no_error(app):
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value(["sentiment"]).run()
+    assert not app.exception, app.exception
+    assert not [box for box in app.selectbox if box.key == "sent_focus"]

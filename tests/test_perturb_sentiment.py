@@ -102,3 +102,15 @@ def test_unknown_templates_and_sources_are_rejected():
         SentimentConfig(perspective_template="tweets")
     with pytest.raises(ValueError, match="value_source"):
         SentimentConfig(value_source="gpt")
+
+
+def test_corpus_values_lists_each_value_with_its_unit_count_in_the_splits_order():
+    from bias_core.perturb.sentiment import SentimentConfig, corpus_values
+    from bias_core.records import Document, Unit
+
+    document = Document(id="r", units=[Unit("Great.", "pos"), Unit("Bad.", "neg"), Unit("Fine.", "neu"),
+                                       Unit("Superb.", "pos")])
+    assert corpus_values([document], SentimentConfig()) == {"pos": 2, "neg": 1, "neu": 1}
+    stars = Document(id="s", units=[Unit("a", "5"), Unit("b", "1"), Unit("c", "10")])
+    assert list(corpus_values([stars], SentimentConfig(value_source="stars"))) == \
+        sorted(list(corpus_values([stars], SentimentConfig(value_source="stars"))), key=int)

@@ -221,3 +221,15 @@ def _ordered(by_value: dict[str, list[Unit]]) -> list[str]:
     if all(v.isdigit() for v in values):
         return sorted(values, key=int)
     return sorted(values)
+
+
+def corpus_values(documents: Sequence[Document], config: SentimentConfig) -> dict[str, int]:
+    """The values the corpus's units have under ``config``'s source, with how many units hold each, in the order the
+    split uses (the first is the default focus value): what the analyst chooses the focus value from."""
+    by_value: dict[str, list[Unit]] = {}
+    for document in documents:
+        for unit in document.units or []:
+            value = unit_value(unit, config)
+            if value is not None:
+                by_value.setdefault(value, []).append(unit)
+    return {value: len(by_value[value]) for value in _ordered(by_value)}
