@@ -17,8 +17,6 @@ MEMORY = "remembered_choices"
 LAST_PAGE = "last_page"
 # Keys under those prefixes that are not choices to bring back.
 NOT_CHOICES = ("fw_plot", "fw_clicked", "metrics_run")
-# URL parameters a page reads besides its choices (Compare's evidence pair).
-OWN_PARAMETERS = {"compare": ("evidence_",)}
 
 
 def _run() -> str | None:
@@ -33,7 +31,6 @@ def recall(page: str) -> None:
     st.session_state[LAST_PAGE] = page
     if not arrived:
         return
-    _drop_other_pages_parameters(page)
     remembered = st.session_state.get(MEMORY, {}).get((page, _run()), {})
     prefix = PAGES.get(page)
     if prefix is not None:
@@ -55,15 +52,3 @@ def remember(page: str) -> None:
     choices = {key: value for key, value in st.session_state.items()
                if isinstance(key, str) and key.startswith(prefix) and key not in NOT_CHOICES}
     st.session_state.setdefault(MEMORY, {})[(page, _run())] = choices
-
-
-def _drop_other_pages_parameters(page: str) -> None:
-    """Remove from the URL the choices of the other results pages (``compare_…``, ``fw_…``, ``metrics_…``,
-    Compare's ``evidence_…``): a link or a Back into another page must not carry them along, where they would
-    show up in that page's address and in a link copied from it."""
-    own = (PAGES.get(page, "\0"), *OWN_PARAMETERS.get(page, ()))
-    foreign = tuple(prefix for other, prefix in PAGES.items() if other != page) \
-        + tuple(prefix for other, prefixes in OWN_PARAMETERS.items() if other != page for prefix in prefixes)
-    for key in list(st.query_params):
-        if key.startswith(foreign) and not key.startswith(own):
-            del st.query_params[key]

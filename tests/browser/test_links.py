@@ -91,6 +91,8 @@ def test_a_link_opens_compare_on_a_sentiment_split_and_a_reload_keeps_every_choi
     wait_for_app(page)
     # The frontend writes the URL at once; wait for the rerun to show the family before leaving the page.
     expect(page.get_by_role("heading", name="bur")).to_be_visible(timeout=60_000)
+    page.get_by_role("heading", name="sof").wait_for(timeout=60_000)  # the family's last chart: the rerun is done
+    wait_for_app(page)
     assert url_params(page)["metrics_family"] == ["Perspective fairness"]
     open_page(page, "Fightin' Words")  # as it was left: the sidebar's link carries no choices
     expect(page.get_by_text("More frequent in A").first).to_be_visible(timeout=60_000)
