@@ -64,6 +64,16 @@ def write_endpoints(tmp_path, monkeypatch, text: str):
     return path
 
 
+def write_lab_endpoint(tmp_path, monkeypatch, chat_url: str):
+    """The operator's file with one endpoint, "lab", whose key is in SUMMBIAS_TEST_KEY."""
+    return write_endpoints(tmp_path, monkeypatch, f'''
+[[endpoints]]
+name = "lab"
+base_url = "{chat_url}"
+api_key_env = "SUMMBIAS_TEST_KEY"
+''')
+
+
 def test_the_endpoints_file_lists_what_the_browser_may_use(tmp_path, monkeypatch):
     write_endpoints(tmp_path, monkeypatch, '''
 [[endpoints]]
@@ -175,12 +185,7 @@ def test_the_summarize_page_offers_no_endpoint_without_the_operators_file(server
 
 def test_the_summarize_page_sends_to_a_configured_endpoint_with_its_own_key_only(servers, tmp_path, monkeypatch):
     chat_url, trap_url = servers
-    write_endpoints(tmp_path, monkeypatch, f'''
-[[endpoints]]
-name = "lab"
-base_url = "{chat_url}"
-api_key_env = "SUMMBIAS_TEST_KEY"
-''')
+    write_lab_endpoint(tmp_path, monkeypatch, chat_url)
     app = open_app("pages/summarize.py")
     app.selectbox(key="summarize_summarizer").set_value("OpenAI-compatible endpoint (openai:)").run()
     labels = [widget.label for widget in app.text_input]
@@ -209,12 +214,7 @@ def test_an_endpoint_with_listed_models_offers_only_those(servers, tmp_path, mon
 
 def test_an_audit_from_the_app_uses_the_configured_endpoint_and_nothing_else(servers, tmp_path, monkeypatch):
     chat_url, trap_url = servers
-    write_endpoints(tmp_path, monkeypatch, f'''
-[[endpoints]]
-name = "lab"
-base_url = "{chat_url}"
-api_key_env = "SUMMBIAS_TEST_KEY"
-''')
+    write_lab_endpoint(tmp_path, monkeypatch, chat_url)
     app = open_app("pages/corpus.py")
     app.radio(key="corpus_choice").set_value("Upload a file").run()
     app.file_uploader(key="corpus_upload").upload("one.txt", b"Mayor Robert Moore said he will resign.",

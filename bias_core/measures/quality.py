@@ -36,6 +36,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bias_core.words import plural
+
 MIN_SEPARATOR_RUN = 3
 MIN_SEPARATOR_CHARS = 6
 MAX_LOOP_UNIT = 30
@@ -175,10 +177,10 @@ class OutputQuality:
         output ended on its own and none is degenerate."""
         parts = []
         if self.truncated:
-            parts.append(f"{self.truncated} of {self.n} {_plural(self.n, 'summary', 'summaries')} "
+            parts.append(f"{self.truncated} of {self.n} {plural(self.n, 'summary')} "
                          f"{'was' if self.truncated == 1 else 'were'} cut at the token limit")
         if self.degenerate:
-            reasons = ", ".join(f"{count} {_plural(count, *REASON_WORDS.get(reason, (reason, reason)))}"
+            reasons = ", ".join(f"{count} {REASON_WORDS.get(reason, (reason, reason))[count != 1]}"
                                 for reason, count in sorted(self.degenerate.items(), key=lambda item: -item[1]))
             parts.append(f"{self.n_degenerate} of {self.n} {'is' if self.n_degenerate == 1 else 'are'} degenerate "
                          f"and left out of every measure ({reasons})")
@@ -190,10 +192,6 @@ REASON_WORDS = {"empty": ("empty", "empty"), "no words": ("without words", "with
                 "separator run": ("separator run", "separator runs"),
                 "repetition loop": ("repetition loop", "repetition loops"),
                 "prompt echo": ("prompt echo", "prompt echoes")}
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
 
 
 def output_quality(summaries: Iterable) -> dict[str, OutputQuality]:
