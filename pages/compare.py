@@ -11,6 +11,7 @@ from bias_core.diff import change_counts, expected_words, model_difference, rank
 from bias_core.labels import variant_labels
 from bias_core.measures.alignment import align_summaries
 from bias_core.measures.quality import summary_flags
+from bias_core.store import StoreError
 from bias_core.words import counted
 from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, note_unknown_link_values,
                           run_records)
@@ -42,7 +43,11 @@ run = current_run()
 if run is None:
     st.stop()
 in_progress_notice(run)
-inputs, summaries = run_records(run.id, run.updated)
+try:
+    inputs, summaries = run_records(run.id, run.updated)
+except StoreError as error:  # a record of this run that cannot be read: one line; the other runs still open
+    st.error(md_escape(error))
+    st.stop()
 if not summaries:
     st.info("This run has no summaries yet. Wait for it to finish on the Runs page, or start one on the Audit page.")
     st.stop()
@@ -66,10 +71,11 @@ with right:
 flagged = flagged_summaries(run.id, run.updated)
 clean_only = False
 if flagged:
-    clean_only = st.toggle(f"Leave out the {counted(len(flagged), 'summary')} cut at the token limit or degenerate",
-                           key="compare_clean", bind="query-params",
+    clean_only = st.toggle(f"Leave out the {counted(len(flagged), 'summary')} cut at the token limit, degenerate "
+                           "or with a glitch", key="compare_clean", bind="query-params",
                            help="A summary cut at the token limit ends where the model was stopped; a degenerate "
-                                "one (empty, looping, echoing its prompt) is left out of every measure.")
+                                "one (empty, looping, echoing its prompt) is left out of every measure; a glitch (a "
+                                "doubled word or a phrase said twice that its input does not hold) is only shown.")
 
 
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
@@ -163,7 +169,8 @@ def summary_pairs():
         if summary_a is None or summary_b is None:
             st.caption("No summary of one of these variants by this summarizer.")
             continue
-        flags = {label: summary_flags(summary) for label, summary in (("A", summary_a), ("B", summary_b))}
+        flags = {label: summary_flags(summary, item.text)
+                 for label, summary, item in (("A", summary_a, item_a), ("B", summary_b, item_b))}
         if any(flags.values()):
             st.caption(md_escape(" · ".join(f"{label}: {', '.join(found)}" for label, found in flags.items()
                                             if found)))

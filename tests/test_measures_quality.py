@@ -9,7 +9,7 @@ import pytest
 
 from bias_core.demo import DEMO_RUN
 from bias_core.measures import MeasureOptions, compute_measures
-from bias_core.measures.quality import degenerate_reason, output_quality
+from bias_core.measures.quality import degenerate_reason, glitches, output_quality, summary_flags
 from bias_core.records import Entity, Input, Summary, Unit
 
 LOOP = "The review of a product is: || The left ear cup stopped working. " + "|| " * 40
@@ -144,3 +144,35 @@ def test_output_quality_counts_cut_and_degenerate_outputs_per_summarizer_in_one_
     assert quality["lead-3"].line() is None
     assert quality["m"].line() == ("m: 2 of 4 summaries were cut at the token limit; 2 of 4 are degenerate and left "
                                    "out of every measure (1 empty, 1 prompt echo).")
+
+
+@pytest.mark.parametrize("text, note", [
+    ("He is the former former president of Chile.", "doubled word 'former former'"),
+    ("The the minister resigned.", "doubled word 'The the'"),
+    ("The minister said the budget would be cut by ten percent. Later the minister said the budget would be cut by "
+     "ten percent.", "repeats the phrase 'the minister said the budget would be cut…'"),
+])
+def test_a_doubled_word_or_a_phrase_said_twice_is_a_glitch_shown_but_not_degenerate(text, note):
+    assert glitches(text) == [note]
+    assert degenerate_reason(text) is None
+    assert summary_flags(Summary("i", "model", text)) == [note]
+
+
+@pytest.mark.parametrize("text", ["By then he had had enough.", "She said that that was all.", "Duran Duran played.",
+                                  "It was very very good.", "Scores rose 10 10 times."])
+def test_doublings_english_allows_and_repeated_names_are_not_glitches(text):
+    assert glitches(text) == []
+
+
+def test_a_doubling_the_input_itself_holds_is_not_the_models_glitch():
+    source = "He came first FIRST in the race, the first first-timer to do so."
+    assert glitches("He came first FIRST in the race.") == ["doubled word 'first FIRST'"]
+    assert glitches("He came first FIRST in the race.", source) == []
+
+
+def test_only_the_generative_demo_summarizer_has_glitches():
+    with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+        bundle = json.load(stream)
+    source = {item["id"]: item["text"] for item in bundle["inputs"]}
+    glitchy = {s["summarizer"] for s in bundle["summaries"] if glitches(s["text"], source[s["input_id"]])}
+    assert glitchy == {"smollm2"}

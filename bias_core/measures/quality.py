@@ -25,6 +25,12 @@ constants below:
   would otherwise top Fightin' Words. Only checked when the summary records its ``prompt_id``; a label with any
   word of its own ("The review of a restaurant is:") passes.
 
+Glitches are shown, not excluded: a word doubled by mistake ("the former former president") or a phrase of at least
+``MIN_REPEATED_PHRASE_WORDS`` words said twice is a sign of a careless decoder a reader should see before trusting the
+summary, but the rest of the summary still says what the model wrote, so ``glitches`` only names it (Compare shows it
+beside the summary); it never removes a summary from a measure. Doublings English allows ("had had", "that that",
+"very very") and repeated capitalised names ("Duran Duran", "Sirhan Sirhan") are not glitches.
+
 Tokenising is a regular expression (words, or runs of one punctuation character), not spaCy: the check runs over
 every summary before any model is loaded and must not depend on a tokenizer's treatment of symbols.
 """
@@ -44,6 +50,10 @@ MAX_LOOP_UNIT = 30
 MIN_LOOP_REPEATS = 3
 MIN_LOOP_TOKENS = 8
 MIN_REPEATED_SENTENCE_WORDS = 4
+MIN_REPEATED_PHRASE_WORDS = 8
+# Words English doubles on purpose ("he had had enough", "she said that that was all", "very very good").
+ALLOWED_DOUBLINGS = frozenset("""had that very really so no yes bye far many more much ha ho well now there
+    again away long round over on off knock tut hush chop pom boo cha""".split())
 
 SEPARATOR_CHARACTERS = "|/\\-_=*#~•·"
 _SEPARATOR_TOKEN = re.compile("[" + re.escape(SEPARATOR_CHARACTERS) + "]+")
@@ -147,6 +157,42 @@ def degenerate_reason(text: str | None, prompt_id: str | None = None) -> str | N
     return None
 
 
+_DOUBLED_WORD = re.compile(r"\b([^\W\d_]+)\s+(\1)\b", re.IGNORECASE)
+
+
+def glitches(text: str | None, source: str | None = None) -> list[str]:
+    """Plain notes on a doubled word ("doubled word 'former former'") or a phrase of at least
+    ``MIN_REPEATED_PHRASE_WORDS`` words said twice ("repeats the phrase '…'"); empty for clean text.
+
+    With the ``source`` (the summarized input), a doubling or repeated phrase the input itself holds is the input's,
+    not the model's, and is not noted: an extractive summary copying "first FIRST" from a messy article did nothing
+    wrong. Shown beside a summary; a glitch does not make a summary degenerate (see the module docstring)."""
+    if not text or degenerate_reason(text) is not None:
+        return []
+    source_words = " ".join(_WORD.findall(source.lower())) if source else ""
+    notes = []
+    for match in _DOUBLED_WORD.finditer(text):
+        first, second = match.group(1), match.group(2)
+        if first.lower() in ALLOWED_DOUBLINGS or (first[0].isupper() and second[0].isupper()) \
+                or f" {first.lower()} {second.lower()} " in f" {source_words} ":
+            continue
+        notes.append(f"doubled word '{first} {second}'")
+        break
+    words = _WORD.findall(text.lower())
+    width = MIN_REPEATED_PHRASE_WORDS
+    first_seen: dict[tuple[str, ...], int] = {}
+    for start in range(len(words) - width + 1):
+        phrase = tuple(words[start:start + width])
+        seen = first_seen.setdefault(phrase, start)
+        if start - seen >= width:  # a second, non-overlapping occurrence
+            shown = " ".join(phrase)
+            if source_words.count(shown) >= 2:
+                continue
+            notes.append(f"repeats the phrase '{shown}…'")
+            break
+    return notes
+
+
 def summary_degenerate_reason(summary) -> str | None:
     """``degenerate_reason`` of a ``records.Summary``, with its recorded prompt."""
     return degenerate_reason(summary.text, (summary.meta or {}).get("prompt_id"))
@@ -208,13 +254,16 @@ def output_quality(summaries: Iterable) -> dict[str, OutputQuality]:
     return {name: OutputQuality(name, n, truncated, dict(reasons)) for name, (n, truncated, reasons) in counts.items()}
 
 
-def summary_flags(summary) -> list[str]:
+def summary_flags(summary, source: str | None = None) -> list[str]:
     """What a reader should know about one ``records.Summary`` before reading it: cut at the token limit, and/or
-    degenerate (with the reason; left out of every measure). Empty for a summary that ended on its own."""
+    degenerate (with the reason; left out of every measure), and/or a glitch (``glitches``; kept in the measures).
+    Empty for a summary that ended on its own and reads clean. ``source`` is the summarized input's text (see
+    ``glitches``)."""
     flags = []
     if (summary.meta or {}).get("truncated"):
         flags.append("cut at the token limit")
     reason = summary_degenerate_reason(summary)
     if reason:
         flags.append(f"degenerate ({reason}): left out of every measure")
+    flags.extend(glitches(summary.text, source))
     return flags

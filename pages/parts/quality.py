@@ -29,7 +29,8 @@ def show_output_quality(run_id: str, updated: float) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def flagged_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]:
-    """(input id, summarizer) of every summary cut at the token limit or degenerate (``summary_flags``), once per
-    run version: checking every summary takes about a second on the demo run."""
-    _, summaries = run_records(run_id, updated)
-    return frozenset((s.input_id, s.summarizer) for s in summaries if summary_flags(s))
+    """(input id, summarizer) of every summary cut at the token limit, degenerate or with a glitch (``summary_flags``
+    against its input), once per run version: checking every summary takes about a second on the demo run."""
+    inputs, summaries = run_records(run_id, updated)
+    source = {item.id: item.text for item in inputs}
+    return frozenset((s.input_id, s.summarizer) for s in summaries if summary_flags(s, source.get(s.input_id)))
