@@ -17,6 +17,7 @@ from bias_core import __version__
 from bias_core.commands import COMMANDS
 from bias_core.errors import BiasCoreError, StageError, one_line
 from bias_core.redact import redact_log_handlers, redact_urls
+from bias_core.stopping import exit_code, stop_signals
 
 logger = logging.getLogger("bias_core")
 
@@ -34,24 +35,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; any exception ends as one line ``error: …`` on stderr and exit code 2.
+    """Run one subcommand; any exception ends as one line ``error: …`` on stderr and exit code 2, and Ctrl-C or
+    SIGTERM as one line and exit code 130 or 143 (``bias_core.stopping``).
 
     A ``BiasCoreError`` already names the file, row or stage; any other exception is shown as
     ``error: <command>: <Type>: <message>``. ``--debug`` prints the traceback first; otherwise it goes to the log
     at debug level only.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
-    )
-    redact_log_handlers()  # no URL credentials in the log (an audit worker's log file included)
+    with stop_signals():
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+        except KeyboardInterrupt as interrupt:  # before any work started
+            print("interrupted before anything was done", file=sys.stderr)
+            return exit_code(interrupt)
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
+        logging.basicConfig(
+            level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+        )
+        redact_log_handlers()  # no URL credentials in the log (an audit worker's log file included)
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted; completed work is kept in the cache and store — run the same command to resume",
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.stopping``); `audit` says what it saved
+        print("stopped; summaries finished so far are kept in the cache — run the same command to go on",
               file=sys.stderr)
-        return 130
+        return exit_code(interrupt)
     except BrokenPipeError:
         # The reader went away (`… | head`): stop quietly as Unix tools do. stdout is pointed at /dev/null so the
         # interpreter's final flush does not raise again (the recipe of the Python docs, "Note on SIGPIPE").

@@ -18,7 +18,7 @@ from pathlib import Path
 from bias_core.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
 from bias_core.io import write_jsonl
 from bias_core.records import Document
-from bias_core.store import RunStore, StoreError
+from bias_core.store import RunBusyError, RunStore, StoreError
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
@@ -37,6 +37,7 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
         if stale and not (store.get_run(stale).status == "running" and store.get_run(stale).worker_alive):
             store.update_run(stale, status="failed", message=f"cannot resume: {error}")
         raise
+    store.check_writable()  # a read-only store: the CLI's one line, before any file is written next to it
     folder = store.path.parent
     corpus_text = "".join(json.dumps(d.to_dict(), sort_keys=True) for d in documents)
     corpus_file = folder / "corpora" / f"{hashlib.sha256(corpus_text.encode()).hexdigest()[:16]}.jsonl"
@@ -62,7 +63,10 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
     # The app's server is the worker's parent: a thread waits for it, so a finished worker is reaped at once instead
     # of staying a zombie under the server for as long as the server runs.
     threading.Thread(target=process.wait, name=f"reap-worker-{run_id}", daemon=True).start()
-    store.update_run(run_id, status="running", stage="starting", worker_pid=process.pid, message=None)
+    try:  # the worker claims the run itself too; claimed here, the app shows it running at once
+        store.claim_run(run_id, process.pid, stage="starting")
+    except RunBusyError:  # another launch (a second click, a second tab) started a worker on this run first
+        process.terminate()
     return run_id
 
 

@@ -4,6 +4,10 @@ summaries, failures, measure results).
 Every write is one transaction, so a run killed mid-write leaves the store consistent; progress is written to the
 store, so the app (or a second terminal) can follow a run it did not start. Several processes may write at once:
 WAL mode and a generous busy timeout serialise them without "database is locked" errors.
+
+A run is worked on by one process at a time: ``claim_run`` records the worker (its process id and start time) in
+the same transaction that checks that no other live process holds the run. A worker is alive while a process with
+that id *and* that start time exists, so a dead worker whose id now belongs to another process is seen as dead.
 """
 
 from __future__ import annotations
@@ -94,6 +98,30 @@ class StoreError(BiasCoreError):
     """The run store cannot be opened or written (disk full, read-only, corrupt file) or a run is unknown."""
 
 
+class RunBusyError(StoreError):
+    """The run is being worked on by another live process."""
+
+
+# Process start times are read to 1/100 s and derived from the boot time, which clock corrections can move a little.
+START_TIME_TOLERANCE = 1.0
+
+
+def process_start_time(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), or None if no such process is running (gone, or a
+    zombie that has finished but not been reaped); ``PermissionError`` if it exists but may not be inspected."""
+    import psutil  # installed with accelerate; imported here, as only the liveness check needs it
+
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return process.create_time()
+    except psutil.NoSuchProcess:
+        return None
+    except psutil.AccessDenied as error:  # it exists, owned by someone else (Linux lets anyone read the start time)
+        raise PermissionError(f"process {pid} may not be inspected") from error
+
+
 STORE_SCHEMA = SchemaSpec(
     kind="run store", schema=SCHEMA, version=SCHEMA_VERSION, option="--store",
     damaged_hint="move it aside (e.g. `mv {path} {path}.corrupt`) or choose another --store",
@@ -119,6 +147,7 @@ class RunInfo:
     message: str | None
     worker_pid: int | None = None
     reports: dict[str, Any] = field(default_factory=dict)
+    damaged: str | None = None  # why the stored row cannot be read (``list_runs`` keeps such a run, to be deleted)
 
     @property
     def progress(self) -> float:
@@ -128,24 +157,84 @@ class RunInfo:
     def shown_status(self) -> str:
         """The status to show: 'stopped' for a run stored as running whose worker process has died (killed, or its
         machine restarted), else the stored status."""
+        if self.damaged:
+            return "damaged"
         return "stopped" if self.status == "running" and not self.worker_alive else self.status
 
     @property
+    def resumable(self) -> bool:
+        """Whether the run stopped unfinished with no process working on it (killed, Ctrl-C, SIGTERM): running it
+        again resumes it."""
+        return self.status in ("running", "interrupted") and not self.worker_alive
+
+    @property
+    def worker_started(self) -> float | None:
+        """The recorded start time of the worker process ``worker_pid`` (None for runs recorded without one)."""
+        worker = self.reports.get("worker")
+        if isinstance(worker, dict) and worker.get("pid") == self.worker_pid:
+            started = worker.get("started")
+            return float(started) if isinstance(started, (int, float)) else None
+        return None
+
+    @property
     def worker_alive(self) -> bool:
-        """Whether the process that runs this audit (on this machine) is still alive."""
+        """Whether the process that runs this audit (on this machine) is still alive: a process with the worker's id
+        exists and it is the same process, started when the worker started. For a run recorded without a start time,
+        a process that started after the run was last written cannot be its worker."""
         if not self.worker_pid:
             return False
         try:
-            os.kill(self.worker_pid, 0)
-        except ProcessLookupError:
+            started = process_start_time(self.worker_pid)
+        except PermissionError:  # it exists and cannot be told apart from the worker
+            return True
+        if started is None:
             return False
-        except PermissionError:
-            return True
-        stat = Path(f"/proc/{self.worker_pid}/stat")
-        try:  # a finished child that its parent has not reaped yet is a zombie, not a live worker
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except (OSError, IndexError):
-            return True
+        recorded = self.worker_started
+        if recorded is not None:
+            return abs(started - recorded) <= START_TIME_TOLERANCE
+        return started <= self.updated + START_TIME_TOLERANCE
+
+
+def _worker_record(pid: int) -> dict[str, Any]:
+    """What identifies a worker process: its id and start time (None when it is gone or may not be inspected)."""
+    try:
+        started = process_start_time(pid)
+    except PermissionError:
+        started = None
+    return {"pid": pid, "started": started}
+
+
+# What a run row's JSON columns hold, in words for messages.
+RUN_JSON_COLUMNS = {"config": "configuration", "environment": "environment", "model_revisions": "model revisions",
+                    "reports": "reports"}
+
+
+def _run_problem(row: sqlite3.Row) -> str | None:
+    """Why a run row cannot be read, in a few words, or None: each JSON column must hold a JSON object, the
+    config's summarizers and perturbations (what the pages list) lists of objects with a text name, and the times
+    and counters numbers."""
+    for column, what in RUN_JSON_COLUMNS.items():
+        try:
+            value = json.loads(row[column])
+        except (TypeError, ValueError):
+            return f"its stored {what} is not JSON"
+        if not isinstance(value, dict):
+            return f"its stored {what} is a JSON {type(value).__name__}, not an object"
+        if column == "config":
+            for stage in ("summarizers", "perturbations"):
+                specs = value.get(stage, [])
+                if not isinstance(specs, list) or not all(
+                        isinstance(spec, dict) and isinstance(spec.get("name"), str) for spec in specs):
+                    return f"its stored configuration's {stage} are not a list of named stages"
+    for column in ("created", "updated", "progress_done", "progress_total"):
+        if not isinstance(row[column], (int, float)):
+            return f"its stored {column.replace('_', ' ')} is not a number"
+    return None
+
+
+def damaged_run_message(run_id: object, problem: str) -> str:
+    """One line: run ``run_id`` cannot be read because of ``problem``, and what to do."""
+    return f"run {run_id}: {problem}, so it cannot be read — delete it on the Runs page"
 
 
 def default_store_path() -> Path:
@@ -226,6 +315,41 @@ class RunStore:
             (config_hash,))
         return rows[0][0] if rows else None
 
+    def resume_or_create_run(self, config: dict[str, Any], config_hash: str, environment: dict[str, Any],
+                             name: str | None = None) -> tuple[str, bool]:
+        """The newest unfinished run with this config hash, or a new one (then ``True``), found or made in one
+        transaction: identical audits started together get the same run, and ``claim_run`` lets one work on it."""
+        with self._transaction() as connection:
+            found = self.resumable_run(config_hash)
+            if found:
+                return found, False
+            run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+            now = time.time()
+            connection.execute(
+                "INSERT INTO runs (id, name, created, updated, status, config, config_hash, environment) "
+                "VALUES (?, ?, ?, ?, 'created', ?, ?, ?)",
+                (run_id, name, now, now, json.dumps(config), config_hash, json.dumps(environment)))
+        return run_id, True
+
+    def claim_run(self, run_id: str, pid: int | None = None, *, stage: str | None = None) -> None:
+        """Make process ``pid`` (default: this one) the run's worker and mark the run running, in one transaction;
+        raise ``RunBusyError`` (changing nothing) if another live process is its worker."""
+        pid = os.getpid() if pid is None else pid
+        with self._transaction() as connection:
+            holder = self._decode_run(self._run_row(run_id))
+            if holder.worker_pid not in (None, pid) and holder.status in ("running", "created") \
+                    and holder.worker_alive:
+                raise RunBusyError(
+                    f"run {run_id} is already being worked on by process {holder.worker_pid} — follow it with "
+                    f"`python -m bias_core runs --store {self.path}`; once it stops, run the same audit again to "
+                    "resume it")
+            reports = {**holder.reports, "worker": _worker_record(pid)}
+            connection.execute(
+                "UPDATE runs SET status = 'running', message = NULL, worker_pid = ?, reports = ?, updated = ?"
+                + (", stage = ?" if stage is not None else "") + " WHERE id = ?",
+                (pid, json.dumps(reports, default=str), time.time(), *([stage] if stage is not None else []),
+                 run_id))
+
     def update_run(self, run_id: str, *, status: str | None = None, stage: str | None = None,
                    done: int | None = None, total: int | None = None, message: str | None = None,
                    model_revisions: dict[str, str] | None = None, worker_pid: int | None = None) -> None:
@@ -241,6 +365,9 @@ class RunStore:
             if model_revisions:
                 current = json.loads(self._run_row(run_id)["model_revisions"])
                 fields["model_revisions"] = json.dumps({**current, **model_revisions})
+            if worker_pid is not None:  # the worker is known by its process id and start time (RunInfo.worker_alive)
+                reports = json.loads(self._run_row(run_id)["reports"])
+                fields["reports"] = json.dumps({**reports, "worker": _worker_record(worker_pid)}, default=str)
             assignments = ", ".join(f"{column} = ?" for column in fields)
             connection.execute(f"UPDATE runs SET {assignments} WHERE id = ?", (*fields.values(), run_id))
 
@@ -260,6 +387,11 @@ class RunStore:
 
     @staticmethod
     def _decode_run(row: sqlite3.Row) -> RunInfo:
+        """The row as a ``RunInfo``; one ``StoreError`` line naming the run and the part of it that cannot be read
+        (see ``_run_problem``)."""
+        problem = _run_problem(row)
+        if problem:
+            raise StoreError(damaged_run_message(row["id"], problem))
         return RunInfo(
             id=row["id"], name=row["name"], created=row["created"], updated=row["updated"], status=row["status"],
             config=json.loads(row["config"]), config_hash=row["config_hash"],
@@ -267,6 +399,19 @@ class RunStore:
             stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
             message=row["message"], worker_pid=row["worker_pid"], reports=json.loads(row["reports"]),
         )
+
+    @staticmethod
+    def _damaged_run(row: sqlite3.Row, problem: str) -> RunInfo:
+        """A run whose row cannot be read, as ``list_runs`` lists it: its id, what of its name and times reads, and
+        ``damaged`` saying why; no config, so nothing can be done with it but delete it."""
+        def number(value: Any) -> float:
+            return float(value) if isinstance(value, (int, float)) else 0.0
+
+        return RunInfo(
+            id=str(row["id"]), name=row["name"] if isinstance(row["name"], str) else None,
+            created=number(row["created"]), updated=number(row["updated"]), status=str(row["status"]), config={},
+            config_hash=str(row["config_hash"]), environment={}, model_revisions={}, stage=None, progress_done=0,
+            progress_total=0, message=damaged_run_message(row["id"], problem), damaged=problem)
 
     def set_reports(self, run_id: str, reports: dict[str, Any]) -> None:
         """Store reports of the run's stages (e.g. each perturbation's skip report, each summarizer's cache use);
@@ -300,11 +445,28 @@ class RunStore:
         return records
 
     def get_run(self, run_id: str) -> RunInfo:
-        return self._decoded(self._decode_run, [self._run_row(run_id)])[0]
+        """The run; one ``StoreError`` line naming it when its stored row cannot be read (delete it)."""
+        return self._decode_run(self._run_row(run_id))
 
     def list_runs(self) -> list[RunInfo]:
-        """All runs, newest first."""
-        return self._decoded(self._decode_run, self._read("SELECT * FROM runs ORDER BY created DESC", rows=True))
+        """All runs, newest first. A run whose stored row cannot be read is listed with ``damaged`` set (and no
+        config), so one damaged run neither hides the others nor stops them being read."""
+        rows = self._read("SELECT * FROM runs ORDER BY created DESC", rows=True)
+        return [self._damaged_run(row, problem) if (problem := _run_problem(row)) else self._decode_run(row)
+                for row in rows]
+
+    def check_writable(self) -> None:
+        """Return if this store can be written, else raise the one line a write would (the CLI's): a store whose
+        file or folder is read-only is opened for reading only. Tried with a write that is rolled back."""
+        try:
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                version = self._connection.execute("PRAGMA user_version").fetchone()[0]
+                self._connection.execute(f"PRAGMA user_version = {int(version)}")
+            finally:
+                rollback(self._connection)
+        except sqlite3.Error as error:
+            raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "writing to")) from None
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run and everything recorded under it, leaving no copy of its records in the store's files: their
@@ -416,6 +578,18 @@ class RunStore:
             params += (summarizer,)
         rows = self._read(query + " ORDER BY summarizer, input_id", params)
         return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
+
+    def saved_count(self, run_id: str) -> tuple[int, int]:
+        """How many summaries and how many failures of the run are stored: the progress of a run is counted from
+        these rows, never ahead of them."""
+        summaries = self._read("SELECT COUNT(*) FROM summaries WHERE run_id = ?", (run_id,))[0][0]
+        failures = self._read("SELECT COUNT(*) FROM failures WHERE run_id = ?", (run_id,))[0][0]
+        return summaries, failures
+
+    def clear_failures(self, run_id: str, summarizer: str) -> None:
+        """Forget the stored failures of ``summarizer`` (before it is tried again on them)."""
+        with self._transaction() as connection:
+            connection.execute("DELETE FROM failures WHERE run_id = ? AND summarizer = ?", (run_id, summarizer))
 
     def summarized_ids(self, run_id: str, summarizer: str) -> set[str]:
         rows = self._read("SELECT input_id FROM summaries WHERE run_id = ? AND summarizer = ?", (run_id, summarizer))

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bias_core.audit import AuditConfig, build_inputs, check_corpus, corpus_documents, run_audit
+from bias_core.audit import AuditConfig, AuditStopped, build_inputs, check_corpus, corpus_documents, run_audit
 from bias_core.commands import terminal_text
 from bias_core.errors import BiasCoreError, one_line
 from bias_core.estimate import Estimate, format_duration
 from bias_core.executors import EXECUTORS, get_executor
-from bias_core.store import RunStore
+from bias_core.store import RunBusyError, RunStore
 from bias_core.summarize import SummaryCache
 from bias_core.validation import Param, check_option
 
@@ -51,17 +51,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.run is None:
-        return _audit(args)
-    # The app's worker: whatever stops it (a config that no longer reads, a library error, a full disk), the run it
-    # was started on is marked failed with the one-line message, so the app shows why instead of "running".
+    # Ctrl-C or SIGTERM (bias_core.stopping) during the run: every finished summary is stored, the run is marked
+    # interrupted, and one line says how many were saved. The app's worker (--run): whatever else stops it (a config
+    # that no longer reads, a library error, a full disk), the run it was started on is marked failed with the
+    # one-line message, so the app shows why instead of "running" — unless another process is working on that run.
     try:
         return _audit(args)
+    except AuditStopped as stopped:
+        print(f"run {stopped.run_id} {stopped.describe('run the same command to resume')}", file=sys.stderr)
+        return stopped.exit_code
     except KeyboardInterrupt:
-        _mark(args, "interrupted", "interrupted; run the same audit again to resume")
+        if args.run is not None:
+            _mark(args, "interrupted", "stopped before the audit started; run the same audit again to resume")
+        raise
+    except RunBusyError:
         raise
     except Exception as error:
-        _mark(args, "failed", one_line(error) if isinstance(error, BiasCoreError) else f"audit: {one_line(error)}")
+        if args.run is not None:
+            _mark(args, "failed", one_line(error) if isinstance(error, BiasCoreError) else f"audit: {one_line(error)}")
         raise
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from bias_core.errors import SummarizerError
 from bias_core.records import Input, Summary
@@ -29,8 +29,14 @@ class SummaryFailure:
 
 
 SummaryOutcome = Summary | SummaryFailure
-# Told how many more inputs of a batch are finished, as they finish (see ``Summarizer.summarize_batch_reporting``).
-ItemsFinished = Callable[[int], None]
+
+
+class ItemsFinished(Protocol):
+    """Told how many more inputs of a batch are finished, as they finish, and, where the engine has them then,
+    their outcomes by position in the batch, so the caller can keep each one at once (see
+    ``Summarizer.summarize_batch_reporting``)."""
+
+    def __call__(self, count: int, outcomes: Mapping[int, SummaryOutcome] | None = None, /) -> None: ...
 
 
 class Summarizer(ABC):
@@ -66,7 +72,8 @@ class Summarizer(ABC):
     def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
         """``summarize_batch``, calling ``on_finished(n)`` as n more of its inputs are finished, so progress can move
         per summary; engines that see single inputs finish (CTranslate2, endpoints) override this default, which
-        reports the whole batch when it ends."""
+        reports the whole batch when it ends. An engine that has an input's outcome when it finishes passes it too
+        (``on_finished(1, {position: outcome})``: endpoints), so it is kept even if the batch is interrupted."""
         outcomes = self.summarize_batch(inputs)
         on_finished(len(inputs))
         return outcomes

@@ -11,6 +11,9 @@ likes, and nothing limits how much it sends. ``RequestLimits`` gives the client 
 * an answer of at most ``max_bytes``, refused as soon as it is larger (by its Content-Length, or while it arrives),
   asked for without compression (``Accept-Encoding: identity``) and refused if it comes compressed anyway, so its
   size on the wire is its size in memory.
+
+``RequestLimits.abandon()`` (the process is stopping: Ctrl-C, SIGTERM) shuts down the sockets of every request in
+flight and makes every later request of that client raise ``RequestAbandoned`` before it is sent, retries included.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +43,12 @@ class DeadlinePassed(httpx2.ReadTimeout):
     """The whole request took longer than its deadline."""
 
 
-@dataclass
+class RequestAbandoned(BaseException):
+    """A request of a client whose requests were abandoned. Not an ``Exception``, so the openai client's retry loop
+    lets it through instead of sending the request again."""
+
+
+@dataclass(eq=False)
 class _Watch:
     """One request's deadline: the sockets it opened and whether the timer has fired."""
 
@@ -96,6 +105,17 @@ class RequestLimits:
     def __init__(self, seconds: float, max_bytes: int = MAX_ANSWER_BYTES):
         self.seconds = seconds
         self.max_bytes = max_bytes
+        self._in_flight: weakref.WeakSet[_Watch] = weakref.WeakSet()
+        self._abandoned = threading.Event()
+        self._lock = threading.Lock()
+
+    def abandon(self) -> None:
+        """Stop every request at once: those in flight lose their sockets, later ones are never sent."""
+        self._abandoned.set()
+        with self._lock:
+            in_flight = list(self._in_flight)
+        for watch in in_flight:
+            watch.expire()
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for an ``httpx2.Client`` (e.g. openai's ``DefaultHttpxClient``)."""
@@ -104,6 +124,10 @@ class RequestLimits:
 
     def _start(self, request: httpx2.Request) -> None:
         watch = _Watch()
+        with self._lock:  # added before the check: abandon() either sees this watch or this check sees abandon()
+            self._in_flight.add(watch)
+        if self._abandoned.is_set():
+            raise RequestAbandoned("the requests of this client were abandoned")
         traced = request.extensions.get("trace")
 
         def trace(event: str, info: dict[str, Any]) -> None:
@@ -111,6 +135,8 @@ class RequestLimits:
                 sock = info["return_value"].get_extra_info("socket")
                 if sock is not None:
                     watch.sockets.append(sock)
+                    if watch.expired.is_set():  # expired while connecting
+                        watch.expire()
             if traced is not None:
                 traced(event, info)
 

@@ -7,7 +7,8 @@ followed: a request goes to the base URL's server or nowhere, so a prompt and it
 Each request must be answered completely within ``timeout`` seconds and in at most 1 MiB (``bounded_http``): a
 server that trickles its answer, or sends more than any summary needs, gets a failure, never a summary or a cache
 entry. Requests run concurrently up to a limit; the ``openai`` client retries timeouts, connection errors and 5xx
-answers with exponential backoff.
+answers with exponential backoff. Each answer is reported with its summary as it arrives, so the caller can keep it
+at once; interrupted (Ctrl-C, SIGTERM), a batch sends no further request and abandons those in flight.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class OpenAICompatibleSummarizer(Summarizer):
         self.default_batch_size = self.concurrency * 4
         self.prompt = prompt or PromptSettings(seed=self.seed, **prompt_options)
         self._client = None
+        self._limits = None
 
     def parameters(self) -> dict[str, Any]:
         # The endpoint (without credentials) and the key's variable name are recorded; the key is not.
@@ -109,13 +111,14 @@ class OpenAICompatibleSummarizer(Summarizer):
 
             from bias_core.summarize.bounded_http import RequestLimits  # imported where used, as openai is
 
+            self._limits = RequestLimits(self.timeout)
             self._client = OpenAI(
                 base_url=self.base_url,
                 api_key=(os.environ.get(self.api_key_env) if self.api_key_env else None) or "not-set",
                 timeout=self.timeout,
                 max_retries=self.retries,
                 http_client=DefaultHttpxClient(follow_redirects=False, timeout=self.timeout,
-                                               **RequestLimits(self.timeout).client_options()),
+                                               **self._limits.client_options()),
             )
         return self._client
 
@@ -161,17 +164,36 @@ class OpenAICompatibleSummarizer(Summarizer):
         return SummaryFailure(item.id, self.name, f"endpoint {self.endpoint} {problem}")
 
     def summarize_batch(self, inputs: Sequence[Input]) -> list[SummaryOutcome]:
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(self._one, inputs))
+        return self._requests(inputs, None)
 
     def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
-        """``summarize_batch`` with each response reported as it arrives (in any order)."""
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = [pool.submit(self._one, item) for item in inputs]
+        """``summarize_batch`` with each response reported, with its outcome, as it arrives (in any order)."""
+        return self._requests(inputs, on_finished)
+
+    def _requests(self, inputs: Sequence[Input], on_finished: ItemsFinished | None) -> list[SummaryOutcome]:
+        """One request per input, ``concurrency`` at a time. If anything interrupts the wait (Ctrl-C, SIGTERM: a
+        ``KeyboardInterrupt``), the requests not yet sent are dropped and those in flight abandoned before it goes
+        on, so a stopping process sends nothing more and does not wait for answers it will not keep."""
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        futures = {pool.submit(self._one, item): index for index, item in enumerate(inputs)}
+        try:
             for future in as_completed(futures):
-                future.result()
-                on_finished(1)
-            return [future.result() for future in futures]
+                outcome = future.result()
+                if on_finished is not None:
+                    on_finished(1, {futures[future]: outcome})
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.abandon_requests()
+            raise
+        pool.shutdown()
+        return [future.result() for future in futures]
+
+    def abandon_requests(self) -> None:
+        """Abandon every request in flight and refuse further ones of the current client (``bounded_http``); the
+        next call opens a new client."""
+        if self._limits is not None:
+            self._limits.abandon()
+        self._client = self._limits = None
 
 
 register(r"openai:(.+)", "openai:<model>", OpenAICompatibleSummarizer,

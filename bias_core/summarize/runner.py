@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bias_core.errors import SummarizerError
@@ -17,7 +17,8 @@ logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 # Runs a list of batches through a summarizer and yields (batch index, outcomes) as each batch finishes, in any
-# order; ``on_finished`` (optional) hears of single inputs finishing inside a batch. The local mapper runs the batches
+# order; ``on_finished`` (optional) hears of single inputs finishing inside a batch (with their outcomes where the
+# engine has them then: ``ItemsFinished``). The local mapper runs the batches
 # one after the other; executors.RayExecutor spreads them over actors (and reports whole batches).
 BatchMapper = Callable[..., Iterator[tuple[int, list[SummaryOutcome]]]]
 
@@ -65,14 +66,18 @@ def summarize_inputs(
     batch_size: int | None = None,
     on_progress: ProgressCallback | None = None,
     on_batch: Callable[[list[Summary]], None] | None = None,
+    on_failures: Callable[[list[SummaryFailure]], None] | None = None,
     map_batches: BatchMapper = run_batches_locally,
 ) -> SummarizeReport:
-    """Summarize ``inputs``; each computed batch is cached (and handed to ``on_batch``) before the next starts.
+    """Summarize ``inputs``; every computed summary is cached (and handed to ``on_batch``) as soon as it is known,
+    every failure handed to ``on_failures``.
 
-    Caching batch by batch is what makes an interrupted run resumable: everything finished before the interruption
-    is a cache hit the next time. ``on_progress(done, total)`` is called once after the cache is read (``done`` =
-    the cache hits, before any model work) and then each time more inputs are finished: per summary where the engine
-    reports single inputs (``Summarizer.summarize_batch_reporting``), else per batch.
+    Keeping each summary at once is what makes an interrupted run resumable without losing work: everything
+    finished before the interruption is a cache hit the next time. A summary is known when its engine reports it
+    (endpoints: each answer as it arrives, ``Summarizer.summarize_batch_reporting``), else when its batch ends.
+    ``on_progress(done, total)`` is called once after the cache is read (``done`` = the cache hits, before any model
+    work) and then each time more inputs are finished, after their outcomes are kept: per summary where the engine
+    reports single inputs, else per batch.
     """
     if batch_size is not None:
         BATCH_SIZE.check("batch_size", batch_size)  # a batch size below 1 would silently drop every input
@@ -82,6 +87,8 @@ def summarize_inputs(
         keys = [cache_key(summarizer, item) for item in inputs] if cache is not None else []
     except SummarizerError as error:  # the revision could not be read: the model does not load
         report.failures = [SummaryFailure(item.id, summarizer.name, str(error)) for item in inputs]
+        if on_failures is not None:
+            on_failures(report.failures)
         report.seconds = time.perf_counter() - started
         return report
     hits = cache.get_many(keys) if cache is not None else {}
@@ -101,30 +108,45 @@ def summarize_inputs(
         on_progress(done, len(inputs))
     size = batch_size or summarizer.default_batch_size
     chunks = [misses[start : start + size] for start in range(0, len(misses), size)]
-    # Inputs finished inside batches not yet yielded; recounted exactly when their batch is yielded. The local mapper
-    # runs one batch at a time, so these belong to the batch in progress.
-    in_batch = 0
+    kept: set[int] = set()  # positions in ``inputs`` whose outcome is kept (cached, handed on)
 
-    def finished_in_batch(count: int) -> None:
+    def keep(outcomes: list[tuple[int, SummaryOutcome]]) -> None:
+        fresh = [(index, outcome) for index, outcome in outcomes if index not in kept]
+        summaries = [(keys[index] if cache is not None else "", outcome)
+                     for index, outcome in fresh if isinstance(outcome, Summary)]
+        failures = [outcome for _, outcome in fresh if not isinstance(outcome, Summary)]
+        if cache is not None:
+            cache.put_many(summaries)
+        if on_batch is not None and summaries:
+            on_batch([summary for _, summary in summaries])
+        if on_failures is not None and failures:
+            on_failures(failures)
+        for index, outcome in fresh:
+            results[inputs[index].id] = outcome
+            kept.add(index)
+        report.computed += len(summaries)
+
+    # Inputs finished inside batches not yet yielded; recounted exactly when their batch is yielded. The local mapper
+    # runs one batch at a time, in order, so these belong to the first batch not yet yielded.
+    in_batch = 0
+    yielded = 0
+
+    def finished_in_batch(count: int, outcomes: Mapping[int, SummaryOutcome] | None = None) -> None:
         nonlocal in_batch
+        if outcomes and yielded < len(chunks):
+            keep([(chunks[yielded][position][0], outcome) for position, outcome in outcomes.items()])
         in_batch += count
         if on_progress and count:
             on_progress(min(done + in_batch, len(inputs)), len(inputs))
 
     batches = [[item for _, item in chunk] for chunk in chunks]
-    mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if on_progress else \
+    reporting = on_progress is not None or cache is not None or on_batch is not None or on_failures is not None
+    mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if reporting else \
         map_batches(summarizer, batches)
     for chunk_index, outcomes in mapped:
         chunk = chunks[chunk_index]
-        fresh = [(keys[index] if cache is not None else "", outcome)
-                 for (index, _), outcome in zip(chunk, outcomes, strict=True) if isinstance(outcome, Summary)]
-        if cache is not None:
-            cache.put_many(fresh)
-        for (_, item), outcome in zip(chunk, outcomes, strict=True):
-            results[item.id] = outcome
-        if on_batch is not None and fresh:
-            on_batch([summary for _, summary in fresh])
-        report.computed += len(fresh)
+        keep([(index, outcome) for (index, _), outcome in zip(chunk, outcomes, strict=True)])
+        yielded += 1
         done += len(chunk)
         reported = in_batch >= len(chunk)
         in_batch = max(0, in_batch - len(chunk))
