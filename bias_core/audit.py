@@ -39,6 +39,7 @@ from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.redact import redact_url
+from bias_core.stopping import exit_code
 from bias_core.store import RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
@@ -549,11 +550,15 @@ def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *,
             raise ConfigError("--run", f"run {run_id} is a different audit (another config or corpus)",
                               hint="leave out --run to find or start the run of this config")
         return run_id
-    run_id = store.resumable_run(digest) if resume else None
-    if run_id:
+    if not resume:
+        return store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+    # Found or created in one transaction, so identical audits started together share one run; ``claim_run`` then
+    # lets one of them work on it and turns the other away (see run_audit).
+    run_id, created = store.resume_or_create_run(config.to_dict(), digest, environment(config.seed),
+                                                 name=config.name)
+    if not created:
         logger.info("resuming run %s", run_id)
-        return run_id
-    return store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+    return run_id
 
 
 def run_audit(
@@ -593,11 +598,15 @@ def run_audit(
         logger.warning("%d documents do not look like English (e.g. %s); the English models will skip them",
                        len(foreign), ", ".join(foreign[:3]))
     run_id = open_run(store, config, documents, resume=resume, run_id=run_id)
+    # One process works on a run at a time. Two identical audits started together (two terminals, two clicks) would
+    # otherwise each call the model for every summary; the second is turned away with one line (RunBusyError)
+    # rather than waiting on the first, so it never holds a terminal or a worker slot for a run it cannot help with.
+    # This is the run's claim, taken in the transaction that checks the holder, and it happens before any model work.
+    store.claim_run(run_id, os.getpid(), stage="perturb")
     cache = cache if cache is not None else SummaryCache()  # an empty cache is falsy (len 0)
     executor = executor or LocalExecutor()
     stage = "store"
     try:
-        store.update_run(run_id, status="running", stage="perturb", message=None, worker_pid=os.getpid())
         store.set_reports(run_id, {"progress": {"started": time.time()}})
         if warnings:
             store.set_reports(run_id, {"config_warnings": warnings})
@@ -624,12 +633,15 @@ def run_audit(
             stored = store.summarized_ids(run_id, summarizer.name)
             todo = [item for item in inputs if item.id not in stored]
             offset = done_before + len(inputs) - len(todo)
+            store.clear_failures(run_id, summarizer.name)  # tried again now; each failure is stored as it happens
             tracker.begin(summarizer, todo, offset)
+            # Each summary and failure is stored as soon as it is known, so an interruption loses none of them.
             report = summarize_inputs(summarizer, todo, cache=cache, on_progress=tracker.progress,
                                       on_batch=lambda batch: store.add_summaries(run_id, batch),
+                                      on_failures=lambda failed: store.add_failures(
+                                          run_id, [(f.input_id, f.summarizer, f.error) for f in failed]),
                                       map_batches=executor.map_batches)
             tracker.end()
-            store.add_failures(run_id, [(f.input_id, f.summarizer, f.error) for f in report.failures])
             summarize_reports[summarizer.name] = {
                 "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,
                 "computed": report.computed, "failures": len(report.failures), "seconds": round(report.seconds, 2)}
@@ -647,9 +659,10 @@ def run_audit(
         message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,
                          message=message)
-    except KeyboardInterrupt:
-        mark_stopped(store, run_id, "interrupted", "interrupted; run the same audit again to resume")
-        raise
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM: every summary finished so far is already stored
+        stopped = AuditStopped(run_id, *saved_of_total(store, run_id), exit_code(interrupt))
+        mark_stopped(store, run_id, "interrupted", stopped.describe("run the same audit again to resume"))
+        raise stopped from interrupt
     except Exception as error:
         message = f"{stage}: {one_line(error)}"
         mark_stopped(store, run_id, "failed", message)
@@ -752,11 +765,14 @@ class SummarizeProgress:
         assert self.meter is not None and self.summarizer is not None
         self.last_write = now
         estimate = self.remaining(now)
+        # The done count written is the stored rows (summaries and failures), never the work finished but not yet
+        # stored (a summary inside a batch that is still running), so after a kill it matches what was kept.
+        done = min(sum(self.store.saved_count(self.run_id)), self.total)
         progress = {"started": self.started, "updated": time.time(), "stage": f"summarize ({self.summarizer.name})",
-                    "summarizer": self.summarizer.name, "done": self.offset + self.meter.done, "total": self.total,
+                    "summarizer": self.summarizer.name, "done": done, "total": self.total,
                     "remaining_low": round(estimate.low, 1), "remaining_high": round(estimate.high, 1),
                     "basis": estimate.basis, "computed": len(self.meter.completions)}
-        self.store.set_progress(self.run_id, self.offset + self.meter.done, progress)
+        self.store.set_progress(self.run_id, done, progress)
         if self.on_estimate:
             self.on_estimate(estimate)
 
@@ -772,6 +788,28 @@ class SummarizeProgress:
         if record is not None:
             self.records[self.summarizer.name] = record.to_dict()
             self.store.set_reports(self.run_id, {"throughput": self.records})
+
+
+class AuditStopped(KeyboardInterrupt):
+    """An audit stopped by Ctrl-C or SIGTERM, after its run was marked interrupted: how many summaries are saved."""
+
+    def __init__(self, run_id: str, saved: int | None, total: int | None, code: int):
+        super().__init__(run_id)
+        self.run_id, self.saved, self.total, self.exit_code = run_id, saved, total, code
+
+    def describe(self, how_to_resume: str) -> str:
+        """``stopped: 7 of 15 summaries saved; <how_to_resume>``."""
+        if self.saved is None:
+            return f"stopped; {how_to_resume}"
+        return f"stopped: {self.saved}{f' of {self.total}' if self.total else ''} summaries saved; {how_to_resume}"
+
+
+def saved_of_total(store: RunStore, run_id: str) -> tuple[int | None, int | None]:
+    """The run's stored summaries and its summary count (None, None if the store cannot be read)."""
+    try:
+        return store.saved_count(run_id)[0], store.get_run(run_id).progress_total
+    except BiasCoreError:
+        return None, None
 
 
 def mark_stopped(store: RunStore, run_id: str, status: str, message: str) -> None:
