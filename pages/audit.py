@@ -112,7 +112,11 @@ if not documents and followed:
     show_progress(followed)
     st.page_link("pages/corpus.py", label="Go to Corpus", icon=":material/library_books:")
     st.stop()
-following_running = bool(followed) and run_store().get_run(followed).status in ("created", "running")
+try:
+    following_running = bool(followed) and run_store().get_run(followed).status in ("created", "running")
+except BiasCoreError as error:  # the followed run can no longer be read: say so, the page still starts audits
+    st.error(md_escape(error))
+    followed, following_running = None, False
 if following_running:
     # A refresh mid-run lands on the run's progress, above the settings it was started with.
     st.info(md_escape(f"Following the run {followed} started from this page; the settings below are the ones it was "

@@ -188,20 +188,28 @@ def current_run() -> RunInfo | None:
     if not runs:
         st.info("No runs yet. Start an audit on the Audit page, then come back here.")
         return None
-    ids = [run.id for run in runs]
+    by_id = {run.id: run for run in runs}
     linked = st.query_params.get("run")
-    if linked and linked not in ids:
+    if linked and linked not in by_id:
         st.warning(f"The run {md_escape(linked)} named in the link is not in the run store; showing another run.")
         linked = None
     run_id = linked or st.session_state.get("run_id")
-    if run_id not in ids:
-        run_id = ids[0]
+    if run_id not in by_id:  # the newest run that can be read
+        run_id = next((run.id for run in runs if not run.damaged), runs[0].id)
     select_run(run_id)
     st.session_state["sidebar_run"] = run_id
-    st.sidebar.selectbox("Run", ids, key="sidebar_run",
-                         format_func=lambda rid: f"{store.get_run(rid).name or 'unnamed'} · {rid}",
+    st.sidebar.selectbox("Run", list(by_id), key="sidebar_run", format_func=lambda rid: run_label(by_id[rid]),
                          on_change=lambda: select_run(st.session_state["sidebar_run"]))
-    return store.get_run(run_id)
+    chosen = by_id[run_id]
+    if chosen.damaged:  # one damaged run is named and skipped; every other run still opens
+        st.error(md_escape(chosen.message))
+        return None
+    return chosen
+
+
+def run_label(run: RunInfo) -> str:
+    """A run as run pickers show it: its name and id, and "damaged" for a run whose stored row cannot be read."""
+    return f"{run.name or 'unnamed'} · {run.id}" + (" · damaged" if run.damaged else "")
 
 
 MEASURES_DOC = Path(__file__).resolve().parent.parent / "docs" / "measures.md"

@@ -13,7 +13,7 @@ from bias_core.errors import BiasCoreError
 from bias_core.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.findings import judge, primary_estimate, semantics, variant
 from bias_core.launch import delete_run, launch_audit
-from bias_core.store import RunInfo
+from bias_core.store import RunInfo, damaged_run_message
 from pages.common import run_store, select_run
 from pages.render import md_escape
 
@@ -29,37 +29,48 @@ if not runs:
 
 
 def describe(run: RunInfo) -> str:
-    when = datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M")
+    when = datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M") if run.created else "?"
     return f"{run.name or 'unnamed'} · {when} · {run.shown_status} · {run.id}"
 
 
 table = pd.DataFrame([{
     "run": run.id, "name": run.name or "", "status": run.shown_status,
     "progress": f"{run.progress_done}/{run.progress_total}",
-    "created": datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M:%S"),
+    "created": datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M:%S") if run.created else "",
     "summarizers": ", ".join(s["name"] for s in run.config.get("summarizers", [])),
     "perturbations": ", ".join(p["name"] for p in run.config.get("perturbations", [])),
 } for run in runs])
 st.dataframe(table, hide_index=True, width="stretch")
 
-ids = [run.id for run in runs]
+by_id = {run.id: run for run in runs}
+ids = list(by_id)
 current = st.query_params.get("run") or st.session_state.get("run_id")
 chosen = st.selectbox("Run", ids, index=ids.index(current) if current in ids else 0,
-                      format_func=lambda run_id: describe(store.get_run(run_id)), key="runs_selected")
+                      format_func=lambda run_id: describe(by_id[run_id]), key="runs_selected")
 select_run(chosen)
 
 
 @st.fragment(run_every=2.0)
 def run_status(run_id: str) -> None:
     """Progress read from the store, refreshed every 2 s while the worker runs."""
-    info = store.get_run(run_id)
+    try:
+        info = store.get_run(run_id)
+    except BiasCoreError as error:  # deleted or damaged since the page was drawn
+        st.error(md_escape(error))
+        return
     st.progress(info.progress,
                 text=md_escape(f"{info.stage or info.status}: {info.progress_done}/{info.progress_total}"))
-    if info.status == "running" and not info.worker_alive:
-        st.warning("The process running this audit has stopped. Completed summaries are kept; resume to finish.")
+    if info.resumable:  # its worker was killed or stopped (liveness: process id and start time, RunInfo)
+        st.warning(md_escape(info.message) if info.status == "interrupted" and info.message else
+                   "The process running this audit has stopped. Completed summaries are kept; resume to finish.")
         if st.button("Resume this run", key=f"resume_{run_id}"):
             try:
-                launch_audit(AuditConfig.from_stored(info.config), store.documents(run_id), store, resume_run=run_id)
+                config = AuditConfig.from_stored(info.config)
+            except (KeyError, TypeError, ValueError) as error:  # a config of the wrong shape: one line, no resume
+                st.error(md_escape(damaged_run_message(run_id, f"its stored configuration has no usable {error}")))
+                return
+            try:
+                launch_audit(config, store.documents(run_id), store, resume_run=run_id)
             except BiasCoreError as error:  # an invalid stored config: the launcher has marked the run failed
                 st.error(md_escape(str(error)))
             else:
@@ -67,25 +78,6 @@ def run_status(run_id: str) -> None:
     elif info.message:
         (st.error if info.status == "failed" else st.info)(md_escape(info.message))
 
-
-info = store.get_run(chosen)
-st.subheader(md_escape(info.name or info.id))
-run_status(chosen)
-with st.expander("Configuration, seeds, versions and model revisions"):
-    st.json({"config": info.config, "environment": info.environment, "model_revisions": info.model_revisions})
-
-st.markdown("**Export**")
-columns = st.columns(4)
-# Each export is made when its button is clicked (Streamlit runs the callable then, on its own thread; the store's
-# connection allows that): made eagerly, the four of them cost every rerun of this page seconds on the demo run.
-columns[0].download_button("Report (HTML)", lambda run_id=chosen: html_report(store, run_id),
-                           file_name=f"summbias-{chosen}.html", mime="text/html", key="export_html")
-columns[1].download_button("Everything (JSON)", lambda run_id=chosen: run_json(store, run_id),
-                           file_name=f"summbias-{chosen}.json", mime="application/json", key="export_json")
-columns[2].download_button("Measures (CSV)", lambda run_id=chosen: measures_csv(store.measures(run_id)),
-                           file_name=f"summbias-{chosen}-measures.csv", mime="text/csv", key="export_measures")
-columns[3].download_button("Summaries (CSV)", lambda run_id=chosen: summaries_csv(store, run_id),
-                           file_name=f"summbias-{chosen}-summaries.csv", mime="text/csv", key="export_summaries")
 
 @st.cache_data(max_entries=64)
 def corpus_fingerprint(run_id: str, updated: float) -> str:
@@ -114,39 +106,68 @@ def leaderboard_row(run_label: str, result, results) -> dict:
     }
 
 
-st.markdown("**Compare runs: summarizers side by side**")
-st.caption("Runs on the same corpus (the same documents) and perturbation. Per measure, every run × summarizer with "
-           "its estimate, 95% interval, n and the verdict of the one significance rule (the Overview's), closest to "
-           "no bias first.")
-mine = store.measures(chosen)
-perturbations = sorted({r.perturbation for r in mine if r.perturbation and r.perturbation != "identity"})
-if not perturbations:
-    st.caption("This run has no measure results on a perturbation yet.")
-else:
-    perturbation = st.selectbox("Perturbation", perturbations, key="runs_board_perturbation")
-    fingerprint = corpus_fingerprint(chosen, info.updated)
-    candidates = [run.id for run in runs if corpus_fingerprint(run.id, run.updated) == fingerprint
-                  and any(r.perturbation == perturbation for r in store.measures(run.id))]
-    board_runs = st.multiselect("Runs on the same corpus", candidates, default=candidates,
-                                format_func=lambda run_id: describe(store.get_run(run_id)), key="runs_board_runs")
-    rows = []
-    for run_id in board_runs:
-        results = store.measures(run_id)
-        label = store.get_run(run_id).name or run_id
-        rows += [leaderboard_row(label, result, results) for result in results
-                 if result.perturbation == perturbation and result.measure != "fightin_words"
-                 and result.ci_kind != "s"]
-    if rows:
-        board = pd.DataFrame(rows)
-        board["order"] = board["measure"].map({m: i for i, m in enumerate(dict.fromkeys(board["measure"]))})
-        board = board.sort_values(["order", "distance from no bias"], na_position="last").drop(columns="order")
-        if len(board_runs) == 1:
-            board = board.drop(columns="run")
-        three_places = st.column_config.NumberColumn(format="%.3f")
-        st.dataframe(board, hide_index=True, width="stretch", key="runs_board",
-                     column_config={"estimate": three_places, "distance from no bias": three_places})
+def run_details(chosen: str, info: RunInfo) -> None:
+    """The configuration, the exports and the leaderboard of a run that reads."""
+    with st.expander("Configuration, seeds, versions and model revisions"):
+        st.json({"config": info.config, "environment": info.environment, "model_revisions": info.model_revisions})
+
+    st.markdown("**Export**")
+    columns = st.columns(4)
+    # Each export is made when its button is clicked (Streamlit runs the callable then, on its own thread; the
+    # store's connection allows that): made eagerly, the four of them cost every rerun of this page seconds on the
+    # demo run.
+    columns[0].download_button("Report (HTML)", lambda run_id=chosen: html_report(store, run_id),
+                               file_name=f"summbias-{chosen}.html", mime="text/html", key="export_html")
+    columns[1].download_button("Everything (JSON)", lambda run_id=chosen: run_json(store, run_id),
+                               file_name=f"summbias-{chosen}.json", mime="application/json", key="export_json")
+    columns[2].download_button("Measures (CSV)", lambda run_id=chosen: measures_csv(store.measures(run_id)),
+                               file_name=f"summbias-{chosen}-measures.csv", mime="text/csv", key="export_measures")
+    columns[3].download_button("Summaries (CSV)", lambda run_id=chosen: summaries_csv(store, run_id),
+                               file_name=f"summbias-{chosen}-summaries.csv", mime="text/csv", key="export_summaries")
+
+    st.markdown("**Compare runs: summarizers side by side**")
+    st.caption("Runs on the same corpus (the same documents) and perturbation. Per measure, every run × summarizer "
+               "with its estimate, 95% interval, n and the verdict of the one significance rule (the Overview's), "
+               "closest to no bias first.")
+    mine = store.measures(chosen)
+    perturbations = sorted({r.perturbation for r in mine if r.perturbation and r.perturbation != "identity"})
+    if not perturbations:
+        st.caption("This run has no measure results on a perturbation yet.")
     else:
-        st.caption("None of the chosen runs has results on this perturbation.")
+        perturbation = st.selectbox("Perturbation", perturbations, key="runs_board_perturbation")
+        fingerprint = corpus_fingerprint(chosen, info.updated)
+        candidates = [run.id for run in runs if not run.damaged
+                      and corpus_fingerprint(run.id, run.updated) == fingerprint
+                      and any(r.perturbation == perturbation for r in store.measures(run.id))]
+        board_runs = st.multiselect("Runs on the same corpus", candidates, default=candidates,
+                                    format_func=lambda run_id: describe(by_id[run_id]), key="runs_board_runs")
+        rows = []
+        for run_id in board_runs:
+            results = store.measures(run_id)
+            label = by_id[run_id].name or run_id
+            rows += [leaderboard_row(label, result, results) for result in results
+                     if result.perturbation == perturbation and result.measure != "fightin_words"
+                     and result.ci_kind != "s"]
+        if rows:
+            board = pd.DataFrame(rows)
+            board["order"] = board["measure"].map({m: i for i, m in enumerate(dict.fromkeys(board["measure"]))})
+            board = board.sort_values(["order", "distance from no bias"], na_position="last").drop(columns="order")
+            if len(board_runs) == 1:
+                board = board.drop(columns="run")
+            three_places = st.column_config.NumberColumn(format="%.3f")
+            st.dataframe(board, hide_index=True, width="stretch", key="runs_board",
+                         column_config={"estimate": three_places, "distance from no bias": three_places})
+        else:
+            st.caption("None of the chosen runs has results on this perturbation.")
+
+
+info = by_id[chosen]
+st.subheader(md_escape(info.name or info.id))
+if info.damaged:  # nothing of it can be shown or exported: say so and offer Delete below; the other runs work
+    st.error(md_escape(info.message))
+else:
+    run_status(chosen)
+    run_details(chosen, info)
 
 with st.expander("Delete this run"):
     confirm = st.checkbox("I understand that the run and all its records are deleted", key="runs_confirm_delete")

@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     # interrupted, and one line says how many were saved. The app's worker (--run): whatever else stops it (a config
     # that no longer reads, a library error, a full disk), the run it was started on is marked failed with the
     # one-line message, so the app shows why instead of "running" — unless another process is working on that run.
+    if args.run is not None:
+        _check_run(args)  # a run that is not in the store (or cannot be read) is one line, with nothing to mark
     try:
         return _audit(args)
     except AuditStopped as stopped:
@@ -70,6 +72,15 @@ def run(args: argparse.Namespace) -> int:
         if args.run is not None:
             _mark(args, "failed", one_line(error) if isinstance(error, BiasCoreError) else f"audit: {one_line(error)}")
         raise
+
+
+def _check_run(args: argparse.Namespace) -> None:
+    """Raise one ``StoreError`` line unless the store holds ``args.run`` and it reads; writes nothing."""
+    store = RunStore(args.store, read_only=True)
+    try:
+        store.get_run(args.run)
+    finally:
+        store.close()
 
 
 def _mark(args: argparse.Namespace, status: str, message: str) -> None:
