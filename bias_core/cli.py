@@ -58,6 +58,9 @@ def _run(args: argparse.Namespace) -> int:
             level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
         )
         redact_log_handlers()  # no URL credentials in the log (an audit worker's log file included)
+        if not args.debug:  # a line per endpoint request is noise on a terminal; --debug shows them
+            for name in ("httpx", "httpx2"):
+                logging.getLogger(name).setLevel(logging.WARNING)
         return int(args.func(args) or 0)
     except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.stopping``); `audit` says what it saved
         print("stopped; summaries finished so far are kept in the cache — run the same command to go on",

@@ -13,7 +13,8 @@ likes, and nothing limits how much it sends. ``RequestLimits`` gives the client 
   size on the wire is its size in memory.
 
 ``RequestLimits.abandon()`` (the process is stopping: Ctrl-C, SIGTERM) shuts down the sockets of every request in
-flight and makes every later request of that client raise ``RequestAbandoned`` before it is sent, retries included.
+flight and makes every later request of that client raise ``RequestAbandoned`` before it is sent. A request in flight
+ends with ``RequestAbandoned`` too (raised from the ``trace`` callback as its read fails), so it is not retried.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class _Watch:
     sockets: list[socket.socket] = field(default_factory=list)
     expired: threading.Event = field(default_factory=threading.Event)
     timer: threading.Timer | None = None
+    abandoned: bool = False
 
     def expire(self) -> None:
         self.expired.set()
@@ -84,6 +86,8 @@ class _BoundedStream(httpx2.SyncByteStream):
                     raise DeadlinePassed(f"no complete answer within {self._seconds:g} s")
                 yield chunk
         except httpx2.TransportError as error:
+            if self._watch.abandoned:
+                raise RequestAbandoned("the request was abandoned") from error
             if self._watch.expired.is_set() and not isinstance(error, DeadlinePassed):
                 raise DeadlinePassed(f"no complete answer within {self._seconds:g} s") from error
             raise
@@ -115,6 +119,7 @@ class RequestLimits:
         with self._lock:
             in_flight = list(self._in_flight)
         for watch in in_flight:
+            watch.abandoned = True
             watch.expire()
 
     def client_options(self) -> dict[str, Any]:
@@ -131,6 +136,8 @@ class RequestLimits:
         traced = request.extensions.get("trace")
 
         def trace(event: str, info: dict[str, Any]) -> None:
+            if watch.abandoned and event.endswith(".failed"):  # its socket was shut down by abandon()
+                raise RequestAbandoned("the request was abandoned")
             if event == "connection.connect_tcp.complete" and info.get("return_value") is not None:
                 sock = info["return_value"].get_extra_info("socket")
                 if sock is not None:
