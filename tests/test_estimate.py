@@ -215,10 +215,12 @@ def test_ctranslate2_smollm2_reports_each_summary_and_writes_the_same_text():
     summarizer = get_summarizer("smollm2", max_new_tokens=12)
     docs = [Input(id="a", original_id="a", text="The mayor, Robert Moore, said he will not run again."),
             Input(id="b", original_id="b", text="A storm closed the coastal highway on Friday.")]
-    finished = []
-    reported = summarizer.summarize_batch_reporting(docs, finished.append)
+    finished, each = [], {}
+    reported = summarizer.summarize_batch_reporting(
+        docs, lambda count, outcomes=None: (finished.append(count), each.update(outcomes or {})))
     assert finished == [1, 1]
     assert [s.text for s in reported] == [s.text for s in summarizer.summarize_batch(docs)]
+    assert [each[i].text for i in range(2)] == [s.text for s in reported], "each summary comes with its report"
     calls = []
     summarize_inputs(summarizer, docs, on_progress=lambda done, total: calls.append(done))
     assert calls == [0, 1, 2]

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,8 +122,10 @@ def load_generator(folder: str, source: str, device: str, compute_type: str, thr
 POLL_SECONDS = 0.05
 
 
-def _collect_reporting(pending: list[Any], on_finished: ItemsFinished) -> list[Any]:
-    """The results of CTranslate2's asynchronous generations in input order, each reported as it finishes.
+def _collect_reporting(pending: list[Any], on_finished: ItemsFinished,
+                       outcome: Callable[[int, Any], SummaryOutcome] | None = None) -> list[Any]:
+    """The results of CTranslate2's asynchronous generations in input order, each reported as it finishes (with
+    ``outcome(position, result)``, its summary, when given).
 
     Polled rather than awaited in order: a long generation would otherwise hold back the report of shorter ones
     that other replicas finished meanwhile, and progress would come in bursts.
@@ -134,7 +136,10 @@ def _collect_reporting(pending: list[Any], on_finished: ItemsFinished) -> list[A
         ready = [index for index, result in waiting.items() if result.done()]
         for index in ready:
             finished[index] = waiting.pop(index).result()
-            on_finished(1)
+            if outcome is None:
+                on_finished(1)
+            else:
+                on_finished(1, {index: outcome(index, finished[index])})
         if not ready:
             time.sleep(POLL_SECONDS)
     return [finished[index] for index in range(len(pending))]
@@ -169,8 +174,8 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
         return self._generate(inputs, None)
 
     def summarize_batch_reporting(self, inputs: Sequence[Input], on_finished: ItemsFinished) -> list[SummaryOutcome]:
-        """``summarize_batch`` with each input reported as its generation ends (CTranslate2's asynchronous results:
-        the replicas take one input each, so they finish one by one)."""
+        """``summarize_batch`` with each input reported, with its summary, as its generation ends (CTranslate2's
+        asynchronous results: the replicas take one input each, so they finish one by one)."""
         return self._generate(inputs, on_finished)
 
     def _generate(self, inputs: Sequence[Input], on_finished: ItemsFinished | None) -> list[SummaryOutcome]:
@@ -186,6 +191,20 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
         # One input per CTranslate2 batch on CPU (see load_generator): a batch pads its prompts to a common prefix
         # and decodes the rest token by token, which changes the arithmetic and so, at times, the greedy output.
         max_batch_size = 1 if self.ct2_device == "cpu" else self.default_batch_size
+        generation = {**generation_config.to_diff_dict(), **settings, "engine": ENGINE,
+                      "compute_type": self.compute_type}
+        generation.pop("transformers_version", None)
+
+        def summaries(positions: Sequence[int], output: list[Any]) -> list[SummaryOutcome]:
+            decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
+            return self.finish_summaries([inputs[i] for i in positions], decoded,
+                                         self._hit_token_limit(output, settings, stops),
+                                         [prompt_ids[i] for i in positions], [input_cut[i] for i in positions],
+                                         generation, started)
+
+        def one(position: int, result: Any) -> SummaryOutcome:  # each summary as its generation ends
+            return summaries([position], [result.sequences_ids[0]])[0]
+
         try:
             results = generator.generate_batch(
                 start_tokens, max_batch_size=max_batch_size, beam_size=settings["num_beams"],
@@ -193,13 +212,7 @@ class CTranslate2Summarizer(HuggingFaceSummarizer):
                 end_token=sorted(stops), return_end_token=True, asynchronous=on_finished is not None,
             )
             if on_finished is not None:
-                results = _collect_reporting(results, on_finished)
+                results = _collect_reporting(results, on_finished, one)
         except (RuntimeError, ValueError) as error:
             raise SummarizerError(f"{self.name}: generation failed ({_first_line(error)})") from None
-        output = [result.sequences_ids[0] for result in results]
-        decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
-        hit_limit = self._hit_token_limit(output, settings, stops)
-        generation = {**generation_config.to_diff_dict(), **settings, "engine": ENGINE,
-                      "compute_type": self.compute_type}
-        generation.pop("transformers_version", None)
-        return self.finish_summaries(inputs, decoded, hit_limit, prompt_ids, input_cut, generation, started)
+        return summaries(range(len(inputs)), [result.sequences_ids[0] for result in results])
