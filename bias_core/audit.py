@@ -25,12 +25,20 @@ from typing import Any
 from bias_core import __version__
 from bias_core.errors import BiasCoreError, InputError, StageError, SummarizerError, one_line
 from bias_core.estimate import (
+    SPACY_SUMMARIZERS,
+    AuditEstimate,
     Estimate,
     ThroughputMeter,
     ThroughputRecord,
+    audit_work,
     combine,
+    estimate_audit,
     estimate_before,
+    estimate_stage,
     load_average,
+    modelled_seconds,
+    spacy_loaded_by_perturb,
+    stage_record,
     summarizer_family,
     this_machine,
 )
@@ -627,6 +635,11 @@ def run_audit(
         store.update_run(run_id, stage="summarize", done=0, total=total,
                          model_revisions={s.name: s.revision() for s in summarizers})
         tracker = SummarizeProgress(store, run_id, total, summarizers, inputs, cache, on_progress, on_estimate)
+        # The measure stage's estimate is added to the remaining time from now on (the stages still to come).
+        modelled = modelled_seconds(audit_work(inputs, [s.name for s in summarizers], config.measures or None,
+                                               config.bootstrap))
+        tracker.after = estimate_stage("measure", modelled["measure"], tracker.history, tracker.machine,
+                                       tracker.load_at_start)
         summarize_reports: dict[str, Any] = {}
         for summarizer in summarizers:
             stage = f"summarize ({summarizer.name})"
@@ -651,10 +664,12 @@ def run_audit(
         clock = time.perf_counter()
         stage = "measure"
         store.update_run(run_id, stage="measure")
+        tracker.measuring()
         compute_run_measures(store, run_id, config)
         timings["measure"] = round(time.perf_counter() - clock, 2)
         stage = "finish"
         store.set_reports(run_id, {"seconds": timings})
+        tracker.finished(timings, modelled)
         failures = store.failures(run_id)
         message = f"{len(failures)} summaries failed; run the audit again to retry them" if failures else None
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,
@@ -684,11 +699,23 @@ def estimates_before_run(summarizers: list[Summarizer], inputs: list[Input], his
     machine = this_machine()
     load_now = load_average()
     estimates = []
+    spacy_loaded = spacy_loaded_by_perturb(inputs)
     for summarizer in summarizers:
         cached = count_cached(summarizer, inputs, cache) if cache is not None and inputs else 0
+        loads_spacy = not spacy_loaded and summarizer_family(summarizer.name) in SPACY_SUMMARIZERS
+        spacy_loaded = spacy_loaded or loads_spacy
         estimates.append(estimate_before(summarizer.name, len(inputs) - cached, history, machine,
-                                         summarizer.revision(), cached, load_now))
+                                         summarizer.revision(), cached, load_now, loads_spacy))
     return estimates
+
+
+def estimate_audit_before(summarize: list[Estimate], inputs: list[Input], summarizers: Sequence[str],
+                          measures: Sequence[str] | None, resamples: int,
+                          history: list[ThroughputRecord]) -> AuditEstimate:
+    """The whole audit before it runs, stage by stage: perturb and measure from the cost model and this machine's
+    earlier runs (``estimate.estimate_audit``), with ``summarize`` (``estimates_before_run``, one per summarizer)."""
+    work = audit_work(inputs, summarizers, measures or None, resamples)
+    return estimate_audit(work, summarize, history, this_machine(), load_average())
 
 
 def throughput_history(store: RunStore) -> list[ThroughputRecord]:
@@ -726,6 +753,8 @@ class SummarizeProgress:
         self.summarizer: Summarizer | None = None
         self.offset = 0
         self.last_write = -float("inf")
+        # The stages after summarizing (measure), added to every remaining time; set by ``run_audit``.
+        self.after = Estimate(0.0, 0.0, "measure: not estimated", 0, "measure")
 
     def _later_estimate(self, summarizer: Summarizer, cache: SummaryCache | None) -> Estimate:
         stored = self.store.summarized_ids(self.run_id, summarizer.name)
@@ -738,7 +767,7 @@ class SummarizeProgress:
         """``summarizer`` starts on ``todo`` (its inputs not yet stored); ``offset`` summaries are done before."""
         self.summarizer, self.offset = summarizer, offset
         self.meter = ThroughputMeter(summarizer.name, len(todo))
-        self.later.pop(summarizer.name, None)
+        self.meter.prior = self.later.pop(summarizer.name, None)
 
     def progress(self, done: int, _total: int) -> None:
         """``summarize_inputs``'s callback: the first call follows the cache lookup, later ones finished inputs."""
@@ -759,7 +788,7 @@ class SummarizeProgress:
         assert self.meter is not None and self.summarizer is not None
         fallback = estimate_before(self.summarizer.name, self.meter.remaining(), self.history, self.machine,
                                    self.summarizer.revision(), load_now=self.load_at_start)
-        return combine([self.meter.estimate(now, fallback), *self.later.values()])
+        return combine([self.meter.estimate(now, fallback), *self.later.values(), self.after])
 
     def _write(self, now: float) -> None:
         assert self.meter is not None and self.summarizer is not None
@@ -775,6 +804,29 @@ class SummarizeProgress:
         self.store.set_progress(self.run_id, done, progress)
         if self.on_estimate:
             self.on_estimate(estimate)
+
+    def measuring(self) -> None:
+        """The measure stage begins: its estimate is what remains (the page counts it down)."""
+        progress = {"started": self.started, "updated": time.time(), "stage": "measure", "done": self.total,
+                    "total": self.total, "remaining_low": round(self.after.low, 1),
+                    "remaining_high": round(self.after.high, 1), "basis": self.after.basis}
+        self.store.set_progress(self.run_id, self.total, progress)
+        if self.on_estimate:
+            self.on_estimate(self.after)
+
+    def finished(self, timings: dict[str, float], modelled: dict[str, float]) -> None:
+        """The run is done: nothing remains, and the perturb and measure stages' actual time against their modelled
+        time is kept for later estimates (``estimate.stage_record``)."""
+        progress = {"started": self.started, "updated": time.time(), "stage": "done", "done": self.total,
+                    "total": self.total, "remaining_low": 0.0, "remaining_high": 0.0, "basis": ""}
+        self.store.set_progress(self.run_id, self.total, progress)
+        load = load_average()
+        for stage in ("perturb", "measure"):
+            record = stage_record(stage, modelled[stage], timings[stage], self.machine, load, self.run_id,
+                                  time.time())
+            if record is not None:
+                self.records[record.summarizer] = record.to_dict()
+        self.store.set_reports(self.run_id, {"throughput": self.records})
 
     def end(self) -> None:
         """The summarizer is finished: write the final progress and keep its throughput for later estimates."""

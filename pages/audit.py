@@ -263,7 +263,7 @@ try:
 except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
     st.stop()
-show_estimate(summarizers, all_inputs)
+show_estimate(summarizers, all_inputs, measures, int(bootstrap))
 show_power(documents, excluded, applicable)
 for kind, report in reports.items():
     if kind != "identity":

@@ -9,19 +9,29 @@ import pytest
 
 from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, estimates_before_run, run_audit, throughput_history
 from bias_core.estimate import (
+    DEFAULT_LOAD_SECONDS,
     DEFAULT_SECONDS,
+    DEFAULT_STAGE_RANGE,
     HISTORY_MARGIN,
+    MEASURE_COSTS,
+    MODEL_LOADS,
+    STAGE_MARGIN,
     Estimate,
     Machine,
     ThroughputMeter,
     ThroughputRecord,
+    audit_work,
     block_rates,
     combine,
+    estimate_audit,
     estimate_before,
     estimate_during,
+    estimate_stage,
     format_duration,
     format_range,
     load_factor,
+    modelled_seconds,
+    stage_record,
     this_machine,
 )
 from bias_core.records import Document, Input, Summary
@@ -60,8 +70,9 @@ def test_rates_from_another_machine_or_summarizer_are_not_used_and_the_default_g
                record(0.1, summarizer="hf:bart")]
     estimate = estimate_before("smollm2", 10, history, HERE)
     low, high = DEFAULT_SECONDS["smollm2"]
-    assert (estimate.low, estimate.high) == (pytest.approx(10 * low), pytest.approx(10 * high))
-    assert "no measurement on this machine yet, default guess" in estimate.basis
+    load_low, load_high = DEFAULT_LOAD_SECONDS["smollm2"]
+    assert (estimate.low, estimate.high) == (pytest.approx(load_low + 10 * low), pytest.approx(load_high + 10 * high))
+    assert "no measurement on this machine yet, default guess" in estimate.basis and "loading" in estimate.basis
 
 
 def test_rates_of_the_same_revision_are_preferred_and_the_newest_ten_count():
@@ -246,7 +257,7 @@ def test_audit_keeps_each_summarizers_throughput_and_the_next_estimate_is_based_
     run_id = run_audit(config("lead-3", "one-by-one"), store=store, cache=cache, documents=documents(6))
     info = store.get_run(run_id)
     kept = info.reports["throughput"]
-    assert set(kept) == {"lead-3", "one-by-one"}
+    assert {name for name in kept if not name.startswith("stage:")} == {"lead-3", "one-by-one"}
     machine = this_machine()
     assert kept["one-by-one"]["summaries"] == 6 and kept["one-by-one"]["hostname"] == machine.hostname
     assert kept["one-by-one"]["cores"] == machine.cores and kept["one-by-one"]["seconds_per_summary"] > 0
@@ -323,3 +334,121 @@ def test_a_row_that_ends_early_is_reported_before_the_batch_ends():
     assert finished == [1], "a row is reported once"
     watch.report_rest()
     assert finished == [1, 1]
+
+
+# every stage of the audit: perturb, summarize, measure ------------------------------------------------------------
+
+def review_inputs(samples: int = 2) -> list[Input]:
+    from bias_core.audit import build_inputs
+    from bias_core.demo import DEMO_REVIEWS
+    from bias_core.io import load_documents
+
+    review_config = AuditConfig(corpus=CorpusSpec("reviews"), summarizers=[StageSpec("lead-3")],
+                                perturbations=[StageSpec("identity"),
+                                               StageSpec("sentiment", {"value_source": "stars", "samples": samples})])
+    return build_inputs(load_documents(DEMO_REVIEWS), review_config)[0]
+
+
+def test_a_review_audit_with_perspective_measures_is_estimated_longer_by_the_modelled_measure_cost():
+    inputs = review_inputs()
+    summarize = [Estimate(10.0, 20.0, "lead-3: from history", len(inputs))]
+    perspective = ["bur", "uer", "auc", "sof"]
+    with_measures = estimate_audit(audit_work(inputs, ["lead-3"], perspective), summarize, [], HERE)
+    without = estimate_audit(audit_work(inputs, ["lead-3"], ["politician_features"]), summarize, [], HERE)
+    # The perspective measures read every sentiment input and every unchanged set of units (identity).
+    read = sum(item.perturbation == "sentiment" or bool(item.units) for item in inputs)
+    cost = MEASURE_COSTS["perspective"]
+    modelled = cost.fixed + cost.per_summary * read  # spaCy is already loaded by lead-3's sentence splitting
+    assert with_measures.measure.low == pytest.approx(modelled * DEFAULT_STAGE_RANGE[0])
+    assert with_measures.measure.high == pytest.approx(modelled * DEFAULT_STAGE_RANGE[1])
+    assert without.measure.high == 0 and "nothing to compute" in without.measure.basis
+    assert with_measures.total.high - without.total.high == pytest.approx(modelled * DEFAULT_STAGE_RANGE[1])
+    assert with_measures.total.low > 10.0 and "measure: modelled" in with_measures.total.basis
+
+
+def test_the_measure_stage_grows_with_the_summaries_read_and_the_resamples_and_loads_each_model_once():
+    few = audit_work(review_inputs(1), ["lead-3"], None)
+    many = audit_work(review_inputs(3), ["lead-3", "textrank"], None)
+    assert many.measure_summaries["perspective"] > few.measure_summaries["perspective"] > 0
+    assert modelled_seconds(many)["measure"] > modelled_seconds(few)["measure"]
+    assert modelled_seconds(audit_work(review_inputs(1), ["lead-3"], ["bur"], resamples=2000))["measure"] > \
+        modelled_seconds(audit_work(review_inputs(1), ["lead-3"], ["bur"], resamples=200))["measure"]
+    # A hosted summarizer loads no spaCy: the measure stage pays its load once, however many families need it.
+    hosted = audit_work(review_inputs(1), ["openai:gpt"], ["bur", "mbic"])
+    local = audit_work(review_inputs(1), ["lead-3"], ["bur", "mbic"])
+    assert modelled_seconds(hosted)["measure"] - modelled_seconds(local)["measure"] == \
+        pytest.approx(MODEL_LOADS["spacy"])
+
+
+def test_earlier_runs_of_a_stage_scale_its_model_by_their_actual_to_modelled_ratio():
+    slow = stage_record("measure", modelled=10.0, actual=30.0, machine=HERE, load_average=None, run_id="r",
+                        recorded=1.0)
+    elsewhere = stage_record("measure", 10.0, 1.0, Machine("other", 8), None, "r2", 2.0)
+    estimate = estimate_stage("measure", 4.0, [slow, elsewhere], HERE)
+    assert estimate.low == pytest.approx(4.0 * 3.0 / STAGE_MARGIN)
+    assert estimate.high == pytest.approx(4.0 * 3.0 * STAGE_MARGIN)
+    assert "1 earlier run on this machine" in estimate.basis
+    assert stage_record("perturb", 0.03, 0.01, HERE, None, "r", 1.0) is None, "too short to say anything"
+
+
+def test_a_summarizers_model_load_is_counted_once_not_spread_over_every_summary():
+    loaded = ThroughputRecord("smollm2", (20.0 + 9 * 2.0) / 10, 10, HERE.hostname, HERE.cores, first_seconds=20.0)
+    assert loaded.seconds_for(100) == pytest.approx(20.0 + 99 * 2.0)
+    estimate = estimate_before("smollm2", 100, [loaded], HERE)
+    assert estimate.low <= 20.0 + 99 * 2.0 <= estimate.high
+    assert estimate.high < 100 * loaded.seconds_per_summary, "the load must not be paid per summary"
+    fresh = estimate_before("lead-3", 10, [], HERE, loads_spacy=True)
+    assert fresh.low >= 2.5 and "loading" in fresh.basis
+
+
+def batched_completions(count: int, load: float, batch: int, per_summary: float) -> list[float]:
+    """A batched engine: after ``load`` seconds, ``batch`` summaries finish together every batch × per_summary s."""
+    return [load + per_summary * batch * (k // batch + 1) + 0.01 * (k % batch) for k in range(count)]
+
+
+def test_the_projected_total_stays_steady_while_batches_finish_together():
+    total, per_summary = 96, 3.0
+    completions = batched_completions(total, load=20.0, batch=8, per_summary=per_summary)
+    prior = Estimate(total * 2.0, total * 4.5, "smollm2: from 1 earlier run", total)
+    lows, highs = [], []
+    # The worker writes progress at most every 0.5 s, after a batch's summaries (0.07 s apart) have all finished.
+    for done in range(8, total, 8):
+        now = completions[done - 1]
+        remaining = estimate_during("smollm2", completions[:done], now, total - done, prior)
+        lows.append(now + remaining.low)
+        highs.append(now + remaining.high)
+    actual = completions[-1]
+    assert max(lows) <= actual * 1.05 and min(highs) >= actual * 0.95
+    assert max(highs) / min(highs) < 2.5 and max(lows) / min(lows) < 2.5, "no 4× swing"
+
+
+def test_the_audit_adds_the_measure_stage_to_the_remaining_time_and_keeps_each_stages_time(tmp_path, monkeypatch):
+    from bias_core.demo import DEMO_REVIEWS
+    from bias_core.io import load_documents
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    written: list[dict] = []
+    original = RunStore.set_progress
+
+    def keeping(self, run_id, done, progress):
+        written.append(dict(progress))
+        return original(self, run_id, done, progress)
+
+    monkeypatch.setattr(RunStore, "set_progress", keeping)
+    reviews = AuditConfig(corpus=CorpusSpec("reviews"), summarizers=[StageSpec("lead-3")],
+                          perturbations=[StageSpec("identity"),
+                                         StageSpec("sentiment", {"value_source": "stars", "samples": 1})],
+                          measures=["bur", "sfpi"], bootstrap=200)
+    run_id = run_audit(reviews, store=store, cache=SummaryCache(tmp_path / "c.sqlite"),
+                       documents=load_documents(DEMO_REVIEWS))
+    measuring = [p for p in written if p["stage"] == "measure"]
+    summarizing = [p for p in written if p["stage"].startswith("summarize")]
+    assert len(measuring) == 1 and measuring[0]["remaining_high"] > 0 and "measure: modelled" in measuring[0]["basis"]
+    assert all(p["remaining_high"] >= measuring[0]["remaining_high"] for p in summarizing), \
+        "while summarizing, the measure stage still to come is part of the remaining time"
+    assert written[-1]["stage"] == "done" and written[-1]["remaining_high"] == 0
+    kept = store.get_run(run_id).reports["throughput"]
+    assert kept["stage:measure"]["summaries"] == 1 and kept["stage:measure"]["seconds_per_summary"] > 0
+    assert kept["lead-3"]["first_seconds"] is not None
+    later = estimate_stage("measure", 1.0, throughput_history(store), this_machine())
+    assert "1 earlier run on this machine" in later.basis

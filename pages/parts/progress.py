@@ -10,7 +10,7 @@ import time
 
 import streamlit as st
 
-from bias_core.audit import StageSpec, estimates_before_run, throughput_history
+from bias_core.audit import StageSpec, estimate_audit_before, estimates_before_run, throughput_history
 from bias_core.estimate import Estimate, combine, estimate_before, format_duration, format_range, summarizer_family
 from bias_core.estimate import this_machine
 from bias_core.records import Input
@@ -44,30 +44,35 @@ def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Es
     return estimates
 
 
-def show_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> None:
-    """The estimate box before a run: summaries to make, how many are cached, the time range and its basis."""
+def show_estimate(summarizers: list[StageSpec], inputs: list[Input], measures: list[str] | None = None,
+                  resamples: int = 1000) -> None:
+    """The estimate box before a run: summaries to make, how many are cached, and the whole audit's time range,
+    stage by stage (building the inputs, each summarizer, computing ``measures``; None: every one that applies),
+    with each stage's basis."""
     estimates = audit_estimate(summarizers, inputs)
+    audit = estimate_audit_before(estimates, inputs, [spec.name for spec in summarizers], measures or None,
+                                  resamples, throughput_history(run_store()))
     total = len(inputs) * len(summarizers)
     uncached = sum(estimate.summaries for estimate in estimates)
-    overall = combine(estimates)
+    summarizing = combine(estimates)
     cached = f" ({total - uncached} already cached, free)" if total > uncached else ""
     st.info(f"Estimate: {counted(len(inputs), 'input')} × {counted(len(summarizers), 'summarizer')} = "
-            f"**{counted(total, 'summary')}**{cached}; "
-            f"making them takes **{overall.describe()}** on this machine. Building the inputs and computing the "
-            "measures come on top.")
-    for estimate in estimates:
+            f"**{counted(total, 'summary')}**{cached}; the whole audit takes **{audit.total.describe()}** on this "
+            f"machine: building the inputs {audit.perturb.describe()}, making the summaries "
+            f"{summarizing.describe()}, computing the measures {audit.measure.describe()}.")
+    for estimate in audit.stages():
         st.caption(md_escape(f"{estimate.describe()} — {estimate.basis}"))
 
 
 def remaining_text(info: RunInfo, now: float) -> tuple[str, str]:
-    """("elapsed …, remaining …", basis) for a run from its ``reports["progress"]``; the remaining range counts down
-    from when the worker wrote it."""
+    """("elapsed …, remaining …", basis) for a run from its ``reports["progress"]``, while it summarizes or measures;
+    the remaining range (the stages still to come included) counts down from when the worker wrote it."""
     progress = info.reports.get("progress") or {}
     started = progress.get("started")
     running = info.status in ("running", "created") and info.worker_alive
     end = now if running else info.updated
     elapsed = f"elapsed {format_duration(end - started)}" if isinstance(started, (int, float)) else ""
-    if not running or "remaining_high" not in progress or info.stage != "summarize":
+    if not running or "remaining_high" not in progress or info.stage not in ("summarize", "measure"):
         return elapsed, ""
     since = max(0.0, now - float(progress.get("updated", now)))
     low = max(0.0, float(progress["remaining_low"]) - since)

@@ -1,0 +1,131 @@
+"""Estimate against actual time, stage by stage, for a real small review audit and a real small news audit (issue 22).
+
+Runs two audits as the Audit page would start them, each with its estimate computed beforehand exactly as the page
+computes it (``estimates_before_run`` per summarizer, ``estimate_audit_before`` for the whole audit):
+
+1. reviews: the bundled demo reviews (3 sets of units), identity + sentiment split (stars, ``--review-samples``
+   inputs per ratio), every measure that applies (perspective BUR/UER/AUC/SOF with their permutation nulls, MBIC, SFPI);
+2. news: the first ``--news-docs`` demo articles, identity + gender-glob (``--news-samples`` name draws), every
+   measure that applies (distinguishability count and dense with MiniLM, Fightin' Words, MBIC, SFPI).
+
+Both use ``--summarizers`` (default: lead-3, the page's default, and smollm2, the offline language model) and 1,000
+resamples. The run store and the summary cache are fresh temporary files unless ``--store`` is given, so every summary
+is computed and the first audit is estimated from the stated default costs; the second one already uses the first
+one's throughput and stage times (as the app does on a machine with earlier runs). While each audit runs, the
+remaining time the worker writes is kept, and the projected total (elapsed + remaining) is printed at ten points:
+what the Audit page's progress shows, and how much it moves.
+
+Run: .venv/bin/python benchmarks/estimate_accuracy.py [--summarizers lead-3,smollm2] [--review-samples 1]
+     [--news-docs 6] [--news-samples 1] [--store PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def seconds(low: float, high: float) -> str:
+    return f"{low:7.1f} – {high:7.1f} s"
+
+
+def one_audit(label: str, documents: list, perturbations: list, summarizer_names: list[str], store, cache) -> None:
+    from bias_core.audit import (
+        AuditConfig,
+        CorpusSpec,
+        StageSpec,
+        build_inputs,
+        estimate_audit_before,
+        estimates_before_run,
+        run_audit,
+        throughput_history,
+    )
+    from bias_core.summarize import get_summarizer
+
+    config = AuditConfig(corpus=CorpusSpec(label), summarizers=[StageSpec(name) for name in summarizer_names],
+                         perturbations=perturbations, bootstrap=1000, name=f"estimate accuracy: {label}")
+    inputs, _ = build_inputs(documents, config)
+    history = throughput_history(store)
+    summarize = estimates_before_run([get_summarizer(name) for name in summarizer_names], inputs, history, cache)
+    estimate = estimate_audit_before(summarize, inputs, summarizer_names, None, config.bootstrap, history)
+    print(f"\n== {label}: {len(documents)} originals, {len(inputs)} inputs × {len(summarizer_names)} summarizers "
+          f"= {len(inputs) * len(summarizer_names)} summaries; load average before: {load_average()}")
+    for stage in estimate.stages():
+        print(f"   estimate {stage.stage:9} {seconds(stage.low, stage.high)}  {stage.basis}")
+
+    projections: list[tuple[float, float, float]] = []
+    started = time.perf_counter()
+
+    def heard(remaining) -> None:
+        elapsed = time.perf_counter() - started
+        projections.append((elapsed, elapsed + remaining.low, elapsed + remaining.high))
+
+    run_id = run_audit(config, store=store, cache=cache, documents=documents, resume=False, on_estimate=heard)
+    total = time.perf_counter() - started
+    info = store.get_run(run_id)
+    actual = info.reports["seconds"]
+    per_summarizer = info.reports["summarize"]
+    print(f"   load average after: {load_average()}")
+    print(f"   {'stage':22} {'estimate':>19}   {'actual':>8}   inside")
+    rows = [("perturb", estimate.perturb, actual["perturb"])]
+    rows += [(f"summarize {e.basis.split(':', 1)[0]}", e, per_summarizer[name]["seconds"])
+             for e, name in zip(estimate.summarize, summarizer_names)]
+    rows += [("measure", estimate.measure, actual["measure"]), ("total", estimate.total, total)]
+    for name, stage, value in rows:
+        inside = "yes" if stage.low <= value <= stage.high else ("below" if value < stage.low else "ABOVE")
+        print(f"   {name:22} {seconds(stage.low, stage.high)}   {value:7.1f} s   {inside}")
+    if projections:
+        step = max(1, len(projections) // 10)
+        shown = projections[::step][:10] + [projections[-1]]
+        print("   projected total (elapsed + remaining) as the run went on: "
+              + ", ".join(f"{elapsed:.0f}s→{low:.0f}–{high:.0f}" for elapsed, low, high in shown))
+        highs = [high for _, _, high in projections]
+        lows = [low for _, low, _ in projections]
+        print(f"   over {len(projections)} updates: projected low {min(lows):.0f}–{max(lows):.0f} s, "
+              f"projected high {min(highs):.0f}–{max(highs):.0f} s (actual {total:.0f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--summarizers", default="lead-3,smollm2", help="comma-separated summarizer names")
+    parser.add_argument("--review-samples", type=int, default=1, help="sentiment inputs per ratio")
+    parser.add_argument("--news-docs", type=int, default=6, help="demo articles in the news audit")
+    parser.add_argument("--news-samples", type=int, default=1, help="gender-glob name draws per article")
+    parser.add_argument("--store", type=Path, default=None, help="run store to use and keep (default: a fresh one)")
+    args = parser.parse_args()
+
+    from bias_core.audit import StageSpec
+    from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
+    from bias_core.estimate import this_machine
+    from bias_core.io import load_documents
+    from bias_core.store import RunStore
+    from bias_core.summarize import SummaryCache
+
+    folder = Path(tempfile.mkdtemp(prefix="estimate-accuracy-"))
+    store = RunStore(args.store or folder / "runs.sqlite")
+    cache = SummaryCache(folder / "cache.sqlite")
+    names = [name.strip() for name in args.summarizers.split(",") if name.strip()]
+    machine = this_machine()
+    print(f"machine: {machine.hostname}, {machine.cores} cores; summarizers: {', '.join(names)}; store: "
+          f"{args.store or 'fresh (no earlier runs)'}")
+    one_audit("demo reviews, sentiment split", load_documents(DEMO_REVIEWS),
+              [StageSpec("identity"), StageSpec("sentiment", {"value_source": "stars",
+                                                              "samples": args.review_samples})],
+              names, store, cache)
+    one_audit(f"demo news ({args.news_docs} articles), gender swap", load_documents(DEMO_NEWS)[:args.news_docs],
+              [StageSpec("identity"), StageSpec("gender-glob", {"samples": args.news_samples})],
+              names, store, cache)
+
+
+if __name__ == "__main__":
+    main()
