@@ -43,7 +43,7 @@ from bias_core.estimate import (
     this_machine,
 )
 from bias_core.executors import LocalExecutor, RayExecutor
-from bias_core.io import DEFAULT_MAX_BYTES, CsvColumns, load_documents
+from bias_core.io import DEFAULT_MAX_MB, CsvColumns, load_documents, megabytes
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.redact import redact_url
@@ -52,7 +52,7 @@ from bias_core.store import RunStore
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
 from bias_core.summarize.runner import count_cached
-from bias_core.validation import RESAMPLES, SEED, Param, ParamError, unknown_key_message
+from bias_core.validation import MAX_MB, RESAMPLES, SEED, Param, ParamError, unknown_key_message
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ CORPUS_PARAMETERS = {
     "id_column": Param(str, optional=True),
     "value_column": Param(str, optional=True),
     "group_column": Param(str, optional=True),
-    "max_mb": Param(float, above=0),
+    "max_mb": MAX_MB,
 }
 
 
@@ -100,7 +100,7 @@ class CorpusSpec:
     id_column: str | None = None
     value_column: str | None = None
     group_column: str | None = None
-    max_mb: float = DEFAULT_MAX_BYTES / 1024 / 1024
+    max_mb: float = DEFAULT_MAX_MB
 
 
 @dataclass
@@ -230,6 +230,17 @@ class AuditConfig:
             RESAMPLES.check("measures.bootstrap", self.bootstrap)
             for key, param in CORPUS_PARAMETERS.items():
                 param.check(f"corpus.{key}", getattr(self.corpus, key))
+            if not self.corpus.path.strip():  # Path("") is the working folder: every .txt in it was audited
+                raise ParamError("corpus is empty: name the documents file or folder (corpus = \"news.jsonl\")")
+            columns = {key: getattr(self.corpus, key) for key in ("id_column", "value_column", "group_column")
+                       if getattr(self.corpus, key) is not None}
+            if self.corpus.text_column != "text":
+                columns["text_column"] = self.corpus.text_column
+            if columns and Path(self.corpus.path).suffix.lower() != ".csv":
+                raise ParamError(f"corpus.{next(iter(columns))} = {next(iter(columns.values()))!r} names a column, "
+                                 f"but {Path(self.corpus.path).name} is not a .csv file (only a CSV corpus has "
+                                 "columns; a JSONL unit's value is its 'value' field, or choose it with the sentiment "
+                                 "perturbation's value_column)")
             if not isinstance(self.exclude_originals, list) or not all(isinstance(original, str) and original
                                                                        for original in self.exclude_originals):
                 raise ParamError(f"corpus.exclude = {self.exclude_originals!r} is not a list of document ids (text)")
@@ -345,8 +356,9 @@ class AuditConfig:
 
 
 def _check_field_types(config_class: type, params: dict[str, Any]) -> None:
-    """Check parameters whose config field is a plain int, float, str or bool (or one of them or None) against that
-    type; the config class's own checks (``__post_init__``) then check ranges."""
+    """Check parameters whose config field is a plain int, float, str or bool (or one of them or None), or a
+    ``tuple[kind, ...]`` of one (a list in the file, each item checked: "ratios[0] = 'a' is not a number"), against
+    that type; the config class's own checks (``__post_init__``) then check ranges."""
     hints = typing.get_type_hints(config_class)
     for key, value in params.items():
         hint = hints.get(key)
@@ -355,6 +367,15 @@ def _check_field_types(config_class: type, params: dict[str, Any]) -> None:
         kind = options[0] if optional and len(options) == 1 else hint
         if kind in (int, float, str, bool):
             Param(kind, optional=optional).check(key, value)
+        elif typing.get_origin(kind) is tuple and typing.get_args(kind)[-1:] == (Ellipsis,):
+            item_kind = typing.get_args(kind)[0]
+            if not isinstance(value, list | tuple):
+                raise ParamError(f"{key} = {value!r:.60} is not a list of {_KIND_PLURALS.get(item_kind, 'values')}")
+            for index, item in enumerate(value):
+                Param(item_kind).check(f"{key}[{index}]", item)
+
+
+_KIND_PLURALS = {int: "integers", float: "numbers", str: "texts", bool: "true/false values"}
 
 
 def _known_keys(table: dict[str, Any], known: Any, source: str, where: str) -> None:
@@ -407,7 +428,7 @@ def corpus_documents(config: AuditConfig) -> list[Document]:
     corpus = config.corpus
     return load_documents(corpus.path, columns=CsvColumns(text=corpus.text_column, id=corpus.id_column,
                                                           value=corpus.value_column, group=corpus.group_column),
-                          max_bytes=int(corpus.max_mb * 1024 * 1024))
+                          max_bytes=megabytes(corpus.max_mb))
 
 
 def kept_documents(config: AuditConfig, documents: list[Document]) -> list[Document]:
@@ -451,6 +472,14 @@ def check_corpus(config: AuditConfig, documents: list[Document]) -> None:
         if not documents_for(spec.name, documents):
             kind = "review sets (units with values)" if spec.name == "sentiment" else "news articles"
             raise ConfigError(config.source, f"perturbation '{spec.name}' needs {kind}, and the corpus has none")
+        if spec.name == "sentiment":
+            from bias_core.perturb.sentiment import SentimentConfig, unknown_value_column
+
+            fields = [field.name for field in dataclasses.fields(SentimentConfig)]
+            problem = unknown_value_column(documents, SentimentConfig(**perturbation_params(spec, config.seed, fields)),
+                                           loaded_as=config.corpus.value_column)
+            if problem:
+                raise ConfigError(config.source, f"perturbation 'sentiment': {problem}")
 
 
 def environment(seed: int) -> dict[str, Any]:
@@ -598,7 +627,7 @@ def run_audit(
             corpus.path,
             columns=CsvColumns(text=corpus.text_column, id=corpus.id_column, value=corpus.value_column,
                                group=corpus.group_column),
-            max_bytes=int(corpus.max_mb * 1024 * 1024),
+            max_bytes=megabytes(corpus.max_mb),
         )
     check_corpus(config, documents)
     foreign = non_english_documents(documents)

@@ -12,6 +12,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -23,7 +24,12 @@ from typing import Any, TypeVar
 from bias_core.errors import InputError
 from bias_core.records import Document, Input, MeasureResult, RecordError, Summary, Unit
 
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+# One megabyte is 1,000,000 bytes here, as in the app's upload widget (Streamlit counts so in every browser but
+# Windows ones, and says "File must be 20.0MB or smaller"): the app, the command line and an audit config state one
+# limit, 20 MB = 20,000,000 bytes (.streamlit/config.toml's maxUploadSize; issue 23).
+BYTES_PER_MB = 1_000_000
+DEFAULT_MAX_MB = 20
+DEFAULT_MAX_BYTES = DEFAULT_MAX_MB * BYTES_PER_MB
 SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".csv", ".zip")
 VALUE_COLUMN_CANDIDATES = ("value", "label", "stars", "rating")
 # A zip whose entries inflate more than this many times their compressed size is treated as a zip bomb.
@@ -39,6 +45,8 @@ BYTE_ORDER_MARKS = (
 # A JSON line nested deeper than this is refused: no record of INTERFACES.md nests more than a few levels, and deeper
 # structures would exhaust Python's recursion limit in json and in every function that walks records.
 MAX_JSON_DEPTH = 100
+# A lone UTF-16 surrogate: what JSON's "\ud800" escape decodes to; not a character, and no UTF-8 encoder writes it.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 RecordT = TypeVar("RecordT", Input, Summary, Document)
 
@@ -105,11 +113,21 @@ def load_documents_from_bytes(
     return documents
 
 
+def megabytes(max_mb: float) -> int:
+    """The bytes of a ``max_mb`` limit (an audit config's ``max_mb``, ``--max-mb``): ``max_mb`` × 1,000,000."""
+    return int(max_mb * BYTES_PER_MB)
+
+
+def describe_limit(max_bytes: int) -> str:
+    """'20 MB (20,000,000 bytes)': a size limit in the words every message about it uses."""
+    return f"{max_bytes / BYTES_PER_MB:g} MB ({max_bytes:,} bytes)"
+
+
 def _check_size(source: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise InputError(
             source,
-            f"is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit",
+            f"is {size / BYTES_PER_MB:.1f} MB ({size:,} bytes), over the {describe_limit(max_bytes)} limit",
             hint="split the corpus into smaller files, or raise the limit (max_mb in an audit config, --max-mb on "
                  "the command line)",
         )
@@ -226,7 +244,7 @@ def _load_zip(source: str, data: bytes, *, max_bytes: int) -> list[Document]:
                                  hint="unpack it and upload the inner archive on its own")
             total += info.file_size
             if total > max_bytes:
-                raise InputError(source, f"unpacks to more than the {max_bytes / 2**20:g} MB limit",
+                raise InputError(source, f"unpacks to more than the {describe_limit(max_bytes)} limit",
                                  hint="split the archive into smaller ones")
             if info.compress_size and info.file_size / info.compress_size > MAX_ZIP_RATIO:
                 raise InputError(source, f"entry '{name}' is compressed {info.file_size // info.compress_size}:1, "
@@ -268,7 +286,34 @@ def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[s
         if not isinstance(record, dict):
             raise InputError(source, f"holds a JSON {type(record).__name__}, not an object", row=number,
                              hint="each line must be one JSON object")
+        surrogate = _lone_surrogate(record)
+        if surrogate is not None:
+            field_name, character = surrogate
+            raise InputError(source, f"field '{field_name}' holds \\u{ord(character):04x}, half of a UTF-16 surrogate "
+                             "pair, which is not a character", row=number,
+                             hint="the tool that wrote the file cut a character in two; fix or remove it and save the "
+                                  "file again")
         yield number, record
+
+
+def _lone_surrogate(record: dict[str, Any]) -> tuple[str, str] | None:
+    """The field (top-level key) and character of the first lone surrogate in a JSON object's keys or strings, or
+    None. JSON's ``\\ud800`` escape parses to a string no UTF-8 encoder accepts: the store, the cache, the app and
+    every file written later would fail on it, so it is refused at load (issue 23)."""
+    for key, value in record.items():
+        stack = [key, value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                found = SURROGATE.search(item)
+                if found:
+                    return str(key).encode("utf-8", "backslashreplace").decode("utf-8"), found.group()
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return None
 
 
 def _json_depth(value: Any) -> int:
@@ -287,7 +332,24 @@ def _json_depth(value: Any) -> int:
     return deepest
 
 
+# The fields of a JSONL record that identify it or another record (INTERFACES.md).
+ID_FIELDS = ("id", "original_id", "input_id")
+
+
+def _check_ids(record: dict[str, Any], source: str, line: int) -> None:
+    """Refuse an id that is neither non-blank text nor an integer: ``true`` (read as the id "True"), ``""`` and
+    ``"   "`` were accepted and showed as blanks on Compare (issue 23)."""
+    for key in ID_FIELDS:
+        value = record.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, str | int) or isinstance(value, str) and not value.strip():
+            raise InputError(source, f"field '{key}' is {json.dumps(value)[:40]}, not an id", row=line,
+                             hint="give every record an id of non-blank text or an integer")
+
+
 def _jsonl_document(record: dict[str, Any], source: str, line: int) -> Document:
+    _check_ids(record, source, line)
     try:
         document = Document.from_dict(record)
     except RecordError as error:
@@ -298,22 +360,44 @@ def _jsonl_document(record: dict[str, Any], source: str, line: int) -> Document:
 
 
 def csv_header(source: str, data: bytes) -> list[str]:
-    """The column names of a CSV file (its first row), so a user can map text / id / group / value columns."""
-    first_line = decode_text(source, data).splitlines()[0] if data.strip() else ""
+    """The column names of a CSV file (its first row), so a user can map text / id / group / value columns; a line
+    break inside a quoted name is read as a space, as the documents' columns are."""
+    return csv_dict_reader(source, decode_text(source, data)).fieldnames or []
+
+
+def csv_dict_reader(source: str, text: str) -> csv.DictReader:
+    """A strict reader over CSV text whose header is read and checked: line breaks in a quoted column name become a
+    space (the app's column picker shows one line per name), and two columns of the same name are refused — a
+    dictionary row would silently keep only the last (issue 23). Strict, so an unterminated quote is an error, not a
+    cell that swallows the rest of the file."""
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
-        return next(csv.reader([first_line]), [])
+        raw = reader.fieldnames or []
     except csv.Error as error:
-        raise InputError(source, f"is not a valid CSV file ({error})", row=1) from None
+        raise csv_error(source, error, 1) from None
+    header = [" ".join(name.splitlines()) for name in raw]
+    first_position: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if name.strip() and name in first_position:
+            raise InputError(source, f"has two columns named '{name}' (columns {first_position[name]} and "
+                             f"{position})", row=1, hint="rename one of them, so that every column has its own name")
+        first_position.setdefault(name, position)
+    reader.fieldnames = header
+    return reader
+
+
+def csv_error(source: str, error: csv.Error, line: int) -> InputError:
+    """One line for the csv module's error at the record starting on ``line``."""
+    if str(error) == "unexpected end of data":
+        return InputError(source, "a quoted cell that starts here is never closed: the file ends inside it",
+                          row=line, hint='close the quote (") or remove it, and save the file again')
+    return InputError(source, f"is not a valid CSV file ({error})", row=line)
 
 
 def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Document]:
-    text = decode_text(source, data)
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        header = reader.fieldnames or []
-    except csv.Error as error:
-        raise InputError(source, f"is not a valid CSV file ({error})") from None
+    reader = csv_dict_reader(source, decode_text(source, data))
+    header = reader.fieldnames or []
     if columns.text not in header:
         raise InputError(source, f"has no column '{columns.text}' (columns: {', '.join(header) or 'none'})",
                          hint="choose the column that holds the text")
@@ -328,11 +412,13 @@ def _csv_documents(source: str, data: bytes, columns: CsvColumns) -> list[Docume
     try:
         # Number each row by the file line it starts on, so quoted cells spanning several lines do not shift the count.
         rows = []
+        record_end = reader.line_num
         for row in reader:
             breaks = sum(v.count("\n") + v.count("\r") - v.count("\r\n") for v in row.values() if isinstance(v, str))
             rows.append((reader.line_num - breaks, row))
-    except csv.Error as error:
-        raise InputError(source, f"is not a valid CSV file ({error})", row=reader.line_num) from None
+            record_end = reader.line_num
+    except csv.Error as error:  # the record that failed starts on the line after the last one read
+        raise csv_error(source, error, record_end + 1) from None
     if group is None:
         documents = []
         for line, row in rows:
@@ -373,6 +459,7 @@ def read_jsonl(path: str | os.PathLike, record_type: type[RecordT]) -> list[Reco
         raise InputError(str(path), "no such file")
     records = []
     for line, obj in _jsonl_objects(str(path), path.read_bytes()):
+        _check_ids(obj, str(path), line)
         try:
             records.append(record_type.from_dict(obj))
         except RecordError as error:

@@ -24,6 +24,23 @@ SEED_MAX = 2**32 - 1
 RESAMPLES_MAX = 1_000_000
 # Inputs per model call: far above any model's useful batch, so a larger value is taken for a typo.
 BATCH_SIZE_MAX = 100_000
+# Perturbation counts (issue 23): without a maximum, samples = 2**63 or units_per_input = 10**7 ran for minutes and
+# gigabytes before failing. Each maximum is far beyond any published setting yet keeps one original's work bounded.
+# Name draws per original (gender, race; sentiment: inputs per ratio) and identity copies: the papers draw 10; each
+# draw writes a pair (or quadruple) of whole inputs, so 1,000 draws of a 3 KB article already write 6–12 MB of inputs
+# and 2,000–4,000 summaries per original and summarizer.
+SAMPLES_MAX = 1_000
+# Units (reviews, tweets, turns) joined into one perspective input: Zhang et al. join 10 to 100; 1,000 reviews are
+# about 100,000 tokens, more than any summarizer's context, and the split tries every size below it per ratio.
+UNITS_PER_INPUT_MAX = 1_000
+# Names drawn from per gender or race: more than every shipped list holds (the longest has a few thousand), so a
+# larger value changes nothing but is taken for a typo.
+NAMES_MAX = 100_000
+# Ratios of a perspective split and politician pairs: the papers use 3 to 5 and 1 to 4; each one multiplies the inputs.
+LIST_MAX = 100
+# A corpus is read whole into memory and held about four times over while it is parsed (measured: a 99 MB JSONL file
+# peaks at 416 MB); a larger file is refused, not read. max_mb = 1e308 used to fail as an overflow traceback.
+MAX_MB_MAX = 1_000
 
 _KIND_NAMES = {int: "an integer", float: "a number", str: "text", bool: "true or false"}
 
@@ -88,6 +105,16 @@ class Param:
 SEED = Param(int, minimum=0, maximum=SEED_MAX)
 RESAMPLES = Param(int, minimum=1, maximum=RESAMPLES_MAX)
 BATCH_SIZE = Param(int, minimum=1, maximum=BATCH_SIZE_MAX)
+SAMPLES = Param(int, minimum=1, maximum=SAMPLES_MAX)
+UNITS_PER_INPUT = Param(int, minimum=2, maximum=UNITS_PER_INPUT_MAX)
+NAMES = Param(int, minimum=2, maximum=NAMES_MAX)
+MAX_MB = Param(float, above=0, maximum=MAX_MB_MAX)
+
+
+def check_list_length(name: str, values: Any, maximum: int = LIST_MAX) -> None:
+    """Refuse a list option (ratios, pairs) with more than ``maximum`` entries, naming it."""
+    if len(values) > maximum:
+        raise ParamError(f"{name} has {len(values):,} entries; at most {maximum} are allowed")
 
 
 def check_params(spec: Mapping[str, Param], values: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,4 +17,4 @@ def test_uploads_are_limited_to_the_same_size_as_bias_core_accepts():
     from bias_core.io import DEFAULT_MAX_BYTES
 
     settings = tomllib.loads(CONFIG.read_text())
-    assert settings["server"]["maxUploadSize"] * 1024 * 1024 == DEFAULT_MAX_BYTES
+    assert settings["server"]["maxUploadSize"] * 10**6 == DEFAULT_MAX_BYTES

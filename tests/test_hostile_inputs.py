@@ -21,11 +21,11 @@ from tests.test_openai_summarizer import Endpoint
 def test_a_100_mb_text_file_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "huge.txt"
     with big.open("wb") as stream:
-        stream.truncate(100 * 2**20)  # a sparse 100 MB file: size checks must not read it
+        stream.truncate(100 * 10**6)  # a sparse 100 MB file: size checks must not read it
     started = time.perf_counter()
     result = cli("summarize", "--summarizer", "lead-3", "--inputs", str(big), "--out", str(tmp_path / "s.jsonl"))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert f"{big}: is 100.0 MB, over the 20 MB limit" in result.stderr
+    assert f"{big}: is 100.0 MB (100,000,000 bytes), over the 20 MB (20,000,000 bytes) limit" in result.stderr
     assert time.perf_counter() - started < 60 and not (tmp_path / "s.jsonl").exists()
 
 

@@ -152,7 +152,7 @@ def config(**changes) -> AuditConfig:
     ({"summarizers": [StageSpec("textrank", {"damping": 5})]}, "summarizer 'textrank' has bad parameters: damping = 5"),
     ({"summarizers": [StageSpec("lead-3"), StageSpec("lead-3")]}, "summarizer 'lead-3' is listed twice"),
     ({"perturbations": [StageSpec("gender-loc", {"samples": "abc"})]}, "perturbation 'gender-loc': samples = 'abc'"),
-    ({"perturbations": [StageSpec("gender-loc", {"samples": 0})]}, "samples must be at least 1"),
+    ({"perturbations": [StageSpec("gender-loc", {"samples": 0})]}, "samples = 0 is out of range"),
     ({"perturbations": [StageSpec("politician", {"pairs": ["A=B=C"]})]}, "needs exactly one '='"),
     ({"perturbations": [StageSpec("gendr-loc")]}, "unknown perturbation 'gendr-loc' (did you mean 'gender-loc'?)"),
     ({"paired_identifiers": "extnded"}, "measures.paired_identifiers: 'extnded' is neither steen-markert"),

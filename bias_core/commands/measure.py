@@ -23,7 +23,7 @@ from bias_core.measures import (
     compute_measures,
 )
 from bias_core.measures.fairsumm_ngram import FAIRSUMM_NGRAM, check_nltk_data
-from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES
+from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES, load_politicians
 from bias_core.measures.lexical_bias import read_bias_labels
 from bias_core.measures.perspective import MATCHINGS
 from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     target = _target(args.perspective_target)
     paired = check_paired_identifiers(args.paired_identifiers, "--paired-identifiers")
     lexicons = lexicon_options(args.lexicon)
+    if args.politicians:  # read now, so a damaged table is refused before any measure, not only by politician runs
+        load_politicians(args.politicians)
     if FAIRSUMM_NGRAM in (args.perspective_matching or ()):
         check_nltk_data(f"--perspective-matching {FAIRSUMM_NGRAM}")
     inputs = io.read_inputs(args.inputs)

@@ -20,8 +20,8 @@ from tqdm import tqdm
 from bias_core.errors import InputError
 from bias_core.io import CsvColumns, load_documents, write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
-from bias_core.perturb.sentiment import VALUE_SOURCES
-from bias_core.validation import check_output_path
+from bias_core.perturb.sentiment import VALUE_SOURCES, unknown_value_column
+from bias_core.validation import NAMES, SAMPLES, UNITS_PER_INPUT, check_option, check_output_path
 
 # Command-line option → config field; an option given for a perturbation whose config lacks the field is an error.
 OPTION_FIELDS = {
@@ -43,6 +43,9 @@ OPTION_FIELDS = {
     "last_name_threshold": "last_name_threshold",
     "repeats": "repeats",
 }
+# The count options, checked against the maxima of their config fields (bias_core.validation) under the option's own
+# name, before any document is read: "command line: --samples = 100000000 is out of range: …".
+COUNT_OPTIONS = {"samples": SAMPLES, "repeats": SAMPLES, "units_per_input": UNITS_PER_INPUT, "top_n_names": NAMES}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -101,6 +104,8 @@ def perturbation_params(args: argparse.Namespace) -> dict[str, Any]:
         if field_name not in fields:
             raise InputError("command line", f"--{option.replace('_', '-')} does not apply to --kind {args.kind}",
                              hint=f"options of {args.kind}: {', '.join(sorted(fields))}")
+        if option in COUNT_OPTIONS:
+            check_option(f"--{option.replace('_', '-')}", COUNT_OPTIONS[option], value)
         params[field_name] = tuple(value) if option == "pair" else value
     return params
 
@@ -114,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("command line", str(error)) from None
     columns = CsvColumns(value=args.value_column) if args.documents.suffix.lower() == ".csv" else None
     documents = load_documents(args.documents, columns=columns)
+    if args.kind == "sentiment":
+        problem = unknown_value_column(documents, perturbation.config, loaded_as=columns and columns.value)
+        if problem:
+            raise InputError(str(args.documents), problem.replace("value_column", "--value-column", 1))
     with tqdm(total=len(documents), unit="document", desc=f"perturb {args.kind}", file=sys.stderr,
               dynamic_ncols=True, disable=args.quiet) as bar:
         result = perturbation.run_with_progress(documents, progress=bar.update)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from bias_core.commands.params import parse_params
 from bias_core.errors import InputError, stage
-from bias_core.io import DEFAULT_MAX_BYTES, load_documents, read_inputs, write_jsonl
+from bias_core.io import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, load_documents, megabytes, read_inputs, write_jsonl
 from bias_core.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
-from bias_core.validation import BATCH_SIZE, Param, check_option, check_output_path
+from bias_core.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -30,8 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache", type=Path, help="summary cache file (default: the user cache folder)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--batch-size", type=int, help="inputs per model call")
-    parser.add_argument("--max-mb", type=float, default=DEFAULT_MAX_BYTES / 2**20,
-                        help="refuse document files larger than this (default: %(default)g MB)")
+    parser.add_argument("--max-mb", type=float, default=DEFAULT_MAX_MB,
+                        help="refuse document files larger than this many MB of 1,000,000 bytes (default: "
+                             "%(default)g)")
     parser.set_defaults(func=run)
 
 
@@ -50,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.out)
     if args.batch_size is not None:
         check_option("--batch-size", BATCH_SIZE, args.batch_size)
-    check_option("--max-mb", Param(float, above=0), args.max_mb)
+    check_option("--max-mb", MAX_MB, args.max_mb)
     params = parse_params(args.param)
     check_summarizer(args.summarizer, **params)
-    inputs = read_any_inputs(args.inputs, int(args.max_mb * 2**20))
+    inputs = read_any_inputs(args.inputs, megabytes(args.max_mb))
     summarizer = get_summarizer(args.summarizer, **params)
     cache = None if args.no_cache else SummaryCache(args.cache)
 

@@ -18,6 +18,7 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 LEXICON_DIR = DATA_DIR / "lexicons"
 POLITICIANS_CSV = DATA_DIR / "politicians.csv"
 POLITICIAN_COLUMNS = ("name", "party", "gender", "office", "years")
+POLITICIAN_GENDERS = ("male", "female", "")
 
 
 def _entries(path: Path) -> list[list[str]]:
@@ -238,22 +239,43 @@ def _aliases(name: str, record: dict[str, str | None]) -> tuple[str, ...]:
 
 
 def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
-    """Read a politicians table (CSV with columns name, party, gender, office, years); users may upload their own."""
+    """Read a politicians table (CSV with columns name, party, gender, office, years); users may upload their own.
+
+    Read as strictly as a corpus (``bias_core.io``: UTF-8, no binary, no unterminated quote, no repeated column), and
+    every row checked (a name, a gender of male, female or empty, no more cells than the header), so a damaged table
+    is one line naming the file and the row, not co-occurrence counts silently computed from garbage (issue 23).
+    """
+    from bias_core.io import csv_dict_reader, csv_error, decode_text
+
     path = Path(path)
+    source = str(path)
     if not path.is_file():
-        raise InputError(str(path), "no such file")
-    with path.open(newline="", encoding="utf-8-sig") as stream:
-        reader = csv.DictReader(stream)
-        missing = [c for c in POLITICIAN_COLUMNS[:4] if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(str(path), f"missing column(s) {', '.join(missing)}",
-                             hint="the header must name name, party, gender, office (and optionally years)")
-        rows = []
-        for line, record in enumerate(reader, start=2):
+        raise InputError(source, "no such file")
+    reader = csv_dict_reader(source, decode_text(source, path.read_bytes()))
+    header = reader.fieldnames or []
+    missing = [c for c in POLITICIAN_COLUMNS[:4] if c not in header]
+    if missing:
+        raise InputError(source, f"missing column(s) {', '.join(missing)}",
+                         hint="the header must name name, party, gender, office (and optionally years)")
+    rows = []
+    line = reader.line_num + 1
+    try:
+        for record in reader:
+            if record.get(None):
+                raise InputError(source, f"has {len(header) + len(record[None])} cells, but the header names "
+                                 f"{len(header)} columns", row=line, hint="quote cells that hold a comma")
             name = (record.get("name") or "").strip()
             if not name:
-                raise InputError(str(path), "empty name", row=line)
-            rows.append(Politician(name, (record["party"] or "").strip().lower(),
-                                   (record["gender"] or "").strip().lower(), (record["office"] or "").strip(),
-                                   (record.get("years") or "").strip(), _aliases(name, record)))
+                raise InputError(source, "empty name", row=line)
+            gender = (record["gender"] or "").strip().lower()
+            if gender not in POLITICIAN_GENDERS:
+                raise InputError(source, f"gender {record['gender']!r:.40} is not male, female or empty", row=line)
+            rows.append(Politician(name, (record["party"] or "").strip().lower(), gender,
+                                   (record["office"] or "").strip(), (record.get("years") or "").strip(),
+                                   _aliases(name, record)))
+            line = reader.line_num + 1
+    except csv.Error as error:
+        raise csv_error(source, error, line) from None
+    if not rows:
+        raise InputError(source, "holds no politicians", hint="add one row per politician below the header")
     return rows

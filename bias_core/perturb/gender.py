@@ -26,6 +26,7 @@ from bias_core.names import top_first_names, top_last_names
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
+from bias_core.validation import NAMES, SAMPLES
 
 MALE, FEMALE = (Cell(gender, gender) for gender in GENDERS)
 
@@ -43,12 +44,9 @@ class GenderConfig:
     top_n_last_names: int = 200
 
     def __post_init__(self) -> None:
-        if self.samples < 1:
-            raise ValueError(f"samples must be at least 1, got {self.samples}")
-        if self.top_n_names < 2:
-            raise ValueError(f"top_n_names must be at least 2, got {self.top_n_names}")
-        if self.top_n_last_names < 2:
-            raise ValueError(f"top_n_last_names must be at least 2, got {self.top_n_last_names}")
+        SAMPLES.check("samples", self.samples)  # ParamError is a ValueError: "samples = 0 is out of range: …"
+        NAMES.check("top_n_names", self.top_n_names)
+        NAMES.check("top_n_last_names", self.top_n_last_names)
 
 
 class _Gender(NameSwapPerturbation):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
 from bias_core.records import Document, Input
+from bias_core.validation import SAMPLES
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,7 @@ class IdentityConfig:
     repeats: int = 1
 
     def __post_init__(self) -> None:
-        if self.repeats < 1:
-            raise ValueError(f"repeats must be at least 1, got {self.repeats}")
+        SAMPLES.check("repeats", self.repeats)  # ParamError is a ValueError: "repeats = 0 is out of range: …"
 
 
 class Identity(Perturbation):

@@ -64,6 +64,7 @@ from bias_core.perturb.lexicon import NEUTRAL_TITLES, TITLE_GENDER, match_case, 
 from bias_core.perturb.rosenman import is_voter_first_name
 from bias_core.perturb.templates import EntityTemplate, build_templates
 from bias_core.records import Document, Entity, Input, Substitution
+from bias_core.validation import check_list_length
 
 logger = logging.getLogger(__name__)
 
@@ -477,6 +478,7 @@ class PoliticianConfig:
         object.__setattr__(self, "pairs", tuple(self.pairs))
         if not self.pairs:
             raise ValueError("give at least one pair, e.g. 'Donald Trump=Joe Biden'")
+        check_list_length("pairs", self.pairs)
         for pair in self.pairs:
             parse_pair(pair)
 

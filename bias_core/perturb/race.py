@@ -62,6 +62,7 @@ from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.rosenman import RACES, SOURCE, names_with_race
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
 from bias_core.records import Input
+from bias_core.validation import NAMES, SAMPLES
 
 NAME_SOURCES = ("bbq", "rosenman")
 BBQ_NAMES_CSV = Path(__file__).resolve().parents[2] / "data" / "names" / "bbq_vocabulary_proper_names.csv"
@@ -94,8 +95,7 @@ class RaceConfig:
     content_words: bool = False
 
     def __post_init__(self) -> None:
-        if self.samples < 1:
-            raise ValueError(f"samples must be at least 1, got {self.samples}")
+        SAMPLES.check("samples", self.samples)  # ParamError is a ValueError: "samples = 0 is out of range: …"
         if self.name_source not in NAME_SOURCES:
             raise ValueError(f"name_source must be one of {', '.join(NAME_SOURCES)}, got {self.name_source!r}")
         for name in ("first_name_threshold", "last_name_threshold"):
@@ -104,6 +104,8 @@ class RaceConfig:
             if self.name_source == "bbq" and getattr(self, name) != _DEFAULT_THRESHOLD:
                 raise ValueError(f"{name} applies only to name_source = 'rosenman' (BBQ lists names by race, "
                                  "without probabilities)")
+        NAMES.check("names_per_cell", self.names_per_cell)
+        NAMES.check("min_names_per_cell", self.min_names_per_cell)
         if not 2 <= self.min_names_per_cell <= self.names_per_cell:
             raise ValueError("need 2 ≤ min_names_per_cell ≤ names_per_cell, got "
                              f"{self.min_names_per_cell} and {self.names_per_cell}")

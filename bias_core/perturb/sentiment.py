@@ -35,6 +35,7 @@ from fractions import Fraction
 
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkippedOriginal, SkipReport, seeded_random
 from bias_core.records import UNIT_SEPARATOR, Document, Input, Unit
+from bias_core.validation import SAMPLES, UNITS_PER_INPUT, Param, check_list_length
 
 logger = logging.getLogger(__name__)
 
@@ -60,13 +61,17 @@ class SentimentConfig:
         object.__setattr__(self, "ratios", tuple(self.ratios))
         if self.value_source not in VALUE_SOURCES:
             raise ValueError(f"value_source must be one of {', '.join(VALUE_SOURCES)}, got {self.value_source!r}")
+        check_list_length("ratios", self.ratios)
+        for index, ratio in enumerate(self.ratios):
+            Param(float).check(f"ratios[{index}]", ratio)  # "ratios[0] = 'a' is not a number", not a TypeError
+        UNITS_PER_INPUT.check("units_per_input", self.units_per_input)
+        UNITS_PER_INPUT.check("min_units", self.min_units)
+        SAMPLES.check("samples", self.samples)
         if not self.ratios or any(not 0.0 <= r <= 1.0 for r in self.ratios):
             raise ValueError(f"ratios must be shares between 0 and 1, got {self.ratios}")
         if not 2 <= self.min_units <= self.units_per_input:
             raise ValueError(f"need 2 ≤ min_units ≤ units_per_input, got {self.min_units} and "
                              f"{self.units_per_input}")
-        if self.samples < 1:
-            raise ValueError(f"samples must be at least 1, got {self.samples}")
         if self.perspective_template is not None:
             from bias_core.summarize.prompts import PERSPECTIVE_TEMPLATES
 
@@ -233,3 +238,18 @@ def corpus_values(documents: Sequence[Document], config: SentimentConfig) -> dic
             if value is not None:
                 by_value.setdefault(value, []).append(unit)
     return {value: len(by_value[value]) for value in _ordered(by_value)}
+
+
+def unknown_value_column(documents: Sequence[Document], config: SentimentConfig,
+                         loaded_as: str | None = None) -> str | None:
+    """A one-line problem when ``value_column`` names a field no unit of the corpus has, else None. Without this
+    check, ``value_column = "nope"`` fell back to every unit's ``value`` without a word (issue 23). ``loaded_as`` is
+    the CSV column the loader already made each unit's value (it is then not among the units' other fields)."""
+    if config.value_source not in ("label", "stars") or config.value_column in ("value", loaded_as):
+        return None
+    units = [unit for document in documents for unit in document.units or []]
+    if not units or any(config.value_column in unit.extra for unit in units):
+        return None
+    fields = sorted({key for unit in units for key in unit.extra})
+    return (f"value_column '{config.value_column}' is not a field of any unit; the units have: "
+            f"{', '.join(['value', *fields])}")
