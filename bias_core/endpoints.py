@@ -20,17 +20,56 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bias_core.errors import InputError
-from bias_core.redact import redact_url
+from bias_core.redact import redact_url, redact_urls
+from bias_core.validation import Param, ParamError
 
 ENV = "SUMMBIAS_ENDPOINTS"
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HTTP_URL = re.compile(r"^https?://[^/?#\s]+(/[^\s]*)?$")
 _ENDPOINT_KEYS = ("name", "base_url", "api_key_env", "models")
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an endpoint's base URL, in a few words, or None when it can: not http(s), no host,
+    white space, a bad port or an unclosed IPv6 bracket (``http://[::1``): what the HTTP client would otherwise
+    refuse only at the first request, after a run was created. Parsed by ``urllib.parse`` and by ``httpx`` (the
+    client's own parser); the words never hold the URL's credentials."""
+    if any(character.isspace() for character in url):
+        return "it holds white space"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- reading it checks the port
+    except ValueError as error:
+        return redact_urls(str(error))
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    import httpx  # imported where used: the openai client's HTTP library
+
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as error:
+        return redact_urls(str(error))
+    return None
+
+
+@dataclass(frozen=True)
+class BaseUrlParam(Param):
+    """A base URL parameter: text that ``http_url_problem`` accepts, refused (redacted) before anything runs."""
+
+    def check(self, name: str, value: object) -> object:
+        value = super().check(name, value)
+        problem = None if value is None else http_url_problem(str(value))
+        if problem:
+            raise ParamError(f"{name} = {redact_url(str(value))!r} is not an http:// or https:// URL ({problem})")
+        return value
 
 
 @dataclass(frozen=True)
@@ -94,9 +133,10 @@ def _endpoint(entry: dict[str, Any], source: str, index: int) -> Endpoint:
     key, models = entry.get("api_key_env", ""), entry.get("models", [])
     if not isinstance(name, str) or not name.strip():
         raise InputError(source, "name must be a non-empty string", row=row)
-    if not isinstance(base_url, str) or not _HTTP_URL.match(base_url):
-        raise InputError(source, f"base_url = {redact_url(str(base_url))!r} is not an http:// or https:// URL",
-                         row=row)
+    problem = http_url_problem(base_url) if isinstance(base_url, str) else "not text"
+    if not isinstance(base_url, str) or not _HTTP_URL.match(base_url) or problem:
+        raise InputError(source, f"base_url = {redact_url(str(base_url))!r} is not an http:// or https:// URL"
+                         + (f" ({problem})" if problem else ""), row=row)
     if redact_url(base_url) != base_url:
         raise InputError(source, f"base_url = {redact_url(base_url)!r} holds credentials",
                          row=row, hint="put the key in an environment variable and name it in api_key_env")

@@ -32,6 +32,7 @@ from bias_core.findings import (CALIBRATION_DOC, PERTURBATION_NOTES, SUMMARIZER_
 from bias_core.io import json_safe
 from bias_core.records import MeasureResult
 from bias_core.store import RunStore
+from bias_core.validation import output_file
 
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
@@ -341,7 +342,8 @@ def write_export(store: RunStore, run_id: str, export_format: str, out: str | os
     The text goes to a temporary file in the same folder, renamed into place, so a failure leaves no half-written
     file. A folder as ``out``, a missing folder or one that cannot be written raises one InputError line.
     """
-    out, chosen = Path(out), EXPORT_FORMATS[export_format]
+    given, chosen = Path(out), EXPORT_FORMATS[export_format]
+    out = output_file(given)  # through a symbolic link: the link stays, its target is replaced
     if out.is_dir():
         raise InputError(str(out), "is a folder", hint=f"give a file name, e.g. {out / chosen.file_name(run_id)}")
     folder = out.parent
@@ -365,4 +367,4 @@ def write_export(store: RunStore, run_id: str, export_format: str, out: str | os
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
-    return out
+    return given

@@ -520,6 +520,9 @@ def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
 
 
 def _atomic_write(path: Path, content: str) -> None:
+    from bias_core.validation import output_file
+
+    path = output_file(path)  # through a symbolic link: the link stays, its target is replaced
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -7,6 +7,7 @@ Each record converts to and from the JSON objects of INTERFACES.md. Fields the f
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -53,6 +54,15 @@ def _optional(data: dict, key: str, kind: type | tuple[type, ...], record: str) 
     if isinstance(data, dict) and data.get(key) is None:
         return None
     return _require(data, key, kind, record)
+
+
+def _numbers(values: list, key: str, record: str) -> list[float]:
+    """``values`` as floats; a ``RecordError`` naming the field and the first item that is not a number."""
+    for position, value in enumerate(values, start=1):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise RecordError(f"{record} field '{key}' must be a list of numbers, but item {position} is "
+                              f"{json.dumps(value)[:40]}")
+    return [float(value) for value in values]
 
 
 def _extra(data: dict, known: tuple[str, ...]) -> dict[str, Any]:
@@ -382,7 +392,7 @@ class Summary:
             summarizer=_require(data, "summarizer", str, "summary"),
             text=_require(data, "text", str, "summary"),
             sentences=None if sentences is None else [str(s) for s in sentences],
-            sentence_scores=None if scores is None else [float(s) for s in scores],
+            sentence_scores=None if scores is None else _numbers(scores, "sentence_scores", "summary"),
             meta=_optional(data, "meta", dict, "summary") or {},
             extra=_extra(data, cls.FIELDS),
         )

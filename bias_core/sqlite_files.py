@@ -48,6 +48,16 @@ def expected_columns(schema: str) -> dict[str, tuple[str, ...]]:
         connection.close()
 
 
+# The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def has_sqlite_header(path: Path) -> bool:
+    """Whether the file starts as every SQLite database does (False for text, other formats or an empty file)."""
+    with path.open("rb") as stream:
+        return stream.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
 def _uri(path: Path, mode: str) -> str:
     return "file:" + urllib.parse.quote(str(path.absolute())) + f"?mode={mode}"
 
@@ -145,7 +155,10 @@ def _check(connection: sqlite3.Connection, path: Path, spec: SchemaSpec) -> None
     except sqlite3.DatabaseError as error:
         if "not a database" not in str(error):
             raise spec.error(damaged_message(spec, path, error)) from None
-        raise spec.error(f"{path} is not a {spec.kind} ({error}: not an SQLite file, or its first page is damaged) "
+        if not has_sqlite_header(path):  # text or another format: nothing of ours to repair or move aside
+            raise spec.error(f"{path} is not a {spec.kind} ({error}: not an SQLite file) — check the path or "
+                             f"choose another {spec.option}") from None
+        raise spec.error(f"{path} is not a {spec.kind} ({error}: its first page is damaged) "
                          f"— {spec.damaged_hint.format(path=path)}") from None
     if version > spec.version:
         raise spec.error(f"the {spec.kind} {path} was written by a newer summbias (schema {version}, this version "

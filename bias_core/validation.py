@@ -153,7 +153,7 @@ def check_output_path(path: str | os.PathLike, option: str = "--out") -> None:
     The check creates (and removes) a temporary file in the nearest existing folder: permission bits alone do not
     say whether a write will succeed (read-only mounts, root), a real attempt does.
     """
-    target = Path(path)
+    target = output_file(path, option)
     if target.is_dir():
         raise InputError(option, f"{target} is a folder", hint="give the path of a file to write")
     folder = target.parent if str(target.parent) else Path(".")
@@ -167,6 +167,17 @@ def check_output_path(path: str | os.PathLike, option: str = "--out") -> None:
     except OSError as error:
         raise InputError(option, f"cannot write into the folder {folder} ({error.strerror or error})",
                          hint="choose a folder you can write to") from None
+
+
+def output_file(path: str | os.PathLike, option: str = "--out") -> Path:
+    """The file a write to ``path`` replaces: ``path``, or for a symbolic link the file it points to. Every ``--out``
+    writer writes through a link, as the shell's ``>`` does, so the link stays and its target gets the new content
+    (replacing the link with a new file broke links kept on purpose, e.g. ``latest.json``); a link that loops or
+    points into itself is one ``InputError`` line."""
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():
+        raise InputError(option, f"{path} is a symbolic link that loops", hint="remove it or choose another path")
+    return target
 
 
 def _number(value: float) -> str:

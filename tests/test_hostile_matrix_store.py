@@ -194,3 +194,148 @@ def test_audit_with_an_unknown_run_id_is_one_line_naming_it(tmp_path):
     assert result.returncode == 2 and not missing.parent.exists()
     assert result.stderr.strip().splitlines() == [
         f"error: there is no run store at {missing} — check the path or choose another with --store"]
+
+
+# hostile option files and parameters ---------------------------------------------------------------------------
+
+def small_inputs_and_summaries(folder: Path) -> tuple[Path, Path]:
+    """inputs.jsonl and summaries.jsonl of one input and its lead-3 summary, as perturb and summarize write them."""
+    inputs, summaries = folder / "inputs.jsonl", folder / "summaries.jsonl"
+    inputs.write_text(json.dumps({"id": "a", "original_id": "a", "text": "Tom went home. He slept. She read."}) + "\n")
+    summaries.write_text(json.dumps({"input_id": "a", "summarizer": "lead-3", "text": "Tom went home.",
+                                     "sentences": ["Tom went home."], "sentence_scores": [1.0]}) + "\n")
+    return inputs, summaries
+
+
+LATIN1 = "Zoë,female\nJosé,male\n".encode("latin-1")
+
+
+@pytest.mark.parametrize(("option", "name", "data"), [
+    ("--hallucination-genders", "genders.csv", b"name,gender\n" + LATIN1),
+    ("--bias-labels", "labels.jsonl", '{"id": "a", "sentences": ["Café"], "labels": [0]}\n'.encode("latin-1")),
+])
+def test_a_measure_option_file_that_is_not_utf8_is_one_line_naming_it(option, name, data, tmp_path, capsys):
+    from bias_core.cli import main
+
+    inputs, summaries = small_inputs_and_summaries(tmp_path)
+    hostile = tmp_path / name
+    hostile.write_bytes(data)
+    out = tmp_path / "measures.json"
+    code = main(["measure", "--inputs", str(inputs), "--summaries", str(summaries), "--out", str(out),
+                 option, str(hostile)])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(error) == 1 and error[0].startswith(f"error: {hostile}: is not UTF-8 text")
+    assert not out.exists()
+
+
+def test_an_outcomes_file_that_is_not_utf8_is_one_line_naming_it(tmp_path, capsys):
+    from bias_core.cli import main
+
+    outcomes = tmp_path / "outcomes.csv"
+    outcomes.write_bytes(b"quadruple_id,role,group,outcome\n" + "q1-é,original,male,1\n".encode("latin-1"))
+    code = main(["quadruples", "--outcomes", str(outcomes), "--out", str(tmp_path / "q.json")])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(error) == 1 and error[0].startswith(f"error: {outcomes}: is not UTF-8 text")
+
+
+def test_sentence_scores_that_are_not_numbers_are_one_line_naming_the_file_line_and_field(tmp_path, capsys):
+    from bias_core.cli import main
+
+    inputs, summaries = small_inputs_and_summaries(tmp_path)
+    record = json.loads(summaries.read_text())
+    summaries.write_text(json.dumps({**record, "sentence_scores": ["abc"]}) + "\n")
+    code = main(["measure", "--inputs", str(inputs), "--summaries", str(summaries), "--out",
+                 str(tmp_path / "m.json")])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {summaries}, line 1: summary field 'sentence_scores' must be a list of numbers, but item 1 is "
+        '"abc"']
+
+
+@pytest.mark.parametrize("base_url", ["http://[::1", "http://user:secret@[::1/v1", "http://host:99999/v1",
+                                      "ftp://host/v1", "http://exa mple.com/v1"])
+def test_an_invalid_base_url_is_refused_before_a_run_is_created_in_one_redacted_line(base_url, tmp_path):
+    store, config = tmp_path / "runs.sqlite", tmp_path / "audit.toml"
+    config.write_text(f'[corpus]\npath = "{REPO / "data/demo/news.jsonl"}"\n\n[[summarizers]]\nname = "openai:m"\n'
+                      f'base_url = "{base_url}"\nretries = 0\n')
+    result = subprocess.run([sys.executable, "-m", "bias_core", "audit", "--config", str(config), "--store",
+                             str(store), "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "SUMMBIAS_CACHE": str(tmp_path / "cache.sqlite")})
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: {config}: summarizer 'openai:m' has bad parameters: base_url = '")
+    assert "is not an http:// or https:// URL (" in lines[0] and "secret" not in lines[0]
+    assert not store.exists()  # no run was created
+
+
+def test_an_endpoints_file_with_an_invalid_base_url_names_the_entry(tmp_path):
+    from bias_core.endpoints import browser_endpoints
+    from bias_core.errors import InputError
+
+    endpoints = tmp_path / "endpoints.toml"
+    endpoints.write_text('[[endpoints]]\nname = "lab"\nbase_url = "http://[::1"\n')
+    with pytest.raises(InputError) as caught:
+        browser_endpoints(endpoints)
+    assert str(caught.value) == (f"{endpoints}, endpoint 1: base_url = 'http://[::1' is not an http:// or https:// "
+                                 "URL (Invalid IPv6 URL)")
+
+
+# cache --reset on a file that is not a cache ----------------------------------------------------------------------
+
+def test_cache_reset_refuses_a_file_that_is_not_a_summary_cache_and_leaves_it_as_it_is(tmp_path, capsys):
+    from bias_core.cli import main
+
+    text = tmp_path / "notes.txt"
+    text.write_text("my notes, not a cache\n")
+    store = tmp_path / "runs-copy.sqlite"
+    RunStore(store).close()
+    for path, problem in ((text, "not an SQLite file"),
+                          (store, "it holds the tables documents, failures, inputs, measures, runs, summaries")):
+        before = digest(path)
+        assert main(["cache", "--reset", "--cache", str(path)]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [
+            f"error: {path} is not a summary cache ({problem}), so --reset leaves it as it is — check the path "
+            "given to --cache"]
+        assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "runs-copy.sqlite"]
+
+
+# --out onto a symbolic link ---------------------------------------------------------------------------------------
+
+def test_every_out_writer_writes_through_a_symbolic_link_and_keeps_it(tmp_path, capsys):
+    """perturb, summarize, measure, quadruples and export: the link stays a link and its target gets the output."""
+    from bias_core.cli import main
+
+    results = tmp_path / "results"
+    results.mkdir()
+    store = tmp_path / "runs.sqlite"
+    run_id = ensure_demo_run(RunStore(store))
+    outcomes = tmp_path / "outcomes.csv"
+    outcomes.write_text("quadruple_id,role,group,outcome\n" + "".join(
+        f"q{k},{role},{group},{(k + index) % 2}\n" for k in range(6)
+        for index, (role, group) in enumerate([("original", "male"), ("control", "male"), ("swap1", "female"),
+                                                ("swap2", "female")])))
+    news = str(REPO / "data/demo/news.jsonl")
+
+    def link(name: str) -> Path:
+        target = results / name
+        target.write_text("old content\n")
+        (tmp_path / name).symlink_to(target)
+        return tmp_path / name
+
+    commands = {
+        "inputs.jsonl": ["perturb", "--kind", "identity", "--documents", news, "--quiet"],
+        "summaries.jsonl": ["summarize", "--summarizer", "lead-3", "--inputs", news, "--no-cache"],
+        "measures.json": ["measure", "--inputs", str(tmp_path / "inputs.jsonl"), "--summaries",
+                          str(tmp_path / "summaries.jsonl"), "--measure", "distinguishability_count",
+                          "--bootstrap", "50"],
+        "quadruples.json": ["quadruples", "--outcomes", str(outcomes), "--bootstrap", "50"],
+        "export.csv": ["export", "--run", run_id, "--format", "csv", "--store", str(store)],
+    }
+    for name, argv in commands.items():
+        out = link(name)
+        assert main([*argv, "--out", str(out)]) == 0, capsys.readouterr().err
+        assert out.is_symlink() and out.resolve() == results / name, name
+        assert (results / name).read_text() != "old content\n", name
+    assert json.loads((results / "measures.json").read_text())["results"]
+    assert (results / "export.csv").read_text().startswith("measure,perturbation")

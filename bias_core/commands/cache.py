@@ -1,7 +1,8 @@
 """`python -m bias_core cache`: show the summary cache, or move a damaged one aside with ``--reset``.
 
 ``--reset`` renames the file and its -wal/-shm to ``<name>.corrupt-<timestamp>`` and creates an empty cache in its
-place; the next audit or summarize recomputes what it needs and refills it. Stop audits that use the cache first.
+place; the next audit or summarize recomputes what it needs and refills it. Stop audits that use the cache first. A
+file that is not a summary cache (text, a run store) is refused in one line and left as it is.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ import argparse
 import csv
 import json
 import logging
-from pathlib import Path
 
 from bias_core import io, stats
+from bias_core.commands import text_file
 from bias_core.errors import InputError, stage
 from bias_core.measures import (
     MARKER_LEXICON_NAMES,
@@ -77,12 +77,10 @@ def add_parser(subparsers) -> None:
 
 
 def read_gender_lookup(path: str) -> dict[str, str]:
-    """Read a name → gender CSV (columns name, gender); genders must be male, female or unknown."""
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(path, "no such file")
-    with file.open(newline="", encoding="utf-8-sig") as stream:
-        reader = csv.DictReader(stream)
+    """Read a name → gender CSV (columns name, gender); genders must be male, female or unknown. A file that is not
+    UTF-8 text or not CSV is one ``InputError`` line naming it."""
+    reader = csv.DictReader(text_file(path))
+    try:
         if not {"name", "gender"} <= set(reader.fieldnames or []):
             raise InputError(path, "needs the columns name and gender")
         lookup = {}
@@ -91,6 +89,8 @@ def read_gender_lookup(path: str) -> dict[str, str]:
             if gender not in ("male", "female", "unknown"):
                 raise InputError(path, f"gender '{row['gender']}' must be male, female or unknown", row=line)
             lookup[(row["name"] or "").strip()] = gender
+    except csv.Error as error:
+        raise InputError(path, f"is not a readable CSV file ({error})", row=reader.line_num) from None
     return lookup
 
 
@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
         load_politicians(args.politicians)
     if FAIRSUMM_NGRAM in (args.perspective_matching or ()):
         check_nltk_data(f"--perspective-matching {FAIRSUMM_NGRAM}")
+    lookup = read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {}
+    labels = read_bias_labels(args.bias_labels) if args.bias_labels else None
     inputs = io.read_inputs(args.inputs)
     summaries = io.read_summaries(args.summaries)
     known = {item.id for item in inputs}
@@ -145,8 +147,7 @@ def run(args: argparse.Namespace) -> int:
                        orphans[0])
     options = MeasureOptions(
         n_resamples=args.bootstrap, seed=args.seed,
-        hallucination_lookup=read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {},
-        bias_labels=read_bias_labels(args.bias_labels) if args.bias_labels else None,
+        hallucination_lookup=lookup, bias_labels=labels,
         politicians_path=args.politicians, perspective_target=target,
         perspective_matching=tuple(args.perspective_matching or ("ngram",)), by_year=args.by_year,
         include_degenerate=args.include_degenerate, paired_identifiers=paired, lexicon_paths=lexicons,

@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 from bias_core import io, stats
+from bias_core.commands import text_file
 from bias_core.errors import InputError, stage
 from bias_core.measures.quadruples import QUADRUPLE_ROLES, Outcome, quadruple_inconsistency
 from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
@@ -38,11 +39,8 @@ def add_parser(subparsers) -> None:
 
 def read_outcomes(path: str | Path) -> list[Outcome]:
     """Read outcomes.csv; a bad header, role or outcome raises InputError naming the line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
-    with path.open(newline="", encoding="utf-8-sig") as stream:
-        reader = csv.DictReader(stream)
+    reader = csv.DictReader(text_file(path))
+    try:
         missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
         if missing:
             raise InputError(str(path), f"missing column(s) {', '.join(missing)}",
@@ -63,6 +61,8 @@ def read_outcomes(path: str | Path) -> list[Outcome]:
                 raise InputError(str(path), f"outcome '{outcome}' must be 0 or 1", row=line)
             rows.append(Outcome(record["quadruple_id"].strip(), role, (record["group"] or "").strip(),
                                 int(outcome)))
+    except csv.Error as error:
+        raise InputError(str(path), f"is not a readable CSV file ({error})", row=reader.line_num) from None
     if not rows:
         raise InputError(str(path), "contains no rows")
     return rows

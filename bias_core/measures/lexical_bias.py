@@ -34,7 +34,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -422,11 +421,10 @@ def random_forest_sfpi(
 
 def read_bias_labels(path: str, *, bias_type: str = "lexical") -> dict[str, LabelledDocument]:
     """Read a JSONL file of per-sentence labels or BASIL-style spans, keyed by document id."""
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(path, "no such file")
+    from bias_core.commands import text_file
+
     documents = {}
-    for line, raw in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for line, raw in enumerate(text_file(path).read().splitlines(), start=1):
         if not raw.strip():
             continue
         try:

@@ -13,13 +13,15 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 
 from bias_core import __version__
 from bias_core.errors import BiasCoreError
 from bias_core.records import Input, RecordError, Summary
-from bias_core.sqlite_files import SchemaSpec, describe_error, open_database, rollback
+from bias_core.sqlite_files import SchemaSpec, describe_error, expected_columns, has_sqlite_header, open_database, \
+    rollback
 from bias_core.summarize.base import Summarizer
 
 logger = logging.getLogger(__name__)
@@ -144,6 +146,33 @@ class SummaryCache:
             self._connection.close()
 
 
+def not_a_cache(path: Path) -> str | None:
+    """Why the file at ``path`` is not a summary cache, or None when it is one (or may be a damaged one): a cache
+    is an SQLite file whose tables, where they can be read, are the cache's own (``_SCHEMA``). Read without writing
+    anything (``immutable``: no -wal/-shm is made or read); an empty file or one with no tables yet is a new cache."""
+    if path.stat().st_size == 0:
+        return None
+    if not has_sqlite_header(path):
+        return "not an SQLite file"
+    uri = "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=ro&immutable=1"
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error:
+        return None  # damaged beyond opening: what --reset is for
+    try:
+        names = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        tables = {name: tuple(row[0] for row in connection.execute("SELECT name FROM pragma_table_info(?)", (name,)))
+                  for name in names}
+    except sqlite3.Error:
+        return None  # its schema cannot be read: a damaged file, and --cache named it
+    finally:
+        connection.close()
+    expected = expected_columns(CACHE_SCHEMA.schema)
+    if any(tables.get(name, columns) != columns for name, columns in expected.items()) or set(tables) - set(expected):
+        return f"it holds the tables {', '.join(sorted(tables))}"
+    return None
+
+
 def move_cache_aside(path: str | os.PathLike | None = None) -> Path | None:
     """Rename the cache file and its ``-wal``/``-shm`` to ``<name>.corrupt-<timestamp>`` (keeping the suffixes, so
     SQLite can still open the moved copy) and return the new name; None if there was no file. The next open starts
@@ -153,6 +182,10 @@ def move_cache_aside(path: str | os.PathLike | None = None) -> Path | None:
         raise CacheError(f"the summary cache {path} is a folder, not a file — choose a file with --cache")
     if not path.exists():
         return None
+    problem = not_a_cache(path)
+    if problem:
+        raise CacheError(f"{path} is not a summary cache ({problem}), so --reset leaves it as it is — check the "
+                         "path given to --cache")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     counter = 1

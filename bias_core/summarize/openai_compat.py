@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
+from bias_core.endpoints import BaseUrlParam
 from bias_core.records import Input, Summary
 from bias_core.redact import redact_url
 from bias_core.summarize.base import (
@@ -47,7 +48,7 @@ class OpenAICompatibleSummarizer(Summarizer):
     prompt_version = PROMPT_VERSION
     parameter_spec = {
         **PROMPT_PARAMETERS,
-        "base_url": Param(str, optional=True),
+        "base_url": BaseUrlParam(str, optional=True),
         "api_key_env": Param(str),
         "temperature": Param(float, minimum=0, maximum=2),  # the range the OpenAI API accepts
         "seed": SEED,
