@@ -722,13 +722,14 @@ def summarizer_engine(summarizer: Summarizer) -> str | None:
 
 
 def estimates_before_run(summarizers: list[Summarizer], inputs: list[Input], history: list[ThroughputRecord],
-                         cache: SummaryCache | None) -> list[Estimate]:
+                         cache: SummaryCache | None, spacy_loaded: bool | None = None) -> list[Estimate]:
     """Each summarizer's estimate for ``inputs`` before anything runs: cached summaries are free, the rest is timed
-    from earlier runs on this machine, also scaled to the load now (``estimate.estimate_before``)."""
+    from earlier runs on this machine, also scaled to the load now (``estimate.estimate_before``); the first one
+    that splits sentences with spaCy loads it, unless the perturb stage parsed (or ``spacy_loaded`` says so)."""
     machine = this_machine()
     load_now = load_average()
     estimates = []
-    spacy_loaded = spacy_loaded_by_perturb(inputs)
+    spacy_loaded = spacy_loaded_by_perturb(inputs) if spacy_loaded is None else spacy_loaded
     for summarizer in summarizers:
         cached = count_cached(summarizer, inputs, cache) if cache is not None and inputs else 0
         loads_spacy = not spacy_loaded and summarizer_family(summarizer.name) in SPACY_SUMMARIZERS
@@ -775,6 +776,13 @@ class SummarizeProgress:
         self.summarizers = summarizers
         self.mean_chars = sum(len(item.text) for item in inputs) / len(inputs) if inputs else 0.0
         self.load_at_start = load_average()  # before this run's model work adds to it
+        # Whether spaCy is loaded when each summarizer starts: by the perturb stage's parse, or by an earlier one.
+        self.spacy_loaded = spacy_loaded_by_perturb(inputs)
+        self.loads_spacy: dict[str, bool] = {}
+        loaded = self.spacy_loaded
+        for s in summarizers:
+            self.loads_spacy[s.name] = not loaded and summarizer_family(s.name) in SPACY_SUMMARIZERS
+            loaded = loaded or self.loads_spacy[s.name]
         self.later = {s.name: self._later_estimate(s, cache) for s in summarizers}
         self.started = float((store.get_run(run_id).reports.get("progress") or {}).get("started") or time.time())
         self.records: dict[str, Any] = dict(store.get_run(run_id).reports.get("throughput") or {})
@@ -790,7 +798,8 @@ class SummarizeProgress:
         todo = [item for item in self.inputs if item.id not in stored]
         # Checking the cache needs a key per input; for the (fast) extractive ones the guess is cheaper.
         check = cache is not None and summarizer_family(summarizer.name) != "extractive"
-        return estimates_before_run([summarizer], todo, self.history, cache if check else None)[0]
+        return estimates_before_run([summarizer], todo, self.history, cache if check else None,
+                                    spacy_loaded=not self.loads_spacy[summarizer.name])[0]
 
     def begin(self, summarizer: Summarizer, todo: list[Input], offset: int) -> None:
         """``summarizer`` starts on ``todo`` (its inputs not yet stored); ``offset`` summaries are done before."""
@@ -816,7 +825,8 @@ class SummarizeProgress:
         summarizers still to come."""
         assert self.meter is not None and self.summarizer is not None
         fallback = estimate_before(self.summarizer.name, self.meter.remaining(), self.history, self.machine,
-                                   self.summarizer.revision(), load_now=self.load_at_start)
+                                   self.summarizer.revision(), load_now=self.load_at_start,
+                                   loads_spacy=self.loads_spacy.get(self.summarizer.name))
         return combine([self.meter.estimate(now, fallback), *self.later.values(), self.after])
 
     def _write(self, now: float) -> None:
@@ -865,7 +875,8 @@ class SummarizeProgress:
             self.meter.start(now, self.meter.total)
         self._write(now)
         record = self.meter.record(now, self.machine, self.summarizer.revision(), summarizer_engine(self.summarizer),
-                                   self.mean_chars, load_average(), self.run_id, time.time())
+                                   self.mean_chars, load_average(), self.run_id, time.time(),
+                                   self.loads_spacy.get(self.summarizer.name))
         if record is not None:
             self.records[self.summarizer.name] = record.to_dict()
             self.store.set_reports(self.run_id, {"throughput": self.records})

@@ -87,17 +87,25 @@ class ThroughputRecord:
     recorded: float = 0.0
     # Seconds to the first computed summary (the model load included); None in records of older versions.
     first_seconds: float | None = None
+    # Whether that first summary also loaded spaCy (no earlier stage of its run had); None in older records.
+    loaded_spacy: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def seconds_for(self, count: int) -> float:
+    def seconds_for(self, count: int, loads_spacy: bool | None = None) -> float:
         """What ``count`` summaries took at this record's pace: the first (with the model load) plus the others at
-        the steady rate; records without a first-summary time spread the load evenly, as they were measured."""
+        the steady rate; records without a first-summary time spread the load evenly, as they were measured. Where
+        this run's first summary loads spaCy (``loads_spacy``) and the record's did not, spaCy's load is added (its
+        middle guess); where the record's did and this run's does not, its first summary counts at the steady
+        rate (the load cannot be told apart from the model's own there)."""
         if self.first_seconds is None or self.summaries < 2 or count < 1:
             return count * self.seconds_per_summary
         steady = max(0.0, self.seconds_per_summary * self.summaries - self.first_seconds) / (self.summaries - 1)
-        return self.first_seconds + (count - 1) * steady
+        first = self.first_seconds
+        if loads_spacy is not None and self.loaded_spacy is not None and loads_spacy != self.loaded_spacy:
+            first = first + MODEL_LOADS["spacy"] if loads_spacy else steady
+        return first + (count - 1) * steady
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ThroughputRecord:
@@ -176,7 +184,7 @@ def load_factor(recorded_load: float | None, load_now: float | None, cores: int)
 
 def estimate_before(summarizer: str, uncached: int, history: Sequence[ThroughputRecord], machine: Machine,
                     revision: str | None = None, cached: int = 0, load_now: float | None = None,
-                    loads_spacy: bool = False) -> Estimate:
+                    loads_spacy: bool | None = None) -> Estimate:
     """The time ``uncached`` summaries of ``summarizer`` will take, before any is computed in this run.
 
     The range spans the earlier runs' rates on this machine, both as measured and scaled from the load they ran
@@ -191,7 +199,7 @@ def estimate_before(summarizer: str, uncached: int, history: Sequence[Throughput
         measured = [record.seconds_per_summary for record in matches]
         factors = [load_factor(record.load_average, load_now, machine.cores) for record in matches]
         scaled = [rate * factor for rate, factor in zip(measured, factors)]
-        times = [record.seconds_for(uncached) * scale for record, factor in zip(matches, factors)
+        times = [record.seconds_for(uncached, loads_spacy) * scale for record, factor in zip(matches, factors)
                  for scale in (1.0, factor)]
         runs = f"{len(matches)} earlier run{'s' if len(matches) > 1 else ''}"
         load_note = (f", {format_rate(min(scaled), max(scaled))} at today's load {load_now:.1f}"
@@ -371,14 +379,15 @@ class ThroughputMeter:
         return estimate_during(self.summarizer, self.completions, now - self.started, self.remaining(), self.prior)
 
     def record(self, now: float, machine: Machine, revision: str, engine: str | None, mean_input_chars: float,
-               load_average: float | None, run_id: str | None, wall_time: float) -> ThroughputRecord | None:
+               load_average: float | None, run_id: str | None, wall_time: float,
+               loaded_spacy: bool | None = None) -> ThroughputRecord | None:
         """The rate to keep for later estimates, or None when nothing was computed (all cached)."""
         if not self.completions or self.started is None:
             return None
         computed = len(self.completions)
         return ThroughputRecord(self.summarizer, (now - self.started) / computed, computed, machine.hostname,
                                 machine.cores, revision, engine, round(mean_input_chars, 1), load_average, run_id,
-                                wall_time, round(self.completions[0], 3))
+                                wall_time, round(self.completions[0], 3), loaded_spacy)
 
 
 # Every stage of an audit -------------------------------------------------------------------------------------------
@@ -389,7 +398,9 @@ class ThroughputMeter:
 # once in a fresh process (loads included) and twice warm on half and all the originals (fixed and per-summary cost).
 # A load is paid once per audit, by the first stage that needs it (the audit runs in one worker process).
 
-MODEL_LOADS = {"spacy": 5.0, "encoder": 9.0}  # en_core_web_sm 2.5–10 s, all-MiniLM-L6-v2 3–10 s (idle – loaded)
+# en_core_web_sm 2.5–10 s, all-MiniLM-L6-v2 3–10 s; importing scipy.stats (bootstrap tests, MBIC) 1–5 s and
+# scikit-learn (SFPI's forest, distinguishability's counts) 1–2.5 s (idle – loaded machine).
+MODEL_LOADS = {"spacy": 5.0, "encoder": 9.0, "scipy": 2.0, "sklearn": 1.5}
 # The name-swapping kinds parse each original once with spaCy; every kind then fills its inputs.
 PARSING_KINDS = ("gender-loc", "gender-glob", "race", "race-intersectional", "politician")
 PERTURB_COSTS = {"per_parsed_original": 0.25, "per_input": 0.003}
@@ -406,14 +417,14 @@ class MeasureCost:
     fixed: float
     per_summary: float = 0.0
     per_original: float = 0.0
-    loads: tuple[str, ...] = ("spacy",)
+    loads: tuple[str, ...] = ("spacy", "scipy")
 
 
 MEASURE_COSTS = {
     "perspective": MeasureCost(0.3, 0.013),           # 42 summaries: 0.59 s warm (permutation null, lemmas)
     "mbic": MeasureCost(0.1, 0.001),                  # 240 summaries: 0.12 s warm
-    "sfpi": MeasureCost(1.6, 0.0, 0.55),              # the forest: 2.6–2.9 s for 3 originals, 5.9–6.3 s for 8
-    "distinguishability": MeasureCost(0.5, 0.05, loads=("spacy", "encoder")),  # 96 summaries: 5.5 s warm
+    "sfpi": MeasureCost(1.6, 0.0, 0.55, loads=("spacy", "scipy", "sklearn")),              # the forest: 2.6–2.9 s for 3 originals, 5.9–6.3 s for 8
+    "distinguishability": MeasureCost(0.5, 0.05, loads=("spacy", "encoder", "scipy", "sklearn")),  # 96: 5.5 s
     "fightin_words": MeasureCost(0.05, 0.0015),       # 96 summaries: 0.16 s warm
     "entities": MeasureCost(1.0, 0.02),               # 128 summaries: 3.8 s warm (NER alignment)
     "word_list": MeasureCost(0.2, 0.004),             # 128 summaries: 0.72 s warm
