@@ -1,5 +1,7 @@
 """summbias: the Streamlit entry point — the list of pages and the shared sidebar, nothing else."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from bias_core.errors import BiasCoreError
@@ -7,7 +9,9 @@ from pages.common import load_secrets, run_store
 from pages.parts import choices, workspace
 from pages.render import md_escape
 
-st.set_page_config(page_title="summbias", page_icon=":material/balance:", layout="wide")
+# The page icon is a file served by this server (a pair of scales drawn with Pillow): a ":material/…:" icon makes
+# every browser fetch it from fonts.gstatic.com on every page load (issue 23).
+st.set_page_config(page_title="summbias", page_icon=Path(__file__).parent / "assets" / "page_icon.png", layout="wide")
 load_secrets()
 # A refresh starts a new session: take back this tab's corpus, Audit settings and launched run from the server
 # (pages.parts.workspace, keyed by ?ws= in the URL and bound to this browser's cookie).

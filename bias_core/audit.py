@@ -43,7 +43,7 @@ from bias_core.estimate import (
     this_machine,
 )
 from bias_core.executors import LocalExecutor, RayExecutor
-from bias_core.io import DEFAULT_MAX_MB, CsvColumns, load_documents, megabytes
+from bias_core.io import DEFAULT_MAX_MB, CsvColumns, load_documents, lone_surrogate, megabytes
 from bias_core.language import non_english_documents
 from bias_core.records import Document, Input, MeasureResult
 from bias_core.redact import redact_url
@@ -201,6 +201,10 @@ class AuditConfig:
         except RecursionError:  # both parsers recurse once per level of nesting
             raise ConfigError(str(path), f"is nested too deeply to read as {kind}",
                               hint="a config needs only a few levels of tables and lists") from None
+        surrogate = lone_surrogate(data) if isinstance(data, dict) else None
+        if surrogate is not None:  # JSON's "\ud800" escape: no UTF-8 encoder (the store, the log) accepts it
+            raise ConfigError(str(path), f"'{surrogate[0]}' holds \\u{ord(surrogate[1]):04x}, half of a UTF-16 "
+                              "surrogate pair, which is not a character", hint="fix or remove it")
         config = cls.from_dict(data, str(path))
         corpus_path = Path(config.corpus.path) if isinstance(config.corpus.path, str) else None
         if corpus_path is not None and not corpus_path.is_absolute() and not corpus_path.exists():

@@ -286,7 +286,7 @@ def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[s
         if not isinstance(record, dict):
             raise InputError(source, f"holds a JSON {type(record).__name__}, not an object", row=number,
                              hint="each line must be one JSON object")
-        surrogate = _lone_surrogate(record)
+        surrogate = lone_surrogate(record)
         if surrogate is not None:
             field_name, character = surrogate
             raise InputError(source, f"field '{field_name}' holds \\u{ord(character):04x}, half of a UTF-16 surrogate "
@@ -296,7 +296,7 @@ def _jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[s
         yield number, record
 
 
-def _lone_surrogate(record: dict[str, Any]) -> tuple[str, str] | None:
+def lone_surrogate(record: dict[str, Any]) -> tuple[str, str] | None:
     """The field (top-level key) and character of the first lone surrogate in a JSON object's keys or strings, or
     None. JSON's ``\\ud800`` escape parses to a string no UTF-8 encoder accepts: the store, the cache, the app and
     every file written later would fail on it, so it is refused at load (issue 23)."""

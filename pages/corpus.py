@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from bias_core.io import DEFAULT_MAX_BYTES, describe_limit
 from bias_core.language import non_english_documents
 from bias_core.words import counted, counted_parts, plural
 from pages.common import corpus_picker, document_label
@@ -15,6 +16,10 @@ st.caption("Choose the documents to audit. News articles are perturbed by swappi
            "review sets (units with a value such as a star rating) are split by value. An upload stays on this "
            "server unless you send it to one of the operator's endpoints; once audited, its run is visible to "
            "everyone who opens this app (Delete run on Runs removes it).")
+st.caption(f"An upload may hold up to {describe_limit(DEFAULT_MAX_BYTES)}, the limit of the command line too. The "
+           "upload box refuses a larger file itself: it marks the file red (hover the mark: \"File must be 20.0MB or "
+           "smaller\") and nothing is loaded. Split a larger corpus, or audit it from the command line with a "
+           "higher max_mb.")
 
 documents = corpus_picker()
 if documents:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from bias_core.errors import InputError
+from bias_core.io import lone_surrogate
 
 
 def parse_params(pairs: list[str] | None) -> dict[str, Any]:
@@ -22,4 +23,9 @@ def parse_params(pairs: list[str] | None) -> dict[str, Any]:
         except RecursionError:  # json.loads recurses once per level of nesting
             raise InputError("--param", f"the value of '{key.strip()}' is nested too deeply to read",
                              hint="give a number, a string or a flat list") from None
+        # JSON's "\ud800" escape, or bytes the shell's locale could not decode, give a lone surrogate: not a
+        # character, and the cache, the store and every file would fail to write it (issue 23).
+        if lone_surrogate({key.strip(): params[key.strip()]}) is not None:
+            raise InputError("--param", f"the value of '{key.strip()}' holds half of a UTF-16 surrogate pair or an "
+                             "undecodable byte, which is not a character", hint="give plain UTF-8 text")
     return params

@@ -17,6 +17,40 @@ MEMORY = "remembered_choices"
 LAST_PAGE = "last_page"
 # Keys under those prefixes that are not choices to bring back.
 NOT_CHOICES = ("fw_plot", "fw_clicked", "metrics_run")
+# Streamlit drops a link's whole query string when it holds more than 1,000 parameters or 512 Ki characters
+# (streamlit.runtime.state.query_params.sanitize_query_string), and says so only in the server's log. The wrapper
+# below hands the page this parameter instead, holding the number of parameters dropped, so the page can say so.
+IGNORED_LINK = "ignored_link_parameters"
+
+
+def _note_ignored_links() -> None:
+    """Wrap the check Streamlit applies to each rerun's query string (once per server process): a query string it
+    drops becomes ``ignored_link_parameters=<count>``."""
+    from streamlit.runtime import app_session
+
+    check = app_session.sanitize_query_string
+    if getattr(check, "notes_ignored_links", False):
+        return
+
+    def sanitize(query_string: str) -> str:
+        kept = check(query_string)
+        return f"{IGNORED_LINK}={query_string.count('&') + 1}" if query_string and not kept else kept
+
+    sanitize.notes_ignored_links = True  # type: ignore[attr-defined]
+    app_session.sanitize_query_string = sanitize
+
+
+def report_ignored_link() -> None:
+    """One line when the link that opened this page was too long for Streamlit to read (issue 23): its parameters
+    were ignored, so the page shows its defaults, not the view the link named."""
+    _note_ignored_links()
+    count = st.query_params.get(IGNORED_LINK)
+    if count is None:
+        return
+    del st.query_params[IGNORED_LINK]
+    if count.isdigit():
+        st.warning(f"This link's parameters were ignored: it has {int(count):,} of them, more than the 1,000 (or "
+                   "512 Ki characters) this server reads, so the page opens with its defaults.")
 
 
 def _run() -> str | None:
@@ -27,6 +61,7 @@ def recall(page: str) -> None:
     """Before ``page`` runs, when the analyst arrives on it from another page: the choices last made on it for this
     run come back, except those the URL names, which take the URL's value. (Reruns on the page keep what was just
     chosen.)"""
+    report_ignored_link()
     arrived = st.session_state.get(LAST_PAGE) != page
     st.session_state[LAST_PAGE] = page
     if not arrived:
