@@ -38,6 +38,9 @@ UNITS_PER_INPUT_MAX = 1_000
 NAMES_MAX = 100_000
 # Ratios of a perspective split and politician pairs: the papers use 3 to 5 and 1 to 4; each one multiplies the inputs.
 LIST_MAX = 100
+# Ray CPUs and summarizer actors (audit --ray-cpus, --ray-actors): more than a small cluster offers; each actor loads
+# its own copy of the model, so a larger value would start that many processes.
+WORKERS_MAX = 1_024
 # A corpus is read whole into memory and held about four times over while it is parsed (measured: a 99 MB JSONL file
 # peaks at 416 MB); a larger file is refused, not read. max_mb = 1e308 used to fail as an overflow traceback.
 MAX_MB_MAX = 1_000
@@ -109,6 +112,7 @@ SAMPLES = Param(int, minimum=1, maximum=SAMPLES_MAX)
 UNITS_PER_INPUT = Param(int, minimum=2, maximum=UNITS_PER_INPUT_MAX)
 NAMES = Param(int, minimum=2, maximum=NAMES_MAX)
 MAX_MB = Param(float, above=0, maximum=MAX_MB_MAX)
+WORKERS = Param(int, minimum=1, maximum=WORKERS_MAX)
 
 
 def check_list_length(name: str, values: Any, maximum: int = LIST_MAX) -> None:

@@ -93,8 +93,14 @@ def test_a_config_value_beyond_its_limits_is_refused_with_one_line_and_stores_no
     assert not store.exists() or RunStore(store).list_runs() == []
 
 
-def test_the_maxima_parse_from_toml_as_written_in_the_config():
-    assert tomllib.loads("samples = 9223372036854775808")["samples"] == 2**63  # what the attacker's config held
+@pytest.mark.parametrize("option", ["--ray-cpus", "--ray-actors"])
+def test_ray_workers_beyond_their_maximum_are_refused_before_the_config_is_read(option, tmp_path, capsys):
+    store = tmp_path / "runs.sqlite"
+    code, lines = run_cli(["audit", "--config", str(tmp_path / "none.toml"), "--store", str(store), option,
+                           "100000000"], capsys)
+    assert_one_clear_line(code, lines, f"command line: {option} = 100000000 is out of range: it must be an integer "
+                                       "≥ 1 and ≤ 1024")
+    assert not store.exists()
 
 
 SURROGATE_TEXT = '{"id": "a", "text": "She said \\ud800 hello."}\n'

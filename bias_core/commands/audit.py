@@ -17,7 +17,7 @@ from bias_core.estimate import Estimate, format_duration
 from bias_core.executors import EXECUTORS, get_executor
 from bias_core.store import RunBusyError, RunStore
 from bias_core.summarize import SummaryCache
-from bias_core.validation import Param, check_option
+from bias_core.validation import WORKERS, check_option
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def _mark(args: argparse.Namespace, status: str, message: str) -> None:
 def _audit(args: argparse.Namespace) -> int:
     for option in ("ray_cpus", "ray_actors"):
         if getattr(args, option) is not None:
-            check_option("--" + option.replace("_", "-"), Param(int, minimum=1), getattr(args, option))
+            check_option("--" + option.replace("_", "-"), WORKERS, getattr(args, option))
     config = AuditConfig.from_file(args.config)
     config.exclude_originals = list(dict.fromkeys([*config.exclude_originals, *args.exclude]))
     config.validate()
