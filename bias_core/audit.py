@@ -708,8 +708,9 @@ def run_audit(
         store.update_run(run_id, status="failed" if failures else "completed", stage="done", done=total,
                          message=message)
     except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM: every summary finished so far is already stored
-        stopped = AuditStopped(run_id, *saved_of_total(store, run_id), exit_code(interrupt))
-        mark_stopped(store, run_id, "interrupted", stopped.describe("run the same audit again to resume"))
+        stopped = AuditStopped.read(store, run_id, exit_code(interrupt))
+        mark_stopped(store, run_id, "interrupted", stopped.describe("run the same audit again to resume"),
+                     done=stopped.done)
         raise stopped from interrupt
     except Exception as error:
         message = f"{stage}: {one_line(error)}"
@@ -889,9 +890,19 @@ class SummarizeProgress:
 class AuditStopped(KeyboardInterrupt):
     """An audit stopped by Ctrl-C or SIGTERM, after its run was marked interrupted: how many summaries are saved."""
 
-    def __init__(self, run_id: str, saved: int | None, total: int | None, code: int):
+    def __init__(self, run_id: str, saved: int | None, total: int | None, done: int | None, code: int):
         super().__init__(run_id)
         self.run_id, self.saved, self.total, self.exit_code = run_id, saved, total, code
+        self.done = done  # stored summaries and failures: the run's progress as it stopped
+
+    @classmethod
+    def read(cls, store: RunStore, run_id: str, code: int) -> AuditStopped:
+        """The counts as the store holds them (unknown where it cannot be read)."""
+        try:
+            summaries, failures = store.saved_count(run_id)
+            return cls(run_id, summaries, store.get_run(run_id).progress_total, summaries + failures, code)
+        except BiasCoreError:
+            return cls(run_id, None, None, None, code)
 
     def describe(self, how_to_resume: str) -> str:
         """``stopped: 7 of 15 summaries saved; <how_to_resume>``."""
@@ -900,18 +911,10 @@ class AuditStopped(KeyboardInterrupt):
         return f"stopped: {self.saved}{f' of {self.total}' if self.total else ''} summaries saved; {how_to_resume}"
 
 
-def saved_of_total(store: RunStore, run_id: str) -> tuple[int | None, int | None]:
-    """The run's stored summaries and its summary count (None, None if the store cannot be read)."""
+def mark_stopped(store: RunStore, run_id: str, status: str, message: str, done: int | None = None) -> None:
+    """Record why a run stopped (and its final ``done`` count); if even that write fails (a full disk), log it: the
+    worker's liveness check then shows the run as stopped."""
     try:
-        return store.saved_count(run_id)[0], store.get_run(run_id).progress_total
-    except BiasCoreError:
-        return None, None
-
-
-def mark_stopped(store: RunStore, run_id: str, status: str, message: str) -> None:
-    """Record why a run stopped; if even that write fails (a full disk), log it: the worker's liveness check then
-    shows the run as stopped."""
-    try:
-        store.update_run(run_id, status=status, message=message)
+        store.update_run(run_id, status=status, message=message, done=done)
     except Exception:
         logger.exception("could not record that run %s %s: %s", run_id, status, message)

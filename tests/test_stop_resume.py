@@ -121,7 +121,7 @@ def test_a_signal_stops_the_audit_at_once_keeping_every_answer_and_saying_so_in_
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert lines == [f"run {run.id} stopped: {answered_before} of 12 summaries saved; run the same command to "
                      "resume"], stderr
-    assert run.status == "interrupted" and run.resumable
+    assert run.status == "interrupted" and run.resumable and run.progress_done == answered_before
     assert run.message == f"stopped: {answered_before} of 12 summaries saved; run the same audit again to resume"
 
     arrived = len(Counting.arrived)
