@@ -9,7 +9,8 @@ computes it (``estimates_before_run`` per summarizer, ``estimate_audit_before`` 
    measure that applies (distinguishability count and dense with MiniLM, Fightin' Words, MBIC, SFPI).
 
 Both use ``--summarizers`` (default: lead-3, the page's default, and smollm2, the offline language model) and 1,000
-resamples. The run store and the summary cache are fresh temporary files unless ``--store`` is given, so every summary
+resamples. Each audit runs in a process of its own, as the app's worker does (so each loads spaCy, the models and
+scipy itself); the estimate is computed in this process beforehand. The run store and the summary cache are fresh temporary files unless ``--store`` is given, so every summary
 is computed and the first audit is estimated from the stated default costs; the second one already uses the first
 one's throughput and stage times (as the app does on a machine with earlier runs). While each audit runs, the
 remaining time the worker writes is kept, and the projected total (elapsed + remaining) is printed at ten points:
@@ -22,7 +23,10 @@ Run: .venv/bin/python benchmarks/estimate_accuracy.py [--summarizers lead-3,smol
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -63,16 +67,16 @@ def one_audit(label: str, documents: list, perturbations: list, summarizer_names
     for stage in estimate.stages():
         print(f"   estimate {stage.stage:9} {seconds(stage.low, stage.high)}  {stage.basis}")
 
-    projections: list[tuple[float, float, float]] = []
+    folder = Path(tempfile.mkdtemp(prefix="estimate-accuracy-run-"))
+    (folder / "config.json").write_text(json.dumps({"config": config.to_file_dict(),
+                                                    "documents": [d.to_dict() for d in documents]}))
     started = time.perf_counter()
-
-    def heard(remaining) -> None:
-        elapsed = time.perf_counter() - started
-        projections.append((elapsed, elapsed + remaining.low, elapsed + remaining.high))
-
-    run_id = run_audit(config, store=store, cache=cache, documents=documents, resume=False, on_estimate=heard)
+    subprocess.run([sys.executable, __file__, "--child", str(folder), "--store", str(store.path),
+                    "--cache", str(cache.path)], check=True)
     total = time.perf_counter() - started
-    info = store.get_run(run_id)
+    result = json.loads((folder / "result.json").read_text())
+    projections = result["projections"]
+    info = store.get_run(result["run_id"])
     actual = info.reports["seconds"]
     per_summarizer = info.reports["summarize"]
     print(f"   load average after: {load_average()}")
@@ -95,6 +99,28 @@ def one_audit(label: str, documents: list, perturbations: list, summarizer_names
               f"projected high {min(highs):.0f}–{max(highs):.0f} s (actual {total:.0f} s)")
 
 
+def child(folder: Path, store_path: Path, cache_path: Path) -> None:
+    """Run one audit (the worker's part) and write its run id and the remaining-time projections it heard."""
+    from bias_core.audit import AuditConfig, run_audit
+    from bias_core.records import Document
+    from bias_core.store import RunStore
+    from bias_core.summarize import SummaryCache
+
+    given = json.loads((folder / "config.json").read_text())
+    config = AuditConfig.from_dict(given["config"])
+    documents = [Document.from_dict(d) for d in given["documents"]]
+    projections: list[tuple[float, float, float]] = []
+    started = time.perf_counter()
+
+    def heard(remaining) -> None:
+        elapsed = time.perf_counter() - started
+        projections.append((elapsed, elapsed + remaining.low, elapsed + remaining.high))
+
+    run_id = run_audit(config, store=RunStore(store_path), cache=SummaryCache(cache_path), documents=documents,
+                       resume=False, on_estimate=heard)
+    (folder / "result.json").write_text(json.dumps({"run_id": run_id, "projections": projections}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summarizers", default="lead-3,smollm2", help="comma-separated summarizer names")
@@ -102,7 +128,12 @@ def main() -> None:
     parser.add_argument("--news-docs", type=int, default=6, help="demo articles in the news audit")
     parser.add_argument("--news-samples", type=int, default=1, help="gender-glob name draws per article")
     parser.add_argument("--store", type=Path, default=None, help="run store to use and keep (default: a fresh one)")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child, args.store, args.cache)
+        return
 
     from bias_core.audit import StageSpec
     from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS

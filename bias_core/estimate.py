@@ -101,11 +101,17 @@ class ThroughputRecord:
         rate (the load cannot be told apart from the model's own there)."""
         if self.first_seconds is None or self.summaries < 2 or count < 1:
             return count * self.seconds_per_summary
-        steady = max(0.0, self.seconds_per_summary * self.summaries - self.first_seconds) / (self.summaries - 1)
+        steady = self.steady_seconds()
         first = self.first_seconds
         if loads_spacy is not None and self.loaded_spacy is not None and loads_spacy != self.loaded_spacy:
             first = first + MODEL_LOADS["spacy"] if loads_spacy else steady
         return first + (count - 1) * steady
+
+    def steady_seconds(self) -> float:
+        """Seconds per summary after the first (the whole run's rate where the first was not kept apart)."""
+        if self.first_seconds is None or self.summaries < 2:
+            return self.seconds_per_summary
+        return max(0.0, self.seconds_per_summary * self.summaries - self.first_seconds) / (self.summaries - 1)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ThroughputRecord:
@@ -196,7 +202,7 @@ def estimate_before(summarizer: str, uncached: int, history: Sequence[Throughput
         return Estimate(0.0, 0.0, f"{summarizer}: nothing to compute{cached_note}", 0)
     matches = matching_history(history, summarizer, machine, revision)
     if matches:
-        measured = [record.seconds_per_summary for record in matches]
+        measured = [record.steady_seconds() for record in matches]
         factors = [load_factor(record.load_average, load_now, machine.cores) for record in matches]
         scaled = [rate * factor for rate, factor in zip(measured, factors)]
         times = [record.seconds_for(uncached, loads_spacy) * scale for record, factor in zip(matches, factors)
@@ -204,9 +210,11 @@ def estimate_before(summarizer: str, uncached: int, history: Sequence[Throughput
         runs = f"{len(matches)} earlier run{'s' if len(matches) > 1 else ''}"
         load_note = (f", {format_rate(min(scaled), max(scaled))} at today's load {load_now:.1f}"
                      if scaled != measured and load_now is not None else "")
+        firsts = [record.first_seconds for record in matches if record.first_seconds is not None]
+        first_note = f", first summary {format_range(min(firsts), max(firsts))}" if firsts else ""
         return Estimate(min(times) / HISTORY_MARGIN, max(times) * HISTORY_MARGIN,
                         f"{summarizer}: from {runs} on this machine ({format_rate(min(measured), max(measured))}"
-                        f"{load_note}){cached_note}", uncached)
+                        f"{first_note}{load_note}){cached_note}", uncached)
     family = summarizer_family(summarizer)
     low, high = DEFAULT_SECONDS[family]
     load_low, load_high = DEFAULT_LOAD_SECONDS[family]

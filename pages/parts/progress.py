@@ -11,8 +11,8 @@ import time
 import streamlit as st
 
 from bias_core.audit import StageSpec, estimate_audit_before, estimates_before_run, throughput_history
-from bias_core.estimate import Estimate, combine, estimate_before, format_duration, format_range, summarizer_family
-from bias_core.estimate import this_machine
+from bias_core.estimate import SPACY_SUMMARIZERS, Estimate, combine, estimate_before, format_duration, format_range
+from bias_core.estimate import load_average, spacy_loaded_by_perturb, summarizer_family, this_machine
 from bias_core.records import Input
 from bias_core.store import RunInfo
 from bias_core.words import counted
@@ -31,16 +31,21 @@ def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Es
     the same summarizer on this machine (``bias_core.audit.estimates_before_run``)."""
     history = throughput_history(run_store())
     estimates = []
+    spacy_loaded = spacy_loaded_by_perturb(inputs)  # the first summarizer splitting sentences loads it otherwise
     for spec in summarizers:
+        loads_spacy = not spacy_loaded and summarizer_family(spec.name) in SPACY_SUMMARIZERS
+        spacy_loaded = spacy_loaded or loads_spacy
         if summarizer_family(spec.name) in CACHE_CHECKED and all(
                 isinstance(value, (str, int, float, bool)) for value in spec.params.values()):
             try:
                 built = summarizer(spec.name, tuple(sorted(spec.params.items())))
-                estimates.extend(estimates_before_run([built], inputs, history, summary_cache()))
+                estimates.extend(estimates_before_run([built], inputs, history, summary_cache(),
+                                                      spacy_loaded=not loads_spacy))
                 continue
             except Exception:  # noqa: BLE001 - the estimate falls back to no cache check; the run reports the error
                 pass
-        estimates.append(estimate_before(spec.name, len(inputs), history, this_machine()))
+        estimates.append(estimate_before(spec.name, len(inputs), history, this_machine(), load_now=load_average(),
+                                         loads_spacy=loads_spacy))
     return estimates
 
 
