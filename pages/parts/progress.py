@@ -112,8 +112,8 @@ def show_progress(run_id: str) -> None:
         columns[3].page_link("pages/metrics.py", label="Metrics", icon=":material/bar_chart:")
     elif info.status == "failed":
         st.error(md_escape(info.message or "The run failed."))
-    elif info.status == "running" and not info.worker_alive:
-        st.warning("The worker process stopped; resume the run on the Runs page.")
+    elif info.resumable:  # killed, or stopped by Ctrl-C / SIGTERM (its message says what was saved)
+        st.warning(md_escape(f"{info.message or 'The worker process stopped.'} Resume the run on the Runs page."))
 
 
 def in_progress_notice(info: RunInfo) -> None:
