@@ -113,7 +113,8 @@ def show_progress(run_id: str) -> None:
     elif info.status == "failed":
         st.error(md_escape(info.message or "The run failed."))
     elif info.resumable:  # killed, or stopped by Ctrl-C / SIGTERM (its message says what was saved)
-        st.warning(md_escape(f"{info.message or 'The worker process stopped.'} Resume the run on the Runs page."))
+        st.warning(md_escape(info.message) if info.message else
+                   "The worker process stopped; resume the run on the Runs page.")
 
 
 def in_progress_notice(info: RunInfo) -> None:
