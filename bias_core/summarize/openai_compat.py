@@ -175,6 +175,10 @@ class OpenAICompatibleSummarizer(Summarizer):
         """One request per input, ``concurrency`` at a time. If anything interrupts the wait (Ctrl-C, SIGTERM: a
         ``KeyboardInterrupt``), the requests not yet sent are dropped and those in flight abandoned before it goes
         on, so a stopping process sends nothing more and does not wait for answers it will not keep."""
+        try:  # made here, once: the request threads share it, and abandon_requests reaches all of their requests
+            self.client()
+        except Exception:  # noqa: BLE001 — each request then fails with its own one-line message (``_one``)
+            logger.debug("the client for %s could not be made", self.endpoint, exc_info=True)
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         futures = {pool.submit(self._one, item): index for index, item in enumerate(inputs)}
         try:
