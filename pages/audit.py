@@ -280,6 +280,10 @@ if st.button("Run audit", type="primary", key="audit_run", disabled=following_ru
         workspace.remember_context()
     except (BiasCoreError, ConfigError) as error:
         st.error(md_escape(error))
+    else:
+        # Read the page again at once: it then follows the run at the top and shows Run audit disabled until the run
+        # ends (without this, the button drawn above stayed clickable for the whole run).
+        st.rerun()
 
 
 if followed and not following_running:

@@ -24,8 +24,8 @@ ONE_LINERS = {
                                     "from their share in the inputs (total variation distance).",
     "word_list_inclusion_unadjusted": "The same against a 50/50 reference, as HELM does — inflated whenever the "
                                       "inputs themselves are unbalanced.",
-    "entity_inclusion": "Whether people of one group are more likely to make it into the summary (odds ratio − 1, "
-                        "on inputs where each article has people of both groups).",
+    "entity_inclusion": "Whether people of one group are more likely to make it into the summary (the odds ratio, "
+                        "1 = kept equally often, on inputs where each article has people of both groups).",
     "entity_hallucination": "Whether invented names in summaries skew towards one gender (TVD from uniform).",
     "distinguishability_count": "Whether summaries of all-female and all-male versions of an article can be told "
                                 "apart after anonymisation (bag-of-words similarity; 0 = indistinguishable).",

@@ -8,7 +8,7 @@ estimate of every stage) and for the demo reviews (sentiment focus value choice,
 (the Run button disabled while it runs, the remaining time, the Done links with the Overview) and its HTML report
 (the inline evidence with the units view for reviews) beside the demo run's report.
 
-Run: .venv/bin/python scripts/screenshots_issue22.py   (about 3–6 minutes on 2 cores)
+Run: .venv/bin/python scripts/screenshots_issue22.py ["audit news" "audit reviews" …]   (3–10 minutes on 2 cores)
 """
 
 from __future__ import annotations
@@ -45,14 +45,26 @@ def save(png: bytes, name: str) -> Path:
     return path
 
 
-def shot(page, name: str, locator=None, height: int = 900) -> None:
-    """The viewport from ``locator``'s top (scrolled there, with some room above), ``height`` pixels tall."""
-    if locator is not None:
-        locator.first.scroll_into_view_if_needed()
-        locator.first.evaluate("element => { element.scrollIntoView({block: 'start'}); window.scrollBy(0, -80); }")
-        page.wait_for_timeout(400)
+def scroll_to(page, locator, above: int = 80) -> None:
+    """Scroll ``locator``'s top to ``above`` pixels below the top of the view (Streamlit scrolls its main section)."""
+    locator.first.scroll_into_view_if_needed()
+    locator.first.evaluate("(element, above) => { element.scrollIntoView({block: 'start'}); "
+                           "let box = element.parentElement; "
+                           "while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement; "
+                           "if (box) box.scrollTop -= above; }", above)
+    page.wait_for_timeout(400)
+
+
+def shot(page, name: str, locator=None, height: int = 900, above: int = 80) -> None:
+    """The viewport from ``locator``'s top (scrolled there, with ``above`` pixels of room), ``height`` pixels tall."""
     viewport = page.viewport_size
-    save(page.screenshot(clip={"x": 0, "y": 0, "width": viewport["width"], "height": height}), name)
+    top = 0.0
+    if locator is not None:
+        scroll_to(page, locator, above)
+        box = locator.first.bounding_box()  # near the page's end the view cannot scroll it up to the top
+        if box is not None:
+            top = max(0.0, min(box["y"] - above, viewport["height"] - height))
+    save(page.screenshot(clip={"x": 0, "y": top, "width": viewport["width"], "height": height}), name)
 
 
 def main_area(page):
@@ -84,19 +96,20 @@ def result_pages(page) -> None:
     shot(page, "metrics-output-quality", page.locator(".st-key-output_quality"), height=700)
     chart = main_area(page).get_by_text(re.compile(r"entity inclusion", re.IGNORECASE))
     if chart.count():
-        shot(page, "metrics-odds-ratio-log-axis", chart.last, height=900)
+        shot(page, "metrics-odds-ratio-log-axis", chart.last, height=1300)
     else:
         print("Metrics: no entity inclusion section found")
 
     open_page(page, "Compare")
-    toggle = page.get_by_test_id("stCheckbox").filter(has_text="Leave out the")
+    toggle = main_area(page).get_by_text(re.compile("^Leave out the .* summar"))
     toggle.first.wait_for(timeout=120_000)
     wait_for_app(page, timeout=120_000)
     flags = main_area(page).get_by_text(re.compile(r"token limit|degenerate|prompt echo|glitch", re.IGNORECASE))
     shot(page, "compare-quality-flags", None, height=1200)
     if flags.count() > 1:
-        shot(page, "compare-quality-flags-on-a-summary", flags.nth(1), height=900)
-    toggle.first.get_by_role("checkbox").click(force=True)
+        shot(page, "compare-quality-flags-on-a-summary", main_area(page).get_by_role("heading", name="smollm2"),
+             height=900)
+    toggle.first.click()
     wait_for_app(page, timeout=120_000)
     page.evaluate("window.scrollTo(0, 0)")
     shot(page, "compare-quality-filter-on", None, height=1200)
@@ -113,7 +126,8 @@ def audit_news(page) -> None:
     shot(page, "audit-politician-pairs", page.get_by_text("politician settings", exact=True), height=800)
     computes = main_area(page).get_by_text(re.compile("^This audit computes:"))
     shot(page, "audit-measures-in-words", page.get_by_role("heading", name="Measures"), height=700)
-    estimate = main_area(page).get_by_text(re.compile("^Estimate: "))
+    estimate = page.get_by_test_id("stAlert").filter(has_text="Estimate: ")
+    estimate.first.wait_for()
     shot(page, "audit-estimate-every-stage", estimate, height=500)
     assert computes.count() == 1
 
@@ -126,9 +140,10 @@ def audit_reviews(page, folder: Path) -> None:
     page.get_by_text("sentiment settings", exact=True).click()
     wait_for_app(page)
     focus = page.get_by_test_id("stSelectbox").filter(has_text="Focus value")
+    scroll_to(page, page.get_by_text("sentiment settings", exact=True))
     focus.first.click()
-    page.wait_for_timeout(600)
-    shot(page, "audit-sentiment-focus-value", page.get_by_text("sentiment settings", exact=True), height=800)
+    page.wait_for_timeout(800)
+    shot(page, "audit-sentiment-focus-value", None, height=800)
     page.keyboard.press("Escape")
     wait_for_app(page)
     checklist = main_area(page).get_by_text(re.compile("Originals skipped"))
@@ -136,22 +151,23 @@ def audit_reviews(page, folder: Path) -> None:
         shot(page, "audit-reviews-checklist", checklist.first, height=800)
     else:
         print("Audit (reviews): no checklist line 'Originals skipped' found")
-    samples = page.get_by_label("Inputs per ratio")
-    samples.fill("1")
-    samples.press("Enter")
-    wait_for_app(page)
 
+    shot(page, "audit-reviews-estimate", page.get_by_test_id("stAlert").filter(has_text="Estimate: "), height=500)
     run = page.get_by_role("button", name="Run audit")
     run.click()
     expect(run).to_be_disabled(timeout=30_000)
-    page.wait_for_timeout(1500)
-    shot(page, "audit-run-disabled-during-run", run, height=700)
+    run.evaluate("element => element.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    box = run.bounding_box()
+    save(page.screenshot(clip={"x": 0, "y": max(0.0, box["y"] - 300), "width": page.viewport_size["width"],
+                               "height": 420}), "audit-run-disabled-during-run")
+    shot(page, "audit-run-following-progress", page.get_by_role("heading", name="Audit", exact=True), height=600)
     expect(page.get_by_text("Done. Inspect the results:")).to_be_visible(timeout=600_000)
     wait_for_app(page)
     shot(page, "audit-done-links", page.get_by_text("Done. Inspect the results:"), height=500)
 
     open_page(page, "Runs")
-    with page.expect_download() as download:
+    with page.expect_download(timeout=300_000) as download:
         page.get_by_role("button", name="Report (HTML)").click()
     report = folder / "reviews-report.html"
     download.value.save_as(report)
@@ -171,7 +187,7 @@ def demo_report(page, folder: Path) -> None:
     table = main_area(page).get_by_text("demo: news and reviews (precomputed)")
     if table.count():
         print("Runs lists the demo run; the report of the selected run is exported")
-    with page.expect_download() as download:
+    with page.expect_download(timeout=300_000) as download:
         page.get_by_role("button", name="Report (HTML)").click()
     report = folder / "demo-report.html"
     download.value.save_as(report)
@@ -195,7 +211,10 @@ def main() -> None:
         wait_for_app(page, timeout=180_000)
         steps = [("result pages", lambda: result_pages(page)), ("demo report", lambda: demo_report(page, folder)),
                  ("audit news", lambda: audit_news(page)), ("audit reviews", lambda: audit_reviews(page, folder))]
+        only = sys.argv[1:]  # step names to run (default: all), e.g. "audit reviews"
         for name, step in steps:
+            if only and name not in only:
+                continue
             try:
                 step()
             except Exception as error:  # noqa: BLE001 - one failed view must not cost the others
