@@ -322,7 +322,8 @@ def estimate_during(summarizer: str, completions: Sequence[float], elapsed: floa
         if usable_prior:
             assert prior is not None
             return Estimate(remaining * prior.low / prior.summaries, remaining * prior.high / prior.summaries,
-                            f"{prior.basis} (this run has no steady rate yet)", remaining)
+                            f"{summarizer}: from {computed} summar{plural} so far in this run, no steady rate yet: "
+                            f"the estimate before the run ({prior.basis.removeprefix(summarizer + ': ')})", remaining)
         rate = max(elapsed, completions[-1]) / computed
         margin = 1 + 1 / math.sqrt(computed)
         return Estimate(remaining * rate / margin, remaining * rate * margin,

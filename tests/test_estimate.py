@@ -425,6 +425,10 @@ def test_the_projected_total_stays_steady_while_batches_finish_together():
         highs.append(now + remaining.high)
     actual = completions[-1]
     assert max(lows) <= actual * 1.05 and min(highs) >= actual * 0.95
+    first_batch = estimate_during("smollm2", completions[:8], completions[7], total - 8, prior)
+    assert (first_batch.low, first_batch.high) == (pytest.approx((total - 8) * 2.0), pytest.approx((total - 8) * 4.5))
+    assert first_batch.basis.startswith("smollm2: from 8 summaries so far in this run, no steady rate yet: the "
+                                        "estimate before the run (from 1 earlier run)")
     assert max(highs) / min(highs) < 2.5 and max(lows) / min(lows) < 2.5, "no 4× swing"
 
 
