@@ -10,6 +10,20 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Under pytest-xdist each worker gets its share of the cores for torch/numpy threads, so two workers on two cores
+# do not each start two threads and fight over them.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _threads = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_variable, _threads)
+
+# Workers for `-n auto` (pytest.ini): one per core, at most four — each worker loads its own spaCy, sentence-
+# transformers and summarizer models (about 2–3 GB), and the browser tests start a Streamlit server and Chromium each.
+MAX_TEST_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    return max(1, min(len(os.sched_getaffinity(0)), MAX_TEST_WORKERS))
 
 REPO = Path(__file__).resolve().parent.parent
 
