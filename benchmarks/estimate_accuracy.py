@@ -10,11 +10,11 @@ computes it (``estimates_before_run`` per summarizer, ``estimate_audit_before`` 
 
 Both use ``--summarizers`` (default: lead-3, the page's default, and smollm2, the offline language model) and 1,000
 resamples. Each audit runs in a process of its own, as the app's worker does (so each loads spaCy, the models and
-scipy itself); the estimate is computed in this process beforehand. The run store and the summary cache are fresh temporary files unless ``--store`` is given, so every summary
-is computed and the first audit is estimated from the stated default costs; the second one already uses the first
-one's throughput and stage times (as the app does on a machine with earlier runs). While each audit runs, the
-remaining time the worker writes is kept, and the projected total (elapsed + remaining) is printed at ten points:
-what the Audit page's progress shows, and how much it moves.
+scipy itself); the estimate is computed in this process beforehand. The run store and the summary cache are fresh
+temporary files unless ``--store`` is given, so every summary is computed and the first audit is estimated from the
+stated default costs; the second one already uses the first one's throughput and stage times (as the app does on a
+machine with earlier runs). While each audit runs, the remaining time the worker writes is kept, and the projected
+total (elapsed + remaining) is printed at ten points: what the Audit page's progress shows, and how much it moves.
 
 Run: .venv/bin/python benchmarks/estimate_accuracy.py [--summarizers lead-3,smollm2] [--review-samples 1]
      [--news-docs 6] [--news-samples 1] [--store PATH]

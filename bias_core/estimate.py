@@ -345,7 +345,8 @@ def estimate_during(summarizer: str, completions: Sequence[float], elapsed: floa
 def combine(estimates: Sequence[Estimate]) -> Estimate:
     """The sum of several estimates (summarizers, stages); the basis lists each one's that has work to do."""
     working = [estimate for estimate in estimates
-               if estimate.summaries > 0 or (estimate.stage != "summarize" and estimate.high > 0)] or list(estimates[:1])
+               if estimate.summaries > 0 or (estimate.stage != "summarize" and estimate.high > 0)]
+    working = working or list(estimates[:1])
     return Estimate(sum(e.low for e in estimates), sum(e.high for e in estimates),
                     "; ".join(e.basis for e in working), sum(e.summaries for e in estimates))
 
@@ -432,7 +433,8 @@ class MeasureCost:
 MEASURE_COSTS = {
     "perspective": MeasureCost(0.3, 0.013),           # 42 summaries: 0.59 s warm (permutation null, lemmas)
     "mbic": MeasureCost(0.1, 0.001),                  # 240 summaries: 0.12 s warm
-    "sfpi": MeasureCost(1.6, 0.0, 0.55, loads=("spacy", "scipy", "sklearn")),              # the forest: 2.6–2.9 s for 3 originals, 5.9–6.3 s for 8
+    # The forest: 2.6–2.9 s for 3 originals, 5.9–6.3 s for 8.
+    "sfpi": MeasureCost(1.6, 0.0, 0.55, loads=("spacy", "scipy", "sklearn")),
     "distinguishability": MeasureCost(0.5, 0.05, loads=("spacy", "encoder", "scipy", "sklearn")),  # 96: 5.5 s
     "fightin_words": MeasureCost(0.05, 0.0015),       # 96 summaries: 0.16 s warm
     "entities": MeasureCost(1.0, 0.02),               # 128 summaries: 3.8 s warm (NER alignment)
