@@ -135,8 +135,10 @@ class Estimate:
 
 
 def format_duration(seconds: float) -> str:
-    """A duration rounded for display: "40 s", "7 min", "1 h 20 min"."""
+    """A duration rounded for display: "under 1 s", "40 s", "7 min", "1 h 20 min"."""
     seconds = max(0.0, seconds)
+    if seconds < 0.5:
+        return "under 1 s"
     if seconds < 60:
         return f"{max(1, round(seconds))} s"
     minutes = round(seconds / 60)
@@ -152,7 +154,9 @@ def format_range(low: float, high: float) -> str:
         return "nothing left"
     low_text, high_text = format_duration(low), format_duration(high)
     if low_text == high_text:
-        return f"about {high_text}"
+        return high_text if high_text == "under 1 s" else f"about {high_text}"
+    if low_text == "under 1 s":
+        return f"{high_text} at most"
     low_value, low_unit = low_text.rsplit(" ", 1) if " h" not in low_text else (low_text, "")
     high_value, high_unit = high_text.rsplit(" ", 1) if " h" not in high_text else (high_text, "")
     if low_unit and low_unit == high_unit:

@@ -15,7 +15,7 @@ from bias_core.findings import judge, primary_estimate, semantics, variant
 from bias_core.launch import delete_run, launch_audit
 from bias_core.store import RunInfo, damaged_run_message
 from pages.common import run_store, select_run
-from pages.render import md_escape
+from pages.render import for_display, md_escape
 
 st.title("Runs")
 st.caption("Every audit is stored with its configuration, seeds, package versions and model revisions. Open one to "
@@ -155,7 +155,7 @@ def run_details(chosen: str, info: RunInfo) -> None:
             if len(board_runs) == 1:
                 board = board.drop(columns="run")
             three_places = st.column_config.NumberColumn(format="%.3f")
-            st.dataframe(board, hide_index=True, width="stretch", key="runs_board",
+            st.dataframe(for_display(board), hide_index=True, width="stretch", key="runs_board",
                          column_config={"estimate": three_places, "distance from no bias": three_places})
         else:
             st.caption("None of the chosen runs has results on this perturbation.")

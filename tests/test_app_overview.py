@@ -228,6 +228,9 @@ def test_runs_leaderboard_puts_the_summarizers_of_runs_on_one_corpus_side_by_sid
     assert row["estimate"] == pytest.approx(signed["value"]) and row["n"] == inclusion.n
     assert row["95% interval"] == f"[{signed['ci_low']:.3f}, {signed['ci_high']:.3f}]"
     assert row["verdict"] == verdict.status
+    # "favoured" is named only for significant results; the others show a dash, never the word None.
+    assert row["favoured"] == (verdict.favoured if verdict.significant else "—")
+    assert board["favoured"].notna().all()
     for measure, group in board.groupby("measure", sort=False):
         distances = list(group["distance from no bias"].dropna())
         assert distances == sorted(distances), measure
@@ -244,7 +247,7 @@ def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_direc
         assert not overview.exception, perturbation
         board = overview.dataframe[1].value
         assert set(board["summarizer"]) <= summarizers and set(board["verdict"]) <= VERDICTS
-        assert board[board["verdict"] != "finding"]["favoured"].isna().all()
+        assert (board[board["verdict"] != "finding"]["favoured"] == "—").all()  # a dash, never None
     overview.selectbox(key="runs_board_perturbation").set_value("politician").run()
     rows = list(overview.dataframe[1].value["measure"])
     assert "summary similarity (Donald Trump → Joe Biden)" in rows

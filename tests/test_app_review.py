@@ -130,3 +130,14 @@ def test_the_skip_line_of_a_review_counts_originals_that_gave_only_part_of_their
     assert not app.exception, app.exception
     line = _check_line(app, "Originals skipped").replace("\\", "")
     assert line.startswith(":blue[") and line.endswith("3 originals gave only part of their inputs")
+
+
+def test_a_sentiment_split_offers_no_names_to_leave_unswapped():
+    from pages.parts.review import EXCLUDE_NAMES_KEY
+
+    app = open_app("pages/corpus.py")
+    app.radio(key="corpus_choice").set_value("Demo product reviews").run()
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception, app.exception
+    assert not [m for m in app.multiselect if m.key == EXCLUDE_NAMES_KEY]
+    assert any(m.key == "review_exclude" for m in app.multiselect)  # excluding an original still works

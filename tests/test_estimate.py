@@ -158,13 +158,15 @@ def test_meter_uses_history_until_its_first_summary_and_records_the_rate_with_th
 
 @pytest.mark.parametrize(("low", "high", "text"), [
     (120, 240, "2–4 min"), (40, 130, "40 s – 2 min"), (3, 9, "3–9 s"), (170, 190, "about 3 min"),
-    (3600, 5400, "1 h – 1 h 30 min"), (0, 0, "nothing left")])
+    (3600, 5400, "1 h – 1 h 30 min"), (0, 0, "nothing left"), (0.01, 0.03, "under 1 s"),
+    (0.1, 4, "4 s at most")])
 def test_ranges_are_rounded_for_reading(low, high, text):
     assert format_range(low, high) == text
 
 
 def test_durations_are_rounded_for_reading():
-    assert [format_duration(s) for s in (0.2, 59, 61, 4800)] == ["1 s", "59 s", "1 min", "1 h 20 min"]
+    assert [format_duration(s) for s in (0.2, 0.7, 59, 61, 4800)] == ["under 1 s", "1 s", "59 s", "1 min",
+                                                                        "1 h 20 min"]
 
 
 # per-summary progress from the runner ------------------------------------------------------------------------------

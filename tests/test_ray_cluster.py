@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -112,8 +114,10 @@ def _stop_cluster(temp_root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory) -> Iterator[Cluster]:
-    temp_root = tmp_path_factory.mktemp("ray")
+def ray_cluster() -> Iterator[Cluster]:
+    # A short folder of its own: Ray's socket paths under it must stay within AF_UNIX's 107 bytes, which pytest's
+    # temporary folders (longer under pytest-xdist, ".../popen-gw1/...") overrun.
+    temp_root = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     port = free_port()
     # A token of this cluster's own, so that neither ~/.ray/auth_token nor another cluster's settings matter.
     token = temp_root / "auth_token"
@@ -130,6 +134,7 @@ def ray_cluster(tmp_path_factory) -> Iterator[Cluster]:
         yield Cluster(f"127.0.0.1:{port}", temp_root, env)
     finally:
         _stop_cluster(temp_root)
+        shutil.rmtree(temp_root, ignore_errors=True)
 
 
 def _audit(config: Path, folder: Path, env: dict[str, str], *extra: str) -> tuple[RunStore, str]:

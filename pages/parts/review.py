@@ -70,7 +70,9 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
     if len(excluded) == len(ids):
         st.error("Every original is excluded: keep at least one.")
         excluded = []
-    names = _exclude_names(unexcluded.doubtful_names(), excluded)
+    # Only a perturbation that swaps names has names to leave unswapped: a sentiment split recomposes units.
+    swaps_names = any(spec.name not in ("identity", "sentiment") for spec in perturbations)
+    names = _exclude_names(unexcluded.doubtful_names(), excluded) if swaps_names else {}
     with body:
         _show_review(inputs, reports, excluded, seed, names)
     return perturbations, list(excluded), names

@@ -13,7 +13,7 @@ import time
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from bias_core.demo import DEMO_RUN
+from bias_core.demo import DEMO_NEWS, DEMO_RUN
 from bias_core.store import RunStore
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
@@ -70,20 +70,22 @@ def select_only(page, label: str, options: list[str]) -> None:
         choose(page, label, option)
 
 
-SHORT_NEWS = [
-    "The mayor, Robert Moore, said on Monday that he will not run again. His deputy is expected to run.",
-    "A storm closed the coastal highway on Friday. Crews expect to reopen it today.",
-    "The city council voted to close the old library. Residents protested outside the hall.",
-    "Linda Chen won the regional chess final. She thanked her coach, James Hall.",
-    "The museum opened a new wing for modern art. Tickets sold out within an hour.",
-    "Farmers reported a strong harvest this autumn. Prices for wheat fell slightly.",
-]
+NEWS_WORDS = 120
+
+
+def short_news() -> list[str]:
+    """The first six demo articles cut to ``NEWS_WORDS`` words: six smollm2 summaries of about a second each, so the
+    run shows a count between 0 and 6 for several seconds (two-sentence articles took 0.1 s each, and all six
+    finished between two polls of the progress bar)."""
+    with DEMO_NEWS.open(encoding="utf-8") as stream:
+        documents = [json.loads(line) for line in stream][:6]
+    return [" ".join(document["text"].split()[:NEWS_WORDS]) for document in documents]
 
 
 def upload_short_news(page, url: str, folder) -> None:
-    """Open the app and upload six two-sentence articles (six smollm2 summaries: quick even on a loaded machine)."""
+    """Open the app and upload six short articles (six smollm2 summaries: quick even on a loaded machine)."""
     path = folder / "short_news.jsonl"
-    path.write_text("".join(json.dumps({"id": f"n{k}", "text": text}) + "\n" for k, text in enumerate(SHORT_NEWS)))
+    path.write_text("".join(json.dumps({"id": f"n{k}", "text": text}) + "\n" for k, text in enumerate(short_news())))
     page.goto(url)
     wait_for_app(page)
     open_page(page, "Corpus")
