@@ -134,7 +134,10 @@ def test_a_signal_stops_the_audit_at_once_keeping_every_answer_and_saying_so_in_
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc to see where the import has got to")
 def test_ctrl_c_while_the_command_line_is_still_importing_is_one_line(tmp_path):
     command = [sys.executable, "-m", "bias_core", "runs", "--store", str(tmp_path / "runs.sqlite")]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As a terminal starts it: Ctrl-C not ignored (a pytest-xdist worker ignores SIGINT, and a child inherits that,
+    # so Python would never raise KeyboardInterrupt in it).
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     maps = Path(f"/proc/{process.pid}/maps")
     deadline = time.monotonic() + 30
     # numpy's core is loaded while the subcommands are imported, before any of them runs
