@@ -85,16 +85,23 @@ def assert_one_clear_line(code: int, lines: list[str], expected: str) -> None:
     assert expected in lines[0] and "Traceback" not in lines[0], lines
 
 
+def assert_audit_refused(config: Path, expected: str, capsys) -> list[str]:
+    """`audit --config config` with a store beside it ends in one clear line holding ``expected`` and stores no
+    run; return the line(s)."""
+    store = config.parent / "runs.sqlite"
+    code, lines = run_cli(["audit", "--config", str(config), "--store", str(store), "--quiet"], capsys)
+    assert_one_clear_line(code, lines, expected)
+    assert not store.exists() or RunStore(store).list_runs() == []
+    return lines
+
+
 @pytest.mark.parametrize("case", sorted(AUDIT_CONFIGS))
 def test_a_bad_audit_config_is_refused_with_one_line_and_stores_no_run(case, tmp_path, capsys):
     text, expected = AUDIT_CONFIGS[case]
     path = tmp_path / "audit.toml"
     path.write_text(text)
-    store = tmp_path / "runs.sqlite"
-    code, lines = run_cli(["audit", "--config", str(path), "--store", str(store), "--quiet"], capsys)
-    assert_one_clear_line(code, lines, expected)
+    lines = assert_audit_refused(path, expected, capsys)
     assert lines[0].startswith(f"error: {path}: ")
-    assert not store.exists() or RunStore(store).list_runs() == []
 
 
 def test_a_json_config_nested_200000_deep_is_refused_with_one_line(tmp_path, capsys):

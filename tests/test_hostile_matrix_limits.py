@@ -14,9 +14,8 @@ import pytest
 from bias_core.cli import main
 from bias_core.demo import DEMO_NEWS
 from bias_core.io import DEFAULT_MAX_BYTES, csv_header, load_documents, load_documents_from_bytes
-from bias_core.store import RunStore
 from tests.conftest import REPO, open_app
-from tests.test_hostile_matrix_config import assert_one_clear_line, audit_toml, run_cli
+from tests.test_hostile_matrix_config import assert_audit_refused, assert_one_clear_line, audit_toml, run_cli
 
 DEMO_REVIEWS = REPO / "data" / "demo" / "reviews.jsonl"
 OUT_OF_RANGE = "is out of range: it must be an integer ≥ 1 and ≤ 1000"
@@ -86,11 +85,8 @@ def test_a_config_value_beyond_its_limits_is_refused_with_one_line_and_stores_no
     monkeypatch.chdir(tmp_path)  # corpus = "" used to audit every .txt here
     path = tmp_path / "audit.toml"
     path.write_text(text)
-    store = tmp_path / "runs.sqlite"
-    code, lines = run_cli(["audit", "--config", str(path), "--store", str(store), "--quiet"], capsys)
-    assert_one_clear_line(code, lines, expected)
+    lines = assert_audit_refused(path, expected, capsys)
     assert lines[0].startswith(f"error: {path}: ")
-    assert not store.exists() or RunStore(store).list_runs() == []
 
 
 @pytest.mark.parametrize("option", ["--ray-cpus", "--ray-actors"])
@@ -143,19 +139,13 @@ def test_an_audit_of_a_jsonl_with_a_lone_surrogate_refuses_the_file_and_creates_
     corpus.write_text(SURROGATE_TEXT)
     config = tmp_path / "audit.toml"
     config.write_text(f'corpus = "{corpus}"\n[[summarizers]]\nname = "lead-3"\n')
-    store = tmp_path / "runs.sqlite"
-    code, lines = run_cli(["audit", "--config", str(config), "--store", str(store), "--quiet"], capsys)
-    assert_one_clear_line(code, lines, f"{corpus}, line 1: field 'text' holds \\ud800")
-    assert not store.exists() or RunStore(store).list_runs() == []
+    assert_audit_refused(config, f"{corpus}, line 1: field 'text' holds \\ud800", capsys)
 
 
 def test_a_json_config_with_a_lone_surrogate_is_refused_naming_the_key(tmp_path, capsys):
     config = tmp_path / "audit.json"
     config.write_text(json.dumps({"corpus": str(DEMO_NEWS), "name": "x\ud800", "summarizers": [{"name": "lead-3"}]}))
-    store = tmp_path / "runs.sqlite"
-    code, lines = run_cli(["audit", "--config", str(config), "--store", str(store), "--quiet"], capsys)
-    assert_one_clear_line(code, lines, f"{config}: 'name' holds \\ud800")
-    assert not store.exists() or RunStore(store).list_runs() == []
+    assert_audit_refused(config, f"{config}: 'name' holds \\ud800", capsys)
 
 
 def test_a_param_with_a_lone_surrogate_is_refused_before_the_cache_is_opened(tmp_path, capsys):
