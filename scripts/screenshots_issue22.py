@@ -167,12 +167,7 @@ def audit_reviews(page, folder: Path) -> None:
     shot(page, "audit-done-links", page.get_by_text("Done. Inspect the results:"), height=500)
 
     open_page(page, "Runs")
-    with page.expect_download(timeout=300_000) as download:
-        page.get_by_role("button", name="Report (HTML)").click()
-    report = folder / "reviews-report.html"
-    download.value.save_as(report)
-    viewer = page.context.new_page()
-    viewer.goto(report.as_uri())
+    viewer = open_report(page, folder / "reviews-report.html")
     evidence = viewer.locator("#evidence")
     if evidence.count():
         shot(viewer, "report-reviews-evidence-units", evidence, height=1200)
@@ -182,17 +177,22 @@ def audit_reviews(page, folder: Path) -> None:
     viewer.close()
 
 
+def open_report(page, report: Path):
+    """Download the Runs page's HTML report of the selected run to ``report`` and open it in a new tab."""
+    with page.expect_download(timeout=300_000) as download:
+        page.get_by_role("button", name="Report (HTML)").click()
+    download.value.save_as(report)
+    viewer = page.context.new_page()
+    viewer.goto(report.as_uri())
+    return viewer
+
+
 def demo_report(page, folder: Path) -> None:
     open_page(page, "Runs")
     table = main_area(page).get_by_text("demo: news and reviews (precomputed)")
     if table.count():
         print("Runs lists the demo run; the report of the selected run is exported")
-    with page.expect_download(timeout=300_000) as download:
-        page.get_by_role("button", name="Report (HTML)").click()
-    report = folder / "demo-report.html"
-    download.value.save_as(report)
-    viewer = page.context.new_page()
-    viewer.goto(report.as_uri())
+    viewer = open_report(page, folder / "demo-report.html")
     shot(viewer, "report-demo-findings-links", viewer.locator("#findings"), height=1000)
     if viewer.locator("#evidence").count():
         shot(viewer, "report-demo-evidence-inline", viewer.locator("#evidence"), height=1300)
