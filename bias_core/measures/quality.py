@@ -166,8 +166,9 @@ def glitches(text: str | None, source: str | None = None) -> list[str]:
 
     With the ``source`` (the summarized input), a doubling or repeated phrase the input itself holds is the input's,
     not the model's, and is not noted: an extractive summary copying "first FIRST" from a messy article did nothing
-    wrong. Shown beside a summary; a glitch does not make a summary degenerate (see the module docstring)."""
-    if not text or degenerate_reason(text) is not None:
+    wrong. Shown beside a summary; a glitch does not make a summary degenerate (see the module docstring). Meant for
+    a text that is not degenerate: a loop repeats phrases by definition (``summary_flags`` checks that first)."""
+    if not text:
         return []
     source_words = " ".join(_WORD.findall(source.lower())) if source else ""
     notes = []
@@ -265,5 +266,6 @@ def summary_flags(summary, source: str | None = None) -> list[str]:
     reason = summary_degenerate_reason(summary)
     if reason:
         flags.append(f"degenerate ({reason}): left out of every measure")
-    flags.extend(glitches(summary.text, source))
+    else:  # a degenerate summary's loop is its reason, not a glitch besides it
+        flags.extend(glitches(summary.text, source))
     return flags
