@@ -109,7 +109,7 @@ START_TIME_TOLERANCE = 1.0
 def process_start_time(pid: int) -> float | None:
     """When process ``pid`` started (seconds since the epoch), or None if no such process is running (gone, or a
     zombie that has finished but not been reaped); ``PermissionError`` if it exists but may not be inspected."""
-    import psutil  # installed with accelerate; imported here, as only the liveness check needs it
+    import psutil  # imported here, as only the liveness check needs it
 
     try:
         process = psutil.Process(pid)
