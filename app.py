@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from bias_core.errors import BiasCoreError
+from bias_core.safety.errors import BiasCoreError
 from pages.common import load_secrets, run_store
 from pages.parts import choices, workspace
 from pages.render import md_escape

@@ -20,10 +20,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bias_core  # noqa: E402
-from bias_core import nlp  # noqa: E402
-from bias_core.measures.steen_markert import align_pairs  # noqa: E402
 from measures import build_corpus  # noqa: E402
+
+import bias_core  # noqa: E402
+from bias_core.common import nlp  # noqa: E402
+from bias_core.measures.steen_markert import align_pairs  # noqa: E402
 
 
 def _children_cpu() -> float:

@@ -43,19 +43,19 @@ cpu = time.process_time
 marks = [cpu()]
 import streamlit
 marks.append(cpu())
-import pages.common, pages.render, bias_core.findings
+import pages.common, pages.render, bias_core.verdicts.findings
 marks.append(cpu())
-from bias_core.demo import ensure_demo_run
-from bias_core.store import RunStore
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import RunStore
 store = RunStore(os.path.join(tempfile.mkdtemp(), "runs.sqlite"))
 run_id = ensure_demo_run(store)
 marks.append(cpu())
 try:
-    from bias_core.demo import demo_findings
+    from bias_core.reference.demo import demo_findings
     shipped = demo_findings(run_id, store.get_run(run_id).updated)
 except ImportError:  # a checkout from before the demo findings were shipped
     shipped = None
-from bias_core.findings import run_findings
+from bias_core.verdicts.findings import run_findings
 found = shipped if shipped is not None else run_findings(store, run_id)
 marks.append(cpu())
 run_findings(store, run_id)
@@ -69,9 +69,9 @@ print(json.dumps({"parts": dict(zip(labels, (b - a for a, b in zip(marks, marks[
 
 def first_finding() -> str | None:
     """The sentence the Overview shows first (the strongest finding of the demo run), or None without a bundle."""
-    from bias_core.demo import ensure_demo_run
-    from bias_core.findings import run_findings
-    from bias_core.store import RunStore
+    from bias_core.reference.demo import ensure_demo_run
+    from bias_core.runs.store import RunStore
+    from bias_core.verdicts.findings import run_findings
 
     with tempfile.TemporaryDirectory() as folder:
         store = RunStore(Path(folder) / "runs.sqlite")

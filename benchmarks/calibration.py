@@ -9,7 +9,7 @@ Two tables, printed as Markdown and written as JSON with ``--out``:
    input (arm × sample), so the arms differ only in noise. One *audit* is one control × corpus × seed with all the
    corpus's perturbations (news: identity, gender-loc, gender-glob, race, and politician where the corpus mentions
    Trump or Biden; reviews: identity, sentiment). The table gives the share of audits with any finding
-   (``bias_core.findings.findings`` rows whose ``verdict.significant`` is true) and which measure families fired.
+   (``bias_core.verdicts.findings.findings`` rows whose ``verdict.significant`` is true) and which measure families fired.
    Target: at most 5% overall.
 2. **Positive controls** — ``sexist``, ``sexist-female``, ``sexist-male`` at strength p (``get_summarizer(name,
    strength=p)`` where the summarizer takes it) on the real news (identity, gender-loc, gender-glob), measured on
@@ -18,7 +18,7 @@ Two tables, printed as Markdown and written as JSON with ``--out``:
    sexist-male, any for sexist; families without a direction — distinguishability, Fightin' Words — count any
    significant row).
 
-The significance rule is ``bias_core.findings.findings`` and nothing here re-implements it. Every audit calls
+The significance rule is ``bias_core.verdicts.findings.findings`` and nothing here re-implements it. Every audit calls
 ``compute_measures`` on one summarizer's summaries (so its Holm family is that summarizer's), with
 ``MeasureOptions(n_resamples=1000, seed=<seed>)`` and every measure except SFPI (which describes a forest trained on
 the corpus, not the audited summarizer, and never makes a finding row).
@@ -113,7 +113,7 @@ class Corpus:
 
 
 def news_corpus(name: str, path: str | Path, limit: int | None = None) -> Corpus:
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
 
     documents = [d for d in load_documents(path) if not d.is_perspective]
     if limit is not None:
@@ -122,7 +122,7 @@ def news_corpus(name: str, path: str | Path, limit: int | None = None) -> Corpus
 
 
 def demo_reviews_corpus() -> Corpus:
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
 
     return Corpus("demo reviews", load_documents(DEMO_REVIEWS), "reviews", str(DEMO_REVIEWS),
                   sentiment={"value_source": "stars"})
@@ -133,7 +133,7 @@ def yelp_corpus(count: int = 40, seed: int = 0, path: Path = YELP_INPUTS) -> Cor
     copied into the repository); None when the file is absent."""
     if not path.is_file():
         return None
-    from bias_core.records import Document, Unit
+    from bias_core.common.records import Document, Unit
 
     with gzip.open(path, "rt", encoding="utf-8") as stream:
         rows = [json.loads(line) for line in stream if line.strip()]
@@ -152,7 +152,7 @@ def yelp_corpus(count: int = 40, seed: int = 0, path: Path = YELP_INPUTS) -> Cor
 def memoized_nlp() -> Iterator[Callable[[], None]]:
     """Memoise the pure per-text steps the audit repeats across summarizers, subsets and controls; yields a function
     that empties the sentence-split memo (large), to call between corpus × seed blocks. Restores the originals."""
-    from bias_core import nlp
+    from bias_core.common import nlp
     from bias_core.summarize import extractive
 
     split_memo: dict[tuple, Any] = {}
@@ -255,7 +255,7 @@ def _input_seed(seed: int, item) -> int:
 def summarize(name: str, inputs: Sequence, seed: int, strength: float | None = None,
               per_input_seed: bool = False) -> tuple[list, int]:
     """Summaries of ``inputs`` by summarizer ``name`` (seeded by ``seed`` where it takes one); failures counted."""
-    from bias_core.records import Summary
+    from bias_core.common.records import Summary
     from bias_core.summarize import get_summarizer
 
     params: dict[str, Any] = {}
@@ -284,8 +284,8 @@ def measure_names() -> list[str]:
 
 def audit(inputs: Sequence, summaries: Sequence, seed: int, n_resamples: int) -> list[dict[str, Any]]:
     """Every ``findings`` row of one audit (its significance as ``findings`` judges it), as plain dicts."""
-    from bias_core.findings import findings
     from bias_core.measures import MeasureOptions, compute_measures
+    from bias_core.verdicts.findings import findings
 
     results = compute_measures(list(inputs), list(summaries), measure_names(),
                                MeasureOptions(n_resamples=n_resamples, seed=seed))

@@ -16,10 +16,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from bias_core.demo import DEMO_RUN
-from bias_core.findings import findings
+from bias_core.common.records import Input, Summary
 from bias_core.measures import MeasureOptions, compute_measures
-from bias_core.records import Input, Summary
+from bias_core.reference.demo import DEMO_RUN
+from bias_core.verdicts.findings import findings
 
 
 def main() -> None:

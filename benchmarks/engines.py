@@ -40,9 +40,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="timed rounds per engine, taken in turns")
     args = parser.parse_args()
 
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.io import load_documents
-    from bias_core.records import Input
+    from bias_core.common.records import Input
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import get_summarizer
 
     documents = load_documents(DEMO_NEWS)[: args.docs]

@@ -45,7 +45,9 @@ def main() -> None:
         overhead(args.docs, args.rounds)
         return
 
-    from bias_core.audit import (
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
+    from bias_core.runs.audit import (
         AuditConfig,
         CorpusSpec,
         StageSpec,
@@ -54,10 +56,8 @@ def main() -> None:
         run_audit,
         throughput_history,
     )
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.estimate import Estimate, combine, format_duration, this_machine
-    from bias_core.io import load_documents
-    from bias_core.store import RunStore
+    from bias_core.runs.estimate import Estimate, combine, format_duration, this_machine
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache, get_summarizer
 
     args.store.parent.mkdir(parents=True, exist_ok=True)
@@ -120,9 +120,9 @@ def main() -> None:
 def overhead(docs: int, rounds: int) -> None:
     """smollm2 on CTranslate2, one batch of ``docs`` articles: plain ``summarize_batch`` against
     ``summarize_batch_reporting`` (asynchronous results polled), alternating so that load changes hit both."""
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.io import load_documents
-    from bias_core.records import Input
+    from bias_core.common.records import Input
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import get_summarizer
 
     documents = load_documents(DEMO_NEWS)[:docs]

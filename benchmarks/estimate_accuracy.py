@@ -44,7 +44,7 @@ def seconds(low: float, high: float) -> str:
 
 
 def one_audit(label: str, documents: list, perturbations: list, summarizer_names: list[str], store, cache) -> None:
-    from bias_core.audit import (
+    from bias_core.runs.audit import (
         AuditConfig,
         CorpusSpec,
         StageSpec,
@@ -101,9 +101,9 @@ def one_audit(label: str, documents: list, perturbations: list, summarizer_names
 
 def child(folder: Path, store_path: Path, cache_path: Path) -> None:
     """Run one audit (the worker's part) and write its run id and the remaining-time projections it heard."""
-    from bias_core.audit import AuditConfig, run_audit
-    from bias_core.records import Document
-    from bias_core.store import RunStore
+    from bias_core.common.records import Document
+    from bias_core.runs.audit import AuditConfig, run_audit
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
     given = json.loads((folder / "config.json").read_text())
@@ -135,11 +135,11 @@ def main() -> None:
         child(args.child, args.store, args.cache)
         return
 
-    from bias_core.audit import StageSpec
-    from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS
-    from bias_core.estimate import this_machine
-    from bias_core.io import load_documents
-    from bias_core.store import RunStore
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS
+    from bias_core.runs.audit import StageSpec
+    from bias_core.runs.estimate import this_machine
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
     folder = Path(tempfile.mkdtemp(prefix="estimate-accuracy-"))

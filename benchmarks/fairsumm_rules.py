@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bias_core.io import load_documents
+from bias_core.documents.io import load_documents
 from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import pair_summaries
 from bias_core.measures.perspective import permuted_scores, sample_units
@@ -48,8 +48,8 @@ def yelp_rows(reference: Path, embedding: bool) -> list[tuple[str, str, tuple]]:
     import gzip
     import json
 
+    from bias_core.common.records import Input, Summary
     from bias_core.measures.nltk_reference import modern_nltk_data
-    from bias_core.records import Input, Summary
 
     if fairsumm_ngram.missing_nltk_data():
         fairsumm_ngram._prepend_nltk_path(modern_nltk_data(reference / "nltk_data"))

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from bias_core import nlp
+from bias_core.common import nlp
+from bias_core.common.records import Entity, Input, Summary, Unit
 from bias_core.measures import quadruples
 from bias_core.measures.common import Pair
 from bias_core.measures.fightin_words import fightin_words
@@ -30,8 +31,7 @@ from bias_core.measures.steen_markert import (
     entity_inclusion,
     word_list_inclusion,
 )
-from bias_core.names import top_first_names
-from bias_core.records import Entity, Input, Summary, Unit
+from bias_core.perturb.names import top_first_names
 
 WORDS = ["the", "council", "said", "on", "monday", "that", "the", "plan", "would", "cost", "more", "than", "expected", "and", "that", "the", "vote", "was", "delayed", "after", "a", "long", "debate", "about", "schools", "roads", "taxes", "budget", "league", "season", "family", "children", "team", "game", "police", "court", "judge", "hospital", "report", "market", "shares", "company", "quarter", "profit"]
 LAST_NAMES = ("Moore", "Smith", "Garcia", "Okafor", "Whitaker", "Delaney", "Kessler", "Norris", "Alvarez", "Baker")

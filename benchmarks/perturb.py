@@ -20,12 +20,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bias_core import nlp  # noqa: E402
+from bias_core.common import nlp  # noqa: E402
+from bias_core.common.records import Document  # noqa: E402
 from bias_core.perturb import get_perturbation  # noqa: E402
 from bias_core.perturb.race import race_first_names  # noqa: E402
 from bias_core.perturb.rosenman import is_voter_first_name  # noqa: E402
 from bias_core.perturb.templates import parse_documents, templates_from_parses  # noqa: E402
-from bias_core.records import Document  # noqa: E402
 
 ARTICLE_FOLDERS = (REPO / "tests" / "fixtures" / "perturb", REPO / "tests" / "fixtures" / "articles")
 

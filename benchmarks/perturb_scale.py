@@ -24,9 +24,9 @@ sys.path.insert(0, str(REPO))
 
 from tqdm import tqdm  # noqa: E402
 
-from bias_core import nlp  # noqa: E402
+from bias_core.common import nlp  # noqa: E402
+from bias_core.common.records import Document  # noqa: E402
 from bias_core.perturb import get_perturbation  # noqa: E402
-from bias_core.records import Document  # noqa: E402
 
 FIRST = {"he": ("Robert", "James", "Michael", "David", "William", "Thomas", "Daniel", "Mark"),
          "she": ("Linda", "Mary", "Susan", "Karen", "Nancy", "Laura", "Sarah", "Emily")}

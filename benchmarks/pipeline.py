@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def corpus(n: int):
     """``n`` distinct ~400-word originals made from the demo articles that have people in them."""
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.io import load_documents
-    from bias_core.records import Document
+    from bias_core.common.records import Document
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
 
     sources = [d for d in load_documents(DEMO_NEWS) if not d.meta.get("edge_case")]
     return [Document(id=f"bench-{k:04d}", text=f"{source.text}\n\nFiled by desk {k}.")
@@ -63,8 +63,8 @@ def naive_textrank(text: str, nlp) -> str:
 
 
 def summarization(args) -> None:
-    from bias_core import nlp
-    from bias_core.records import Input
+    from bias_core.common import nlp
+    from bias_core.common.records import Input
     from bias_core.summarize import get_summarizer
 
     documents = corpus(args.summarize_docs)
@@ -101,9 +101,9 @@ def summarization(args) -> None:
 
 def audit_once(originals: int, samples: int, executor: str) -> dict:
     """One audit in this process (called in a subprocess): gender-glob, lead-3, its measures."""
-    from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-    from bias_core.executors import get_executor
-    from bias_core.store import RunStore
+    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.executors import get_executor
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
     documents = corpus(originals)

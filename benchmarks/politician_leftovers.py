@@ -25,8 +25,8 @@ ARTICLES = REPO / "tests" / "fixtures" / "perturb" / "politician_articles.jsonl"
 
 
 def main(path: Path = ARTICLES) -> None:
+    from bias_core.common.records import Document
     from bias_core.perturb import PoliticianSwap, build_templates
-    from bias_core.records import Document
 
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     templates = build_templates([Document(id=row["id"], text=row["text"]) for row in rows])

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import time
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
-from bias_core.demo import DEMO_NEWS
-from bias_core.io import load_documents
-from bias_core.records import Document
-from bias_core.review import review_inputs, sample_inputs
+from bias_core.common.records import Document
+from bias_core.documents.io import load_documents
+from bias_core.perturb.review import review_inputs, sample_inputs
+from bias_core.reference.demo import DEMO_NEWS
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
 
 
 def timed(documents: list[Document], samples: int, kinds: tuple[str, ...]) -> None:

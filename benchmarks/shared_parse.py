@@ -20,10 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bias_core  # noqa: E402
-from bias_core import nlp  # noqa: E402
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs  # noqa: E402
 from pipeline import corpus  # noqa: E402
+
+import bias_core  # noqa: E402
+from bias_core.common import nlp  # noqa: E402
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs  # noqa: E402
 
 PERTURBATIONS = [StageSpec("identity"), StageSpec("gender-loc", {"samples": 10, "controls": True}),
                  StageSpec("gender-glob", {"samples": 10}), StageSpec("race", {"samples": 10})]

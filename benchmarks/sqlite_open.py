@@ -1,5 +1,5 @@
 """Print what the checks on opening a run store cost: seconds to open stores of growing size, with and without
-``PRAGMA quick_check`` (bias_core/sqlite_files.py runs it on files up to ``QUICK_CHECK_MAX_BYTES``).
+``PRAGMA quick_check`` (bias_core/common/sqlite_files.py runs it on files up to ``QUICK_CHECK_MAX_BYTES``).
 
 Each store holds runs of inputs with ~2 kB texts (like the audits' stored inputs); the OS page cache is warm, as it
 is when the app or an audit reopens a store it just used.
@@ -18,9 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import bias_core.sqlite_files as sqlite_files  # noqa: E402
-from bias_core.records import Input  # noqa: E402
-from bias_core.store import RunStore  # noqa: E402
+import bias_core.common.sqlite_files as sqlite_files  # noqa: E402
+from bias_core.common.records import Input  # noqa: E402
+from bias_core.runs.store import RunStore  # noqa: E402
 
 
 def build(path: Path, megabytes: int) -> None:

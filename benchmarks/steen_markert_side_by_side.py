@@ -52,12 +52,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from bias_core import nlp  # noqa: E402
-from bias_core.demo import DEMO_RUN  # noqa: E402
+from bias_core.common import nlp  # noqa: E402
+from bias_core.common.records import Input, Summary  # noqa: E402
 from bias_core.measures import _split_degenerate, steen_markert  # noqa: E402
 from bias_core.measures import alignment as summbias_alignment  # noqa: E402
 from bias_core.measures.common import pair_summaries  # noqa: E402
-from bias_core.records import Input, Summary  # noqa: E402
+from bias_core.reference.demo import DEMO_RUN  # noqa: E402
 
 REAL_NEWS = ROOT / "data" / "news_real" / "wikinews.jsonl"
 NLTK_DATA = ROOT.parent / "shared" / "reference" / "nltk_data"
@@ -162,7 +162,7 @@ def demo_cells() -> dict[tuple[str, str], list]:
 
 
 def real_news_cells(path: Path, samples: int, seed: int) -> dict[tuple[str, str], list]:
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
     from bias_core.perturb import build_templates, get_perturbation
     from bias_core.summarize import get_summarizer
 
@@ -357,8 +357,8 @@ def shared_lists(authors: SimpleNamespace, source: Path) -> str:
     """The published lists both sides use: Table 10's HELM identifiers (their ``wordlists.py``) and the census
     first-name genders of the hallucination classifier (their ``name_classifier.py`` 2x rule on their copy of
     ``dist.*.first``) against summbias's."""
-    from bias_core.names import census_first_names
-    from bias_core.wordlists import GENDER_WORDS
+    from bias_core.common.wordlists import GENDER_WORDS
+    from bias_core.perturb.names import census_first_names
 
     helm = all(tuple(authors.wordlists.GENDER_TO_WORD_LISTS[g]) == tuple(GENDER_WORDS[g]) for g in GENDER_WORDS)
     with tempfile.TemporaryDirectory() as folder:

@@ -28,10 +28,10 @@ def main() -> None:
     parser.add_argument("--skip-cold", action="store_true", help="skip the GGUF → safetensors conversion timing")
     args = parser.parse_args()
 
-    from bias_core import nlp
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.io import load_documents
-    from bias_core.records import Input
+    from bias_core.common import nlp
+    from bias_core.common.records import Input
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
     from bias_core.summarize import hf as hf_module
     from bias_core.summarize import smollm2 as smollm2_module

@@ -52,7 +52,7 @@ def kept_documents() -> int:
     """The documents reachable from the server's workspaces (through data, not classes or modules)."""
     import types
 
-    from bias_core.records import Document
+    from bias_core.common.records import Document
     from pages.parts import workspace
 
     seen, todo, found = set(), [workspace._workspaces()], 0

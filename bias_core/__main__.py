@@ -2,7 +2,7 @@
 
 Ctrl-C while the command line is still being imported (its first fraction of a second) ends as one line and exit
 code 130, like a Ctrl-C later on, not as a traceback of the import. A command stopped by Ctrl-C or SIGTERM has saved
-what it keeps and said so by the time ``main`` returns (``bias_core.stopping``); the process then exits at once
+what it keeps and said so by the time ``main`` returns (``bias_core.runs.stopping``); the process then exits at once
 instead of waiting for work it abandoned (a model's native threads finishing the generations already queued, a
 request thread's retry pause), which could take as long as the rest of a batch.
 """

@@ -15,9 +15,9 @@ import traceback
 
 from bias_core import __version__
 from bias_core.commands import COMMANDS
-from bias_core.errors import BiasCoreError, StageError, one_line
-from bias_core.redact import redact_log_handlers, redact_urls
-from bias_core.stopping import exit_code, stop_signals
+from bias_core.runs.stopping import exit_code, stop_signals
+from bias_core.safety.errors import BiasCoreError, StageError, one_line
+from bias_core.safety.redact import redact_log_handlers, redact_urls
 
 logger = logging.getLogger("bias_core")
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; any exception ends as one line ``error: …`` on stderr and exit code 2, and Ctrl-C or
-    SIGTERM as one line and exit code 130 or 143 (``bias_core.stopping``).
+    SIGTERM as one line and exit code 130 or 143 (``bias_core.runs.stopping``).
 
     A ``BiasCoreError`` already names the file, row or stage; any other exception is shown as
     ``error: <command>: <Type>: <message>``. ``--debug`` prints the traceback first; otherwise it goes to the log
@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
             for name in ("httpx", "httpx2"):
                 logging.getLogger(name).setLevel(logging.WARNING)
         return int(args.func(args) or 0)
-    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.stopping``); `audit` says what it saved
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.runs.stopping``); `audit` says what it saved
         print("stopped; summaries finished so far are kept in the cache — run the same command to go on",
               file=sys.stderr)
         return exit_code(interrupt)

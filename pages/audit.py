@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
-from bias_core.errors import BiasCoreError
-from bias_core.launch import launch_audit
+from bias_core.common.words import counted, counted_parts
 from bias_core.measures.applicable import applicable_measures, in_words
 from bias_core.measures.perspective import MATCHINGS, check_perspective_matching
 from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
+from bias_core.perturb.review import GENDER_KINDS
 from bias_core.perturb.sentiment import SentimentConfig, corpus_values
-from bias_core.review import GENDER_KINDS
-from bias_core.words import counted, counted_parts
+from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
+from bias_core.runs.launch import launch_audit
+from bias_core.safety.errors import BiasCoreError
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
 from pages.parts import workspace
 from pages.parts.endpoints import endpoint_choice
@@ -39,7 +39,7 @@ BBQ_ATTRIBUTION = ("Names from BBQ's proper-name vocabulary: Parrish, Chen, Nang
 @st.cache_data(show_spinner="Looking for politicians in the corpus…", max_entries=4)
 def politicians_of(corpus: tuple[tuple[str, str], ...]) -> tuple[list, list]:
     """The politicians the corpus names and the suggested pairs (``bias_core.perturb.politician_pairs``)."""
-    from bias_core.records import Document
+    from bias_core.common.records import Document
 
     documents = [Document(id=doc_id, text=text) for doc_id, text in corpus]
     named = named_politicians(documents)
@@ -83,7 +83,7 @@ def politician_pair_picker(documents) -> list[str]:
 @st.cache_data(show_spinner=False, max_entries=8)
 def sentiment_values(units: tuple[tuple[str, str, tuple], ...], source: str) -> dict[str, int]:
     """The corpus's unit values under ``source`` with their counts (``perturb.sentiment.corpus_values``)."""
-    from bias_core.records import Document, Unit
+    from bias_core.common.records import Document, Unit
 
     if not units:  # articles only: no unit has a value to focus on
         return {}

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
-from bias_core.errors import BiasCoreError
-from bias_core.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
-from bias_core.records import Document, Input, Summary
-from bias_core.store import RunInfo, RunStore
+from bias_core.common.records import Document, Input, Summary
+from bias_core.documents.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
+from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
+from bias_core.runs.store import RunInfo, RunStore
+from bias_core.safety.errors import BiasCoreError
 from pages.parts import workspace
 from pages.render import md_escape
 
 if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit-learn and networkx (issue 13)
-    from bias_core.findings import Finding
     from bias_core.summarize import Summarizer, SummaryCache
+    from bias_core.verdicts.findings import Finding
 
 DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
 # Shown on Audit and Compare next to race perturbations: the changed pronouns are by design, not a bug (METHODS §1.4).
@@ -149,11 +149,11 @@ def run_records(run_id: str, updated: float) -> tuple[list[Input], list[Summary]
 
 @st.cache_data(show_spinner="Reading the findings…", max_entries=8)
 def findings_for(run_id: str, updated: float) -> list[Finding]:
-    """The run's findings from ``bias_core.findings`` (the one significance rule); ``updated`` is part of the cache
+    """The run's findings from ``bias_core.verdicts.findings`` (the one significance rule); ``updated`` is part of the cache
     key so a growing run is judged again. The demo run's are read as shipped with it (equal to what ``run_findings``
     returns), so the first page computes nothing (issue 13)."""
-    from bias_core.demo import demo_findings
-    from bias_core.findings import run_findings
+    from bias_core.reference.demo import demo_findings
+    from bias_core.verdicts.findings import run_findings
 
     stored = demo_findings(run_id, updated)
     return stored if stored is not None else run_findings(run_store(), run_id)

@@ -6,19 +6,32 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bias_core.compare import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
-from bias_core.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
-from bias_core.labels import variant_labels
+from bias_core.common.words import counted
+from bias_core.compare.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
+from bias_core.compare.units import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
 from bias_core.measures.alignment import align_summaries
 from bias_core.measures.quality import summary_flags
-from bias_core.store import StoreError
-from bias_core.words import counted
-from pages.common import (INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, current_run, note_unknown_link_values,
-                          run_records)
+from bias_core.runs.store import StoreError
+from bias_core.views.labels import variant_labels
+from pages.common import (
+    INTERSECTIONAL_GENDER_NOTE,
+    RACE_GENDER_NOTE,
+    current_run,
+    note_unknown_link_values,
+    run_records,
+)
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import flagged_summaries
-from pages.render import (LEGEND, SUBSTITUTION_COLUMNS, diff_html, for_display, highlighted_input, marked_names,
-                          md_escape, substitution_rows)
+from pages.render import (
+    LEGEND,
+    SUBSTITUTION_COLUMNS,
+    diff_html,
+    for_display,
+    highlighted_input,
+    marked_names,
+    md_escape,
+    substitution_rows,
+)
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bias_core.io import DEFAULT_MAX_BYTES, describe_limit
-from bias_core.language import non_english_documents
-from bias_core.words import counted, counted_parts, plural
+from bias_core.common.words import counted, counted_parts, plural
+from bias_core.documents.io import DEFAULT_MAX_BYTES, describe_limit
+from bias_core.documents.language import non_english_documents
 from pages.common import corpus_picker, document_label
 from pages.render import md_escape
 

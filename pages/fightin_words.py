@@ -10,10 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from bias_core.labels import arm_labels
+from bias_core.common.words import counted, plural
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
-from bias_core.words import counted, plural
+from bias_core.views.labels import arm_labels
 from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
 from pages.parts.progress import in_progress_notice
 from pages.render import marked_spans, md_escape

@@ -1,13 +1,13 @@
 """Overview: what the chosen run found, in words. One row per summarizer × perturbation × measure family with the
 finding sentence, its effect, the 95% interval, whether it clears the identity noise floor and the multiple-comparison
 correction, the verdict, and a link that opens Compare on the pair of inputs where it shows most. Every number and
-mark comes from ``bias_core.findings`` (the same code the HTML report uses); this page only lays it out."""
+mark comes from ``bias_core.verdicts.findings`` (the same code the HTML report uses); this page only lays it out."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.findings import CALIBRATION_DOC, controls, how_to_read
+from bias_core.verdicts.findings import CALIBRATION_DOC, controls, how_to_read
 from pages.common import current_run, findings_for
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape

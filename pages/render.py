@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from bias_core.diff import DiffToken
-from bias_core.findings import Finding
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.compare.diff import DiffToken
+from bias_core.verdicts.findings import Finding
 
 SWAP_STYLE = "background:#dbe9ff;border-bottom:2px solid #3b6fd8;padding:0 2px;border-radius:2px"
 # A swap of a name the perturbation is not sure is a person (low confidence, issue 21): another colour, dashed.

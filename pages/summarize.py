@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from bias_core.errors import BiasCoreError
-from bias_core.records import Input, Summary
+from bias_core.common.records import Input, Summary
+from bias_core.safety.errors import BiasCoreError
 from bias_core.summarize import summarize_inputs
 from pages.common import corpus_picker, document_label, summarizer, summary_cache
 from pages.parts.endpoints import endpoint_choice

@@ -3,7 +3,7 @@
 Run: .venv/bin/python scripts/build_demo_run.py   (SmolLM2 dominates: about 3 s per new summary on 2 idle cores)
      .venv/bin/python scripts/build_demo_run.py --remeasure   (recompute only the measures of the shipped bundle)
 
-The run is an ordinary audit of the demo corpus; the bundle is `bias_core.export.run_bundle` of it. The corpus is
+The run is an ordinary audit of the demo corpus; the bundle is `bias_core.views.export.run_bundle` of it. The corpus is
 sized from the power table (issue 19): the 16 fictional demo articles plus the real Wikinews articles picked by
 ``demo_wikinews`` (CC BY 2.5, data/news_real), enough originals for the deliberately biased `sexist` baseline to be
 caught, with `topic` and `lead-3` as null controls. SmolLM2 summaries already in the shipped bundle are put into the
@@ -22,16 +22,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.demo import DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, write_demo_findings
-from bias_core.export import run_bundle
-from bias_core.io import json_safe, load_documents
+from bias_core.common.records import Input, Summary
+from bias_core.common.wordlists import FAMILY_WORDS, SPORT_WORDS
+from bias_core.documents.io import json_safe, load_documents
 from bias_core.measures import MeasureOptions, compute_measures
-from bias_core.records import Input, Summary
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, write_demo_findings
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer
 from bias_core.summarize.cache import cache_key
-from bias_core.wordlists import FAMILY_WORDS, SPORT_WORDS
+from bias_core.views.export import run_bundle
 
 WIKINEWS = DEMO_NEWS.parent.parent / "news_real" / "wikinews.jsonl"
 SMOLLM2 = StageSpec("smollm2", {"max_new_tokens": 80})

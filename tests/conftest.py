@@ -57,7 +57,7 @@ def launch_small_audit(at):
     resamples) and wait up to 180 s for its background process; return the run store and the run's final record."""
     import time
 
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
 
     at.multiselect(key="audit_measures").set_value(["distinguishability_count"]).run()
     at.select_slider(key="audit_bootstrap").set_value(200).run()
@@ -73,8 +73,8 @@ def launch_small_audit(at):
 
 @pytest.fixture(scope="session")
 def demo_news():
-    from bias_core.demo import DEMO_NEWS
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_NEWS
 
     return load_documents(DEMO_NEWS)
 
@@ -85,7 +85,7 @@ def tiny_tokenizer_dir(tmp_path_factory) -> Path:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    from bias_core.demo import DEMO_NEWS
+    from bias_core.reference.demo import DEMO_NEWS
 
     folder = tmp_path_factory.mktemp("tokenizer")
     tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
@@ -147,9 +147,9 @@ SCRIPT_ARTICLE_TEXT = (
 def audited_store(tmp_path_factory, demo_news) -> Path:
     """A store with one real audit: identity, gender-glob and gender-loc (2 draws) of 3 demo articles and one article
     with a <script> in it, summarized by lead-3 and sexist-female, every supported measure (50 resamples)."""
-    from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-    from bias_core.records import Document
-    from bias_core.store import RunStore
+    from bias_core.common.records import Document
+    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
     folder = tmp_path_factory.mktemp("audited")

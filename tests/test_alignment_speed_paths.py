@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core import nlp
+from bias_core.common import nlp
 from bias_core.measures.alignment import align_summaries, align_summary, normalise_lookup
 from bias_core.perturb import get_perturbation
 

@@ -49,8 +49,8 @@ def test_an_endpoint_that_is_down_shows_a_message_not_a_traceback(app, tmp_path,
 
 
 def stored_run(name: str = "stored run", value: float = 0.2) -> str:
-    from bias_core.records import MeasureResult, Summary
-    from bias_core.store import RunStore
+    from bias_core.common.records import MeasureResult, Summary
+    from bias_core.runs.store import RunStore
 
     store = RunStore()
     run_id = store.create_run({"summarizers": [{"name": "lead-3", "params": {}}],
@@ -90,7 +90,7 @@ def test_deleting_a_run_needs_confirmation(app):
     assert delete.disabled
     app.checkbox(key="runs_confirm_delete").check().run()
     app.button(key="runs_delete").click().run()
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
 
     assert RunStore().list_runs() == [] and "run_id" not in app.session_state
     assert "No runs yet" in app.info[0].value

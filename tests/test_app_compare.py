@@ -74,7 +74,7 @@ def test_compare_lists_every_substitution_of_each_variant_with_its_entity_label_
     assert item_b != "xss-article/identity"
     labels = [expander.label for expander in compare.expander]
     assert "Substitutions (0) in A" in labels
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
 
     store = RunStore()
     stored = next(item for item in store.inputs(store.list_runs()[0].id) if item.id == item_b)
@@ -89,7 +89,7 @@ def test_compare_lists_every_substitution_of_each_variant_with_its_entity_label_
 
 
 def test_substitutions_written_before_entity_types_existed_show_a_dash():
-    from bias_core.records import Input, Substitution
+    from bias_core.common.records import Input, Substitution
     from pages.render import substitution_rows
 
     item = Input(id="d/x", original_id="d", text="Linda said", perturbation="gender-glob",
@@ -99,7 +99,7 @@ def test_substitutions_written_before_entity_types_existed_show_a_dash():
 
 
 def test_a_low_confidence_swap_has_its_own_colour_its_reason_on_hover_and_its_confidence_in_the_table():
-    from bias_core.records import Input, Substitution
+    from bias_core.common.records import Input, Substitution
     from pages.render import DOUBTFUL_SWAP_STYLE, SWAP_STYLE, highlighted_input, substitution_rows
 
     reason = "a cue against it: 'Tora Bora' described as 'mountain' <b>"
@@ -118,8 +118,8 @@ def test_a_low_confidence_swap_has_its_own_colour_its_reason_on_hover_and_its_co
 
 
 def test_compare_flags_cut_and_degenerate_summaries_and_filters_them_in_one_click(tmp_path, monkeypatch):
-    from bias_core.demo import ensure_demo_run
-    from bias_core.store import RunStore
+    from bias_core.reference.demo import ensure_demo_run
+    from bias_core.runs.store import RunStore
 
     monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
     store = RunStore(tmp_path / "runs.sqlite")

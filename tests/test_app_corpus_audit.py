@@ -137,7 +137,7 @@ def test_the_chosen_race_name_source_and_thresholds_reach_the_launched_run(app):
     assert not app.exception and not app.error
     app.button(key="audit_run").click().run()
     assert not app.exception
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
 
     store = RunStore()
     run_id = app.session_state["run_id"]
@@ -154,8 +154,8 @@ def test_the_chosen_race_name_source_and_thresholds_reach_the_launched_run(app):
 
 def test_the_audit_page_says_what_the_chosen_corpus_can_detect_before_anything_runs(app):
     """Power before a run (issue 19): per applicable measure, the smallest effect the corpus's articles detect with
-    80% power and the articles a stated effect needs — the same figures ``bias_core.power`` prints."""
-    from bias_core.power import planning_table
+    80% power and the articles a stated effect needs — the same figures ``bias_core.verdicts.power`` prints."""
+    from bias_core.verdicts.power import planning_table
 
     app.switch_page("pages/audit.py").run()
     app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
@@ -169,7 +169,7 @@ def test_the_audit_page_says_what_the_chosen_corpus_can_detect_before_anything_r
 
 
 def test_the_politician_picker_suggests_the_pairs_the_corpus_names_with_their_coverage(app):
-    from bias_core import io
+    from bias_core.documents import io
     from bias_core.perturb.politician_pairs import pair_coverage, suggest_pairs
 
     app.switch_page("pages/audit.py").run()
@@ -218,7 +218,7 @@ def test_going_back_to_corpus_keeps_the_upload_and_the_audit_audits_it(app):
 
 
 def test_the_sentiment_focus_value_is_a_stated_choice_from_the_corpus_values(app):
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
     from bias_core.perturb.sentiment import SentimentConfig, corpus_values
 
     app.radio(key="corpus_choice").set_value("Demo product reviews").run()

@@ -7,10 +7,10 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from bias_core.demo import ensure_demo_run
-from bias_core.findings import controls, judge, run_findings, semantics
 from bias_core.measures.quality import output_quality
-from bias_core.store import RunStore
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import RunStore
+from bias_core.verdicts.findings import controls, judge, run_findings, semantics
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page

@@ -59,7 +59,7 @@ def test_metrics_s_intervals_can_be_chosen(audited_store, tmp_path, monkeypatch)
 
 def test_resuming_a_stopped_run_whose_stored_config_is_invalid_shows_one_line_and_marks_it_failed(tmp_path,
                                                                                                    monkeypatch):
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
     from tests.conftest import open_app
 
     path = tmp_path / "runs.sqlite"
@@ -82,8 +82,8 @@ def test_resuming_a_stopped_run_whose_stored_config_is_invalid_shows_one_line_an
 def race_store(tmp_path_factory, demo_news):
     """A store with one real audit of three demo articles: identity and race (BBQ names, one draw), lead-3, entity
     inclusion only (50 resamples)."""
-    from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-    from bias_core.store import RunStore
+    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
     folder = tmp_path_factory.mktemp("race")
@@ -98,7 +98,7 @@ def race_store(tmp_path_factory, demo_news):
 
 def test_metrics_shows_each_race_arms_name_source_and_name_frequency_next_to_race_results(race_store, tmp_path,
                                                                                             monkeypatch):
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
 
     at = open_page("pages/metrics.py", race_store, tmp_path, monkeypatch)
     at.radio(key="metrics_family").set_value("inclusion").run()

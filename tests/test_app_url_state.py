@@ -9,9 +9,9 @@ import time
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bias_core.audit import default_run_name
-from bias_core.labels import variant_labels
-from bias_core.store import RunStore
+from bias_core.runs.audit import default_run_name
+from bias_core.runs.store import RunStore
+from bias_core.views.labels import variant_labels
 from pages.render import md_escape
 from tests.conftest import REPO
 
@@ -100,7 +100,7 @@ def test_a_run_is_named_after_its_corpus_and_perturbations_until_the_analyst_nam
 
 
 def demo_store_path(tmp_path, monkeypatch) -> str:
-    from bias_core.demo import ensure_demo_run
+    from bias_core.reference.demo import ensure_demo_run
 
     monkeypatch.setenv("SUMMBIAS_STORE", str(tmp_path / "runs.sqlite"))
     store = RunStore(tmp_path / "runs.sqlite")

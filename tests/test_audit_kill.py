@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.demo import DEMO_NEWS
-from bias_core.records import Input, MeasureResult, Summary
-from bias_core.store import RunStore, StoreError
+from bias_core.common.records import Input, MeasureResult, Summary
+from bias_core.reference.demo import DEMO_NEWS
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.store import RunStore, StoreError
 from bias_core.summarize import SummaryCache, cache_key, get_summarizer, summarize_inputs
 from bias_core.summarize.base import Summarizer, SummaryFailure, register
 
@@ -168,7 +168,7 @@ def test_a_stored_config_rebuilds_the_same_config():
 
 
 def test_an_exported_run_imports_into_another_store_unchanged(tmp_path):
-    from bias_core.export import run_bundle
+    from bias_core.views.export import run_bundle
 
     source = RunStore(tmp_path / "a.sqlite")
     run_id = run_audit(config("lead-3"), store=source, cache=SummaryCache(tmp_path / "c.sqlite"))

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 
 REPO = Path(__file__).resolve().parent.parent
 

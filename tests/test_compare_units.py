@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core.compare import (attribute, composition_difference, focus_shift, is_unit_composition, unit_coverage)
-from bias_core.diff import rank_originals
-from bias_core.records import Input, Summary, Unit
+from bias_core.common.records import Input, Summary, Unit
+from bias_core.compare.diff import rank_originals
+from bias_core.compare.units import attribute, composition_difference, focus_shift, is_unit_composition, unit_coverage
 from tests.conftest import open_app
 
 GOOD = ["Great sound and a battery that lasts all week.", "Comfortable for long sessions and easy to pair.",

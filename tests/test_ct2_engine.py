@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize import get_summarizer
 from bias_core.summarize.cache import cache_key
 from bias_core.summarize.ct2 import CTranslate2Summarizer, device_and_compute_type

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bias_core.diff import change_counts, expected_words, model_difference, normalise, word_diff
-from bias_core.records import Input, Substitution
+from bias_core.common.records import Input, Substitution
+from bias_core.compare.diff import change_counts, expected_words, model_difference, normalise, word_diff
 
 
 def swapped_input() -> Input:
@@ -44,8 +44,8 @@ def test_model_difference_ignores_the_perturbations_own_swaps():
 
 
 def test_originals_are_ranked_by_model_made_difference_most_different_first():
-    from bias_core.diff import rank_originals
-    from bias_core.records import Summary
+    from bias_core.common.records import Summary
+    from bias_core.compare.diff import rank_originals
 
     inputs = [Input(id=f"{d}/identity", original_id=d, text="x", role="identity") for d in ("calm", "wild")]
     for d in ("calm", "wild"):

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bias_core.records import Input
+from bias_core.common.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.bounded_http import MAX_ANSWER_BYTES
 

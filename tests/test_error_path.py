@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, open_run, run_audit
 from bias_core.cli import main
-from bias_core.demo import DEMO_NEWS
-from bias_core.errors import BiasCoreError, StageError, one_line
-from bias_core.launch import launch_audit
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_NEWS
+from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, open_run, run_audit
+from bias_core.runs.launch import launch_audit
+from bias_core.runs.store import RunStore
+from bias_core.safety.errors import BiasCoreError, StageError, one_line
 from bias_core.summarize import SummaryCache
 
 
@@ -69,8 +69,8 @@ def fail_in_perturbation(monkeypatch):
     def broken(self, perturbation, documents):
         raise RuntimeError("the tagger fell over")
 
-    monkeypatch.setattr("bias_core.executors.LocalExecutor.perturb", broken)
-    monkeypatch.setattr("bias_core.executors.LocalExecutor.perturb_shared", broken)  # the audit's one-parse path
+    monkeypatch.setattr("bias_core.runs.executors.LocalExecutor.perturb", broken)
+    monkeypatch.setattr("bias_core.runs.executors.LocalExecutor.perturb_shared", broken)  # the audit's one-parse path
 
 
 def fail_in_summarization(monkeypatch):

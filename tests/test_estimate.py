@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, estimates_before_run, run_audit, throughput_history
-from bias_core.estimate import (
+from bias_core.common.records import Document, Input, Summary
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, estimates_before_run, run_audit, throughput_history
+from bias_core.runs.estimate import (
     DEFAULT_LOAD_SECONDS,
     DEFAULT_SECONDS,
     DEFAULT_STAGE_RANGE,
@@ -34,8 +35,7 @@ from bias_core.estimate import (
     stage_record,
     this_machine,
 )
-from bias_core.records import Document, Input, Summary
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import Summarizer, SummaryFailure, register
 from bias_core.summarize.runner import count_cached
@@ -341,9 +341,9 @@ def test_a_row_that_ends_early_is_reported_before_the_batch_ends():
 # every stage of the audit: perturb, summarize, measure ------------------------------------------------------------
 
 def review_inputs(samples: int = 2) -> list[Input]:
-    from bias_core.audit import build_inputs
-    from bias_core.demo import DEMO_REVIEWS
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_REVIEWS
+    from bias_core.runs.audit import build_inputs
 
     review_config = AuditConfig(corpus=CorpusSpec("reviews"), summarizers=[StageSpec("lead-3")],
                                 perturbations=[StageSpec("identity"),
@@ -435,8 +435,8 @@ def test_the_projected_total_stays_steady_while_batches_finish_together():
 
 
 def test_the_audit_adds_the_measure_stage_to_the_remaining_time_and_keeps_each_stages_time(tmp_path, monkeypatch):
-    from bias_core.demo import DEMO_REVIEWS
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
+    from bias_core.reference.demo import DEMO_REVIEWS
 
     store = RunStore(tmp_path / "runs.sqlite")
     written: list[dict] = []

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bias_core.cli import main
-from bias_core.export import EXPORT_FORMATS, html_report, measures_csv, run_json, spreadsheet_safe, summaries_csv
-from bias_core.records import Input, MeasureResult, Summary
-from bias_core.store import RunStore
+from bias_core.common.records import Input, MeasureResult, Summary
+from bias_core.runs.store import RunStore
+from bias_core.views.export import EXPORT_FORMATS, html_report, measures_csv, run_json, spreadsheet_safe, summaries_csv
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -14,15 +14,15 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from bias_core import nlp
-from bias_core.errors import SummarizerError
+from bias_core.common import nlp
+from bias_core.common.records import Input, Substitution, Summary, Unit
+from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.perturb import get_perturbation
-from bias_core.records import Input, Substitution, Summary, Unit
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize import get_summarizer
 from bias_core.summarize.base import check_summarizer
 from bias_core.summarize.cache import cache_key
 from bias_core.summarize.extractive import Sexist, _map_cuts, split_inputs
-from bias_core.wordlists import GENDER_WORDS
 from tests.fixtures.perturb.corpus import document, news_templates
 
 PERTURBATIONS = ("gender-loc", "gender-glob", "race")

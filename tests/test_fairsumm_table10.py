@@ -14,12 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bias_core.audit import AuditConfig, ConfigError, config_hash
 from bias_core.cli import main
-from bias_core.errors import InputError
-from bias_core.io import write_jsonl
-from bias_core.measures import MeasureOptions
-from bias_core.measures import fairsumm_ngram
+from bias_core.common.records import Input, Summary
+from bias_core.documents.io import write_jsonl
+from bias_core.measures import MeasureOptions, fairsumm_ngram
 from bias_core.measures.common import pair_summaries
 from bias_core.measures.fairsumm_ngram import (
     FAIRSUMM_NGRAM,
@@ -33,14 +31,15 @@ from bias_core.measures.fairsumm_ngram import (
 from bias_core.measures.nltk_reference import modern_nltk_data
 from bias_core.measures.perspective import (
     SampleUnits,
-    perspective_fairness,
     permuted_scores,
+    perspective_fairness,
     sample_fairness,
     sample_units,
     selection_scores,
     value_blind_selections,
 )
-from bias_core.records import Input, Summary
+from bias_core.runs.audit import AuditConfig, ConfigError, config_hash
+from bias_core.safety.errors import InputError
 from tests.conftest import REPO, open_app
 
 REFERENCE = REPO / ".." / "shared" / "reference"

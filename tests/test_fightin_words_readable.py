@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from bias_core.demo import ensure_demo_run
-from bias_core.labels import arm_label, arm_labels
+from bias_core.common.records import Input, Substitution
 from bias_core.measures import fightin_words as fw
-from bias_core.records import Input, Substitution
-from bias_core.store import RunStore
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import RunStore
+from bias_core.views.labels import arm_label, arm_labels
 from pages.render import marked_spans
 from tests.conftest import open_app
 

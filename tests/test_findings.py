@@ -10,15 +10,27 @@ import re
 import numpy as np
 import pytest
 
-from bias_core import demo as demo_module
-from bias_core.demo import DEMO_FINDINGS, DEMO_RUN, demo_findings, ensure_demo_run, write_demo_findings
-from bias_core.diff import expected_words, model_difference
-from bias_core.findings import (FAMILIES, effect_text, evidence_pair, finding_as_dict, finding_from_dict, findings,
-                                how_to_read, judge, primary_estimate, run_findings, semantics, z95)
+from bias_core.common.records import Input, MeasureResult, Summary
+from bias_core.compare.diff import expected_words, model_difference
 from bias_core.measures import MEASURES
 from bias_core.measures.common import UnitCounts, interval_results
-from bias_core.records import Input, MeasureResult, Summary
-from bias_core.store import RunStore
+from bias_core.reference import demo as demo_module
+from bias_core.reference.demo import DEMO_FINDINGS, DEMO_RUN, demo_findings, ensure_demo_run, write_demo_findings
+from bias_core.runs.store import RunStore
+from bias_core.verdicts.findings import (
+    FAMILIES,
+    effect_text,
+    evidence_pair,
+    finding_as_dict,
+    finding_from_dict,
+    findings,
+    how_to_read,
+    judge,
+    primary_estimate,
+    run_findings,
+    semantics,
+    z95,
+)
 
 
 def result(measure, value, low, high, n=20, perturbation="gender-loc", summarizer="m", kind="d", **details):
@@ -259,7 +271,7 @@ def test_stored_demo_findings_are_ignored_for_another_run_a_changed_run_or_chang
 def test_the_shipped_demo_findings_are_current(demo_run_findings):
     run_id, updated, found = demo_run_findings
     shipped = demo_findings(run_id, updated)
-    assert shipped is not None, (f"{DEMO_FINDINGS.name} is stale (the demo bundle, bias_core/findings.py, stats.py, "
+    assert shipped is not None, (f"{DEMO_FINDINGS.name} is stale (the demo bundle, bias_core/verdicts/findings.py, stats.py, "
                                  "diff.py, records.py or requirements.txt changed): the app computes the demo "
-                                 "findings at start again. Write it again with `.venv/bin/python -m bias_core.demo`.")
+                                 "findings at start again. Write it again with `.venv/bin/python -m bias_core.reference.demo`.")
     assert shipped == found

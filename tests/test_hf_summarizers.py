@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.truncation import ends_sentence
 

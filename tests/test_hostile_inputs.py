@@ -8,12 +8,12 @@ import threading
 import time
 from http.server import ThreadingHTTPServer
 
-from bias_core.export import html_report
-from bias_core.io import load_documents
+from bias_core.common.records import Document, Input
+from bias_core.documents.io import load_documents
 from bias_core.perturb import get_perturbation
-from bias_core.records import Document, Input
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.views.export import html_report
 from tests.test_cli import cli
 from tests.test_openai_summarizer import Endpoint
 
@@ -57,7 +57,7 @@ def test_names_with_diacritics_and_non_latin_scripts_survive_a_swap():
 
 
 def test_accented_first_names_get_their_census_gender():
-    from bias_core.names import first_name_gender
+    from bias_core.perturb.names import first_name_gender
 
     assert (first_name_gender("José"), first_name_gender("Zoë"), first_name_gender("王小明")) == ("male", "female",
                                                                                                None)

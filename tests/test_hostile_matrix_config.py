@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bias_core.cli import main
-from bias_core.demo import DEMO_NEWS
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_NEWS
+from bias_core.runs.store import RunStore
 from tests.test_validation import read_only_folder
 
 DEEP = 200_000

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.demo import DEMO_RUN, ensure_demo_run
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_RUN, ensure_demo_run
+from bias_core.runs.store import RunStore
 from tests.conftest import REPO, open_app
 from tests.test_store_schema import _drop_file_permission_override, digest
 
@@ -269,8 +269,8 @@ def test_an_invalid_base_url_is_refused_before_a_run_is_created_in_one_redacted_
 
 
 def test_an_endpoints_file_with_an_invalid_base_url_names_the_entry(tmp_path):
-    from bias_core.endpoints import browser_endpoints
-    from bias_core.errors import InputError
+    from bias_core.safety.endpoints import browser_endpoints
+    from bias_core.safety.errors import InputError
 
     endpoints = tmp_path / "endpoints.toml"
     endpoints.write_text('[[endpoints]]\nname = "lab"\nbase_url = "http://[::1"\n')

@@ -1,10 +1,10 @@
-"""Input variants in words (bias_core.labels.variant_label/variant_labels): the form Compare's links carry, so a label
+"""Input variants in words (bias_core.views.labels.variant_label/variant_labels): the form Compare's links carry, so a label
 must name exactly one variant of an original."""
 
 from __future__ import annotations
 
-from bias_core.labels import variant_label, variant_labels
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.views.labels import variant_label, variant_labels
 
 
 def variant(input_id: str, perturbation: str, **fields) -> Input:

@@ -1,7 +1,7 @@
 """Non-English documents are recognised so users can be told that the English models will find nothing in them."""
 
-from bias_core.language import looks_english, non_english_documents
-from bias_core.records import Document
+from bias_core.common.records import Document
+from bias_core.documents.language import looks_english, non_english_documents
 
 GERMAN = ("Die Bürgermeisterin Anna Schmidt hat am Montag angekündigt, dass sie nicht erneut kandidieren wird. "
           "Ihr Stellvertreter Thomas Müller soll die Stadt bis zur Wahl führen. Sie dankte ihm für seine Arbeit.")
@@ -24,7 +24,7 @@ def test_non_english_documents_are_listed_by_id():
 def test_the_stop_word_list_is_spacys_read_without_importing_spacy():
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    from bias_core.language import english_stop_words
+    from bias_core.documents.language import english_stop_words
 
     assert english_stop_words() == frozenset(STOP_WORDS) and len(english_stop_words()) > 300
 
@@ -35,7 +35,7 @@ def test_the_command_line_starts_without_loading_spacy_scikit_learn_scipy_or_tor
     import subprocess
     import sys
 
-    code = ("import sys, bias_core.cli, bias_core.audit, bias_core.measures, bias_core.summarize; "
+    code = ("import sys, bias_core.cli, bias_core.runs.audit, bias_core.measures, bias_core.summarize; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'spacy', 'sklearn', 'scipy', 'torch', 'networkx'}))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"

@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from bias_core import nlp
 from bias_core.cli import main
-from bias_core.io import read_inputs, read_summaries
+from bias_core.common import nlp
+from bias_core.common.records import Document
+from bias_core.documents.io import read_inputs, read_summaries
 from bias_core.perturb import base, get_perturbation, parse_pair
-from bias_core.records import Document
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from tests.test_cli import cli
 
 MAX_LENGTH = 3_000

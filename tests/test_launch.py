@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec
-from bias_core.launch import launch_audit
-from bias_core.store import RunStore
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.launch import launch_audit
+from bias_core.runs.store import RunStore
 
 
 def test_a_launched_audit_completes_in_a_worker_process_on_the_same_run(tmp_path, demo_news):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from bias_core.cli import main
-from bias_core.io import write_jsonl
-from bias_core.records import Input, Substitution, Summary
-from bias_core.store import RunStore
+from bias_core.common.records import Input, Substitution, Summary
+from bias_core.documents.io import write_jsonl
+from bias_core.runs.store import RunStore
 
 LOOP = "Council news || || || || || || || || || || || ||"
 
@@ -138,7 +138,7 @@ def test_a_users_hedges_file_changes_the_hedges_feature_and_is_recorded(tmp_path
 
 
 def test_an_audit_config_sets_the_options_records_them_and_a_default_config_still_resumes(tmp_path, capsys):
-    from bias_core.demo import DEMO_NEWS
+    from bias_core.reference.demo import DEMO_NEWS
 
     hedges = tmp_path / "hedges.txt"
     hedges.write_text("perhaps\n")

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from bias_core.cli import main
-from bias_core.io import write_jsonl
+from bias_core.common.records import Entity, Input, Substitution, Summary, Unit
+from bias_core.documents.io import write_jsonl
 from bias_core.measures import MEASURE_NAMES
-from bias_core.records import Entity, Input, Substitution, Summary, Unit
 
 ARTICLE = ("Linda Moore won the city council seat on Tuesday. She thanked her volunteers. John Smith, her rival, "
            "called the result a disgraceful sham. He said his campaign would continue. Turnout was low.")

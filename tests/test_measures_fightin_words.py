@@ -101,8 +101,8 @@ def test_husband_survives_as_its_own_term_under_the_default_steen_markert_pairs(
 
 
 def test_default_pairs_are_exactly_the_table_10_pairs():
+    from bias_core.common.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
     from bias_core.measures.lexicons import steen_markert_pairs
-    from bias_core.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
 
     pairs = steen_markert_pairs()
     assert set(pairs) == set(HELM_FEMALE_WORDS) | set(HELM_MALE_WORDS)

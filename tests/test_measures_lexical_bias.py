@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from bias_core.errors import InputError
 from bias_core.measures.lexical_bias import (
     LEXICON_LABELLER,
     LabelledDocument,
@@ -23,6 +22,7 @@ from bias_core.measures.lexical_bias import (
     read_bias_labels,
     sentence_order_shuffle_test,
 )
+from bias_core.safety.errors import InputError
 
 
 def test_min_max_normalisation_and_bins():
@@ -137,8 +137,8 @@ def test_lexicon_label_source_is_flagged_approximate():
 
 
 def test_mbic_is_computed_once_on_the_unchanged_originals_when_the_run_has_them():
+    from bias_core.common.records import Input
     from bias_core.measures import compute_measures
-    from bias_core.records import Input
     from bias_core.summarize import get_summarizer
 
     text = ("The senator said the plan was a disaster. The vote is on Monday. Critics claimed it was a scandal. "

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bias_core.common.records import Input, Summary, Unit
 from bias_core.measures.common import Pair
 from bias_core.measures.perspective import (
     AUC_GRID,
@@ -15,7 +16,6 @@ from bias_core.measures.perspective import (
     perspective_fairness,
     softmax,
 )
-from bias_core.records import Input, Summary, Unit
 
 UNITS = [Unit("The food was delicious.", "pos"), Unit("The service was terrible.", "neg"), Unit("It was.", "neu")]
 
@@ -141,8 +141,8 @@ def test_embedding_matching_prefers_the_value_the_summary_talks_about():
 
 
 def test_identity_review_documents_give_perspective_measures_a_noise_floor_and_articles_are_left_out():
-    from bias_core.findings import judge
     from bias_core.measures import compute_measures
+    from bias_core.verdicts.findings import judge
 
     reviews = [Unit("The battery is great and lasts all day", "pos"), Unit("Awful strap, it broke in a week", "neg"),
                Unit("Great sound and a great price", "pos")]

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bias_core.common.records import Input, Substitution, Summary
 from bias_core.measures.lexicons import Politician, load_politicians, word_lexicon
 from bias_core.measures.politician import (
     PoliticianMatcher,
@@ -18,7 +19,6 @@ from bias_core.measures.politician import (
     split_by_similarity,
     summary_similarity,
 )
-from bias_core.records import Input, Substitution, Summary
 
 
 def swapped_input(original_id, text, forms=(("Donald Trump", "Joe Biden"), ("Trump", "Biden"))):

@@ -11,7 +11,7 @@ import pytest
 
 from bias_core.cli import main
 from bias_core.measures.quadruples import Outcome, quadruple_inconsistency
-from bias_core.reproduce import counter_gap_outcomes
+from bias_core.reference.reproduce import counter_gap_outcomes
 
 COUNTER_GAP = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "counter-gap"
 # Xie et al. Tables 2-3, in %: Acc_Diff, I_within, I_across, ΔI.
@@ -84,7 +84,7 @@ def test_quadruples_command_rejects_bad_outcome_with_line(tmp_path, capsys):
 
 
 def counter_gap_outcomes_csv(model: str, destination: Path) -> Path:
-    """One model's released Counter-GAP predictions as an outcomes.csv (``bias_core.reproduce`` converts them)."""
+    """One model's released Counter-GAP predictions as an outcomes.csv (``bias_core.reference.reproduce`` converts them)."""
     path = destination / f"{model}_outcomes.csv"
     with path.open("w", newline="") as stream:
         writer = csv.writer(stream)

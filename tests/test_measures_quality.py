@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from bias_core.demo import DEMO_RUN
+from bias_core.common.records import Entity, Input, Summary, Unit
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures.quality import degenerate_reason, glitches, output_quality, summary_flags
-from bias_core.records import Entity, Input, Summary, Unit
+from bias_core.reference.demo import DEMO_RUN
 
 LOOP = "The review of a product is: || The left ear cup stopped working. " + "|| " * 40
 

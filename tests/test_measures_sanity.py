@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.demo import DEMO_NEWS
-from bias_core.io import load_documents
+from bias_core.common.records import Document
+from bias_core.documents.io import load_documents
 from bias_core.measures.common import pair_summaries
 from bias_core.measures.steen_markert import align_pairs, distinguishability, entity_inclusion
 from bias_core.perturb import get_perturbation
-from bias_core.records import Document
+from bias_core.reference.demo import DEMO_NEWS
 from bias_core.summarize import get_summarizer
 
 ARTICLES = Path(__file__).resolve().parent / "fixtures" / "articles"

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bias_core.common.records import Entity, Input, Summary
 from bias_core.measures.alignment import (
     align_summaries,
     classify_name_gender,
@@ -16,9 +17,9 @@ from bias_core.measures.alignment import (
 )
 from bias_core.measures.common import Pair
 from bias_core.measures.steen_markert import (
+    TIE_TOLERANCE,
     align_pairs,
     anonymise,
-    TIE_TOLERANCE,
     article_distinguishability,
     distinguishability,
     entity_hallucination,
@@ -27,7 +28,6 @@ from bias_core.measures.steen_markert import (
     odds_ratio_score,
     word_list_inclusion,
 )
-from bias_core.records import Entity, Input, Summary
 
 
 def entity(entity_id, group, first, last):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bias_core import nlp
+from bias_core.common import nlp
 
 
 def test_spacy_pipeline_loads_once_and_finds_people():

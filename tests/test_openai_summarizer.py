@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bias_core.records import Input
+from bias_core.common.records import Input
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 
 SECRET = "sk-test-do-not-leak-123"

@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from bias_core import nlp, stats
-from bias_core.demo import DEMO_REVIEWS
-from bias_core.io import load_documents
+from bias_core.common import nlp, stats
+from bias_core.common.records import Document, Input, Summary, Unit
+from bias_core.documents.io import load_documents
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures import perspective as perspective_module
 from bias_core.measures.common import pair_summaries
@@ -28,8 +28,8 @@ from bias_core.measures.perspective import (
     fairness_target,
     holm,
     ngram_target,
-    perspective_fairness,
     permuted_scores,
+    perspective_fairness,
     sample_units,
     selection_scores,
     sentence_content_tokens,
@@ -37,9 +37,8 @@ from bias_core.measures.perspective import (
     value_blind_selections,
     value_permutations,
 )
-from bias_core.records import Document
 from bias_core.perturb import get_perturbation
-from bias_core.records import Input, Summary, Unit
+from bias_core.reference.demo import DEMO_REVIEWS
 from bias_core.summarize import get_summarizer
 
 NAMES = list(PERSPECTIVE_MEASURES)

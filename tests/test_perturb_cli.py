@@ -7,10 +7,10 @@ import json
 import pytest
 
 from bias_core.cli import main
-from bias_core.io import read_inputs
+from bias_core.common.records import PERTURBATIONS as INTERFACE_NAMES
+from bias_core.common.records import Document, Unit
+from bias_core.documents.io import read_inputs
 from bias_core.perturb import PERTURBATIONS, get_perturbation
-from bias_core.records import PERTURBATIONS as INTERFACE_NAMES
-from bias_core.records import Document, Unit
 from tests.fixtures.perturb.corpus import DEMO_NEWS, DEMO_REVIEWS, HERE
 
 

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from bias_core.names import first_name_gender, top_first_names, top_last_names
 from bias_core.perturb import GenderGlobal, GenderLocal, get_perturbation
+from bias_core.perturb.names import first_name_gender, top_first_names, top_last_names
 from tests.fixtures.perturb.corpus import news_templates
 
 WORDS = {

@@ -17,9 +17,9 @@ import re
 
 import pytest
 
+from bias_core.common.records import Document, Input
 from bias_core.perturb import build_templates, get_perturbation
 from bias_core.perturb.person_cues import CUES_PATH, POSITIONS
-from bias_core.records import Document, Input
 from tests.fixtures.perturb.corpus import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "not_people.jsonl"

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from bias_core.io import load_documents
+from bias_core.common.records import Document, Input, Substitution
+from bias_core.documents.io import load_documents
 from bias_core.perturb import build_templates, get_perturbation
-from bias_core.records import Document, Input, Substitution
 from tests.fixtures.perturb.corpus import DEMO_NEWS, HERE
 
 NAME_KINDS = ("gender-loc", "gender-glob", "race", "race-intersectional")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core.errors import InputError
+from bias_core.common.records import Document
 from bias_core.perturb import PoliticianSwap, back_replace, build_templates, parse_pair
 from bias_core.perturb.politician import BIDEN, TRUMP, TRUMP_BIDEN, PairError, count_forms
-from bias_core.records import Document
+from bias_core.safety.errors import InputError
 from tests.fixtures.perturb.corpus import news_templates, template
 
 

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.errors import InputError
-from bias_core.names import first_name_gender
 from bias_core.perturb import Race, RaceIntersectional, get_perturbation
+from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.race import (
     BBQ_NAMES_CSV,
     FREQUENCY_CALIPER,
@@ -25,6 +24,7 @@ from bias_core.perturb.race import (
     rosenman_pool,
 )
 from bias_core.perturb.rosenman import names_with_race
+from bias_core.safety.errors import InputError
 from tests.fixtures.perturb.corpus import news_templates, template
 
 REFERENCE_BBQ = Path("/work/shared/reference/names/bbq_vocabulary_proper_names.csv")
@@ -242,8 +242,8 @@ def test_cli_takes_the_name_source_and_writes_it_with_the_frequencies(tmp_path):
 
 
 def test_audit_config_passes_the_name_source_to_the_race_perturbation():
-    from bias_core.audit import AuditConfig, build_inputs
-    from bias_core.io import load_documents
+    from bias_core.documents.io import load_documents
+    from bias_core.runs.audit import AuditConfig, build_inputs
     from tests.fixtures.perturb.corpus import DEMO_NEWS
 
     config = AuditConfig.from_dict({"corpus": {"path": str(DEMO_NEWS)}, "summarizers": [{"name": "lead-3"}],

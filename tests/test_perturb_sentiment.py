@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from bias_core.io import load_documents
+from bias_core.common.records import UNIT_SEPARATOR, Document, Unit
+from bias_core.documents.io import load_documents
 from bias_core.perturb import PerspectiveSplit, SentimentConfig
 from bias_core.perturb.sentiment import split_counts, unit_value, vader_value
-from bias_core.records import UNIT_SEPARATOR, Document, Unit
 from tests.fixtures.perturb.corpus import DEMO_REVIEWS
 
 POSITIVE = ["Lovely staff and great food.", "The best pizza in town, truly excellent.", "Wonderful, friendly service.",
@@ -105,8 +105,8 @@ def test_unknown_templates_and_sources_are_rejected():
 
 
 def test_corpus_values_lists_each_value_with_its_unit_count_in_the_splits_order():
+    from bias_core.common.records import Document, Unit
     from bias_core.perturb.sentiment import SentimentConfig, corpus_values
-    from bias_core.records import Document, Unit
 
     document = Document(id="r", units=[Unit("Great.", "pos"), Unit("Bad.", "neg"), Unit("Fine.", "neu"),
                                        Unit("Superb.", "pos")])

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bias_core.io import read_inputs, write_jsonl
+from bias_core.common.records import Document
+from bias_core.documents.io import read_inputs, write_jsonl
 from bias_core.perturb import build_templates, get_perturbation
-from bias_core.records import Document
 from tests.fixtures.perturb.corpus import news_templates
 
 NAME_KINDS = ("gender-loc", "gender-glob", "race", "race-intersectional")
@@ -93,7 +93,7 @@ def test_substitution_maps_survive_writing_and_reading_inputs_jsonl(tmp_path):
 
 
 def test_a_substitution_keeps_its_confidence_through_json_and_an_older_record_loads_without_one():
-    from bias_core.records import Substitution
+    from bias_core.common.records import Substitution
 
     sub = Substitution(0, 4, "Tora", "Mary", "first_name", "e1", entity_label="PERSON", evidence="first-name+surname",
                        swap_confidence="low", swap_confidence_reason="a rare first name ('Tora')")

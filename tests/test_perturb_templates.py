@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from bias_core.errors import InputError
+from bias_core.common.records import Document, Unit
 from bias_core.perturb import build_templates
 from bias_core.perturb.lexicon import content_word_for, pronoun_for, title_for
 from bias_core.perturb.templates import EntityChoice
-from bias_core.records import Document, Unit
+from bias_core.safety.errors import InputError
 from tests.fixtures.perturb.corpus import GOLD, template
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bias_core.common.records import Document
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
-from bias_core.records import Document
 
 DOCUMENTS = [
     Document("a", "Donald Trump spoke in Ohio on Monday. Trump said the plan would pass."),

@@ -1,4 +1,4 @@
-"""Power before a run (``bias_core.power``, ``python -m bias_core power``) and the verdict lines the audit command
+"""Power before a run (``bias_core.verdicts.power``, ``python -m bias_core power``) and the verdict lines the audit command
 prints (issue 19; METHODS §5 "Power")."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from bias_core.commands.audit import verdict_lines
-from bias_core.power import demo_results, planning_table
-from bias_core.records import MeasureResult
+from bias_core.common.records import MeasureResult
+from bias_core.verdicts.power import demo_results, planning_table
 
 
 def test_the_detectable_effect_shrinks_as_the_square_root_of_the_originals():

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.errors import InputError
 from bias_core.measures.lexicons import LEXICON_DIR, MARKER_LEXICON_FILES, load_politicians, word_lexicon
 from bias_core.measures.politician import (
     PoliticianMatcher,
@@ -17,6 +16,7 @@ from bias_core.measures.politician import (
     summary_features,
     word_tokens,
 )
+from bias_core.safety.errors import InputError
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "lexicons"
 if not REFERENCE.is_dir():

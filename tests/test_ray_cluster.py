@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 
 pytest.importorskip("ray")
 

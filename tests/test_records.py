@@ -1,4 +1,4 @@
-"""Records (bias_core/records.py): lossless, validated conversion to and from the JSON objects of INTERFACES.md."""
+"""Records (bias_core/common/records.py): lossless, validated conversion to and from the JSON objects of INTERFACES.md."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from bias_core.records import (
+from bias_core.common.records import (
     ROLES,
     SUBSTITUTION_KINDS,
     UNIT_SEPARATOR,

@@ -3,10 +3,10 @@ text that came from a user or a model (issue 11)."""
 
 from __future__ import annotations
 
-from bias_core.export import html_report
-from bias_core.findings import findings
-from bias_core.records import Input, MeasureResult, Substitution, Summary
-from bias_core.store import RunStore
+from bias_core.common.records import Input, MeasureResult, Substitution, Summary
+from bias_core.runs.store import RunStore
+from bias_core.verdicts.findings import findings
+from bias_core.views.export import html_report
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -67,7 +67,7 @@ def test_every_summarizer_perturbation_and_measure_named_is_explained(tmp_path):
 def test_the_findings_table_links_each_row_to_its_evidence_pair_shown_inline(tmp_path):
     import re
 
-    from bias_core.demo import ensure_demo_run
+    from bias_core.reference.demo import ensure_demo_run
 
     store = RunStore(tmp_path / "runs.sqlite")
     report = html_report(store, ensure_demo_run(store))
@@ -76,8 +76,8 @@ def test_the_findings_table_links_each_row_to_its_evidence_pair_shown_inline(tmp
 
 
 def test_review_evidence_shows_the_unit_each_sentence_comes_from_not_a_word_diff(tmp_path):
-    from bias_core.demo import ensure_demo_run
-    from bias_core.export import _evidence_html, evidence_anchors
+    from bias_core.reference.demo import ensure_demo_run
+    from bias_core.views.export import _evidence_html, evidence_anchors
 
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = ensure_demo_run(store)

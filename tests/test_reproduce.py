@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bias_core.cli import main
-from bias_core.reproduce import DEFAULT_REFERENCE, Cell, Reproduction, format_table, reproduce
+from bias_core.reference.reproduce import DEFAULT_REFERENCE, Cell, Reproduction, format_table, reproduce
 
 COUNTER_GAP = DEFAULT_REFERENCE / "counter-gap"
 
@@ -54,7 +54,7 @@ def test_a_mismatch_is_shown_with_its_difference():
 
 def test_fairsumm_cells_pair_each_published_table_10_cell_with_its_recomputation(monkeypatch, tmp_path):
     from bias_core.measures import fairsumm_ngram
-    from bias_core.reproduce import fairsumm_cells
+    from bias_core.reference.reproduce import fairsumm_cells
 
     recomputed = {"GPT-4": {"BUR": 20.2667, "UER": 2.5012}, "Alpaca": {"BUR": 34.4667, "UER": 3.7}}
     monkeypatch.setattr(fairsumm_ngram, "table10_cells", lambda folder: recomputed)

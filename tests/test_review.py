@@ -1,4 +1,4 @@
-"""bias_core.review on real perturbations of real text (the demo corpus, tricky names, politician articles): each
+"""bias_core.perturb.review on real perturbations of real text (the demo corpus, tricky names, politician articles): each
 check finds what it claims and nothing on a clean swap; excluded originals leave the inputs and are recorded."""
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs, config_hash, run_audit
-from bias_core.io import load_documents
-from bias_core.records import Document, Input, Substitution
-from bias_core.review import (
+from bias_core.common.records import Document, Input, Substitution
+from bias_core.documents.io import load_documents
+from bias_core.perturb.review import (
     REVIEW_SAMPLE_SIZE,
     entity_gender,
     leftover_pronouns,
@@ -26,7 +25,8 @@ from bias_core.review import (
     review_report,
     sample_inputs,
 )
-from bias_core.store import RunStore
+from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs, config_hash, run_audit
+from bias_core.runs.store import RunStore
 from tests.conftest import REPO
 from tests.fixtures.perturb.corpus import DEMO_NEWS
 

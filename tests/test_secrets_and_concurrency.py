@@ -10,11 +10,11 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.export import html_report, measures_csv, run_json, summaries_csv
-from bias_core.records import Input, Summary
-from bias_core.store import RunStore
+from bias_core.common.records import Input, Summary
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache
+from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv
 from tests.test_openai_summarizer import SECRET, Endpoint
 
 

@@ -1,5 +1,5 @@
 """Credentials in a base URL (http://user:secret@host/v1?api-key=…) are redacted before anything is stored, logged,
-shown or exported (issue 23): one function, bias_core.redact.redact_url, at every place a URL goes."""
+shown or exported (issue 23): one function, bias_core.safety.redact.redact_url, at every place a URL goes."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.errors import one_line
-from bias_core.export import html_report, measures_csv, run_json, summaries_csv
-from bias_core.redact import redact_url, redact_urls
-from bias_core.store import RunStore
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.store import RunStore
+from bias_core.safety.errors import one_line
+from bias_core.safety.redact import redact_url, redact_urls
 from bias_core.summarize import SummaryCache
+from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv
 from tests.conftest import REPO, open_app
 from tests.test_openai_summarizer import Endpoint
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from tests.conftest import launch_small_audit, open_app
 
 TEXT = b"Quaxwellington Brimble, the harbour master, said the Zorblatt ferry will stop on Monday."

@@ -9,12 +9,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bias_core.endpoints import Endpoint, browser_endpoints
-from bias_core.errors import InputError
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.endpoints import Endpoint, browser_endpoints
+from bias_core.safety.errors import InputError
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from tests.conftest import launch_small_audit, open_app
-from tests.test_openai_summarizer import SECRET, Endpoint as ChatEndpoint
+from tests.test_openai_summarizer import SECRET
+from tests.test_openai_summarizer import Endpoint as ChatEndpoint
 
 SERVER_SECRET = "hf_server-secret-never-sent-42"
 

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from bias_core import nlp
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs, perturbation_params, run_audit
+from bias_core.common import nlp
 from bias_core.perturb import PERTURBATIONS as PERTURBATIONS_BY_NAME
 from bias_core.perturb import get_perturbation
 from bias_core.perturb.shared import chunk_jobs, merge_jobs, run_shared
-from bias_core.store import RunStore
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs, perturbation_params, run_audit
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache
 
 PERTURBATIONS = [StageSpec("identity"), StageSpec("gender-loc", {"samples": 2, "controls": True}),

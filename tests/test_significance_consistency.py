@@ -11,13 +11,13 @@ import re
 
 import pytest
 
-from bias_core.charts import chart_data, measure_figure, measure_svg
-from bias_core.demo import DEMO_RUN
-from bias_core.export import html_report, measures_csv
-from bias_core.findings import findings, judge, primary_estimate, variant
+from bias_core.common.records import Input, Summary
 from bias_core.measures import compute_measures
-from bias_core.records import Input, Summary
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_RUN
+from bias_core.runs.store import RunStore
+from bias_core.verdicts.findings import findings, judge, primary_estimate, variant
+from bias_core.views.charts import chart_data, measure_figure, measure_svg
+from bias_core.views.export import html_report, measures_csv
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +153,7 @@ def test_a_measure_with_only_identity_results_charts_them_as_rows(demo):
 
 
 def test_odds_ratios_are_charted_as_ratios_on_a_log_scale_centred_on_one(demo):
-    from bias_core.findings import _odds_ratio, primary_estimate
+    from bias_core.verdicts.findings import _odds_ratio, primary_estimate
 
     store, run_id = demo
     demo_rows = [r for r in store.measures(run_id) if r.measure == "entity_inclusion" and r.ci_kind == "d"]

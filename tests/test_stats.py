@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from bias_core import stats
+from bias_core.common import stats
 
 
 def test_cluster_weights_draw_each_resample_with_replacement():

@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from bias_core.cli import main
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from tests.test_openai_summarizer import Endpoint
 from tests.test_security_endpoints import serve
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-import bias_core.sqlite_files as sqlite_files
+import bias_core.common.sqlite_files as sqlite_files
 from bias_core.cli import main
-from bias_core.demo import ensure_demo_run
-from bias_core.records import Input, Summary
-from bias_core.store import SCHEMA_VERSION, RunStore, StoreError
+from bias_core.common.records import Input, Summary
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import SCHEMA_VERSION, RunStore, StoreError
 from bias_core.summarize.cache import SCHEMA_VERSION as CACHE_VERSION
 from bias_core.summarize.cache import CacheError, SummaryCache
 
@@ -321,7 +321,7 @@ def test_a_damaged_cache_names_the_reset_command_which_moves_it_aside_and_the_ne
 
 def test_cache_reset_moves_the_write_ahead_log_of_a_killed_process_with_the_file(tmp_path, capsys):
     path = tmp_path / "cache.sqlite"
-    killed = ("import os, sys; from bias_core.records import Summary; from bias_core.summarize.cache import "
+    killed = ("import os, sys; from bias_core.common.records import Summary; from bias_core.summarize.cache import "
               "SummaryCache; SummaryCache(sys.argv[1]).put_many([('k', Summary('i', 'lead-3', 'in the log'))]); "
               "os._exit(0)")  # exits without closing: the summary is only in the -wal file
     subprocess.run([sys.executable, "-c", killed, str(path)], cwd=REPO, check=True, timeout=120)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Document, Input, Summary, Unit
+from bias_core.common.records import Document, Input, Summary, Unit
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize import get_summarizer, summarizer_examples
 from bias_core.summarize.prompts import (
     INDUCED_BIAS_SUFFIX,

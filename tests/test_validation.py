@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from bias_core.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec
-from bias_core.errors import InputError, SummarizerError
+from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec
+from bias_core.safety.errors import InputError, SummarizerError
+from bias_core.safety.validation import SEED_MAX, Param, ParamError, check_output_path, check_params
 from bias_core.summarize import get_summarizer
 from bias_core.summarize.base import _REGISTRY, Summarizer, check_summarizer
 from bias_core.summarize.prompts import PromptSettings
-from bias_core.validation import SEED_MAX, Param, ParamError, check_output_path, check_params
 
 
 def test_a_param_accepts_values_of_its_type_in_range_and_names_the_problem_otherwise():
@@ -172,7 +172,7 @@ def test_a_valid_config_validates_without_warnings():
 
 
 def test_measure_options_at_their_defaults_leave_the_stored_config_and_its_hash_unchanged(tmp_path):
-    from bias_core.audit import config_hash
+    from bias_core.runs.audit import config_hash
 
     plain = config()
     explicit = config(paired_identifiers="steen-markert", include_degenerate=False, lexicons={})
@@ -199,7 +199,7 @@ def test_unknown_top_level_keys_are_warnings_that_name_the_known_keys(caplog):
 
 
 def test_summarize_inputs_refuses_a_batch_size_below_one_instead_of_dropping_every_input():
-    from bias_core.records import Input
+    from bias_core.common.records import Input
     from bias_core.summarize import summarize_inputs
 
     with pytest.raises(ParamError, match="batch_size = -1 is out of range"):

@@ -17,15 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bias_core.demo import DEMO_NEWS
-from bias_core.findings import IDENTICAL, controls, findings, judge
-from bias_core.io import load_documents
+from bias_core.common.records import Document
+from bias_core.documents.io import load_documents
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quadruples import Outcome, quadruple_inconsistency
 from bias_core.perturb import get_perturbation
-from bias_core.records import Document
+from bias_core.reference.demo import DEMO_NEWS
 from bias_core.summarize import get_summarizer
+from bias_core.verdicts.findings import IDENTICAL, controls, findings, judge
 
 ARTICLES = Path(__file__).resolve().parent / "fixtures" / "articles"
 NAME_MEASURES = ["word_list_inclusion_adjusted", "word_list_inclusion_unadjusted", "entity_inclusion",

@@ -1,6 +1,6 @@
-"""Counts in words (bias_core.words): no "1 originals", no "0 sets of units" clause."""
+"""Counts in words (bias_core.common.words): no "1 originals", no "0 sets of units" clause."""
 
-from bias_core.words import counted, counted_parts, plural
+from bias_core.common.words import counted, counted_parts, plural
 
 
 def test_one_takes_the_singular_and_every_other_count_the_plural():

@@ -10,7 +10,7 @@ import types
 
 from streamlit.testing.v1 import AppTest
 
-from bias_core.records import Document
+from bias_core.common.records import Document
 from pages.parts import workspace
 from tests.conftest import REPO, open_app
 

@@ -4,30 +4,11 @@ A subcommand is listed in ``COMMANDS`` only once the capability behind it works;
 """
 
 import re
-from io import StringIO
-from pathlib import Path
 
 COMMANDS = ("summarize", "audit", "measure", "quadruples", "perturb", "runs", "export", "cache", "power",
             "reproduce")
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def text_file(path: str | Path) -> StringIO:
-    """The text of a file an option names, for ``csv`` or line reading; one ``InputError`` line naming the file when
-    it is missing or not text ("is not UTF-8 text", binary, empty), decoded as corpus files are
-    (``bias_core.io.decode_text``)."""
-    from bias_core.errors import InputError
-    from bias_core.io import decode_text
-
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(str(path), "no such file")
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise InputError(str(path), f"cannot be read ({error.strerror or error})") from None
-    return StringIO(decode_text(str(path), data), newline="")
 
 
 def terminal_text(value: object) -> str:

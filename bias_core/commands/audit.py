@@ -10,14 +10,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bias_core.audit import AuditConfig, AuditStopped, build_inputs, check_corpus, corpus_documents, run_audit
 from bias_core.commands import terminal_text
-from bias_core.errors import BiasCoreError, one_line
-from bias_core.estimate import Estimate, format_duration
-from bias_core.executors import EXECUTORS, get_executor
-from bias_core.store import RunBusyError, RunStore
+from bias_core.runs.audit import AuditConfig, AuditStopped, build_inputs, check_corpus, corpus_documents, run_audit
+from bias_core.runs.estimate import Estimate, format_duration
+from bias_core.runs.executors import EXECUTORS, get_executor
+from bias_core.runs.store import RunBusyError, RunStore
+from bias_core.safety.errors import BiasCoreError, one_line
+from bias_core.safety.validation import WORKERS, check_option
 from bias_core.summarize import SummaryCache
-from bias_core.validation import WORKERS, check_option
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Ctrl-C or SIGTERM (bias_core.stopping) during the run: every finished summary is stored, the run is marked
+    # Ctrl-C or SIGTERM (bias_core.runs.stopping) during the run: every finished summary is stored, the run is marked
     # interrupted, and one line says how many were saved. The app's worker (--run): whatever else stops it (a config
     # that no longer reads, a library error, a full disk), the run it was started on is marked failed with the
     # one-line message, so the app shows why instead of "running" — unless another process is working on that run.
@@ -148,7 +148,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 def _review(config: AuditConfig) -> int:
     """Print the checklist and the sample ids of ``review`` for the config's inputs (what the Audit page shows)."""
-    from bias_core.review import REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
+    from bias_core.perturb.review import REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
 
     documents = corpus_documents(config)
     check_corpus(config, documents)
@@ -163,9 +163,9 @@ def _review(config: AuditConfig) -> int:
 
 def verdict_lines(results) -> list[str]:
     """What the run found, as the Overview opens: the controls line (and its warning), then one answer per
-    summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.findings``).
+    summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.verdicts.findings``).
     Names come from users and models, so the caller escapes control characters (``terminal_text``)."""
-    from bias_core.findings import controls, findings
+    from bias_core.verdicts.findings import controls, findings
 
     rows = findings(results)
     lines = []

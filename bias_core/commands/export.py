@@ -1,6 +1,6 @@
 """`python -m bias_core export`: one stored run as JSON, measures CSV, summaries CSV or the HTML report.
 
-The same functions as the Runs page's download buttons (``bias_core.export.EXPORT_FORMATS``), so the file is
+The same functions as the Runs page's download buttons (``bias_core.views.export.EXPORT_FORMATS``), so the file is
 byte-for-byte what the app would give. The store is opened read-only: exporting never changes it.
 """
 
@@ -10,8 +10,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from bias_core.export import EXPORT_FORMATS, write_export
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
+from bias_core.views.export import EXPORT_FORMATS, write_export
 
 logger = logging.getLogger(__name__)
 

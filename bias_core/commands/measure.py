@@ -11,9 +11,9 @@ import csv
 import json
 import logging
 
-from bias_core import io, stats
-from bias_core.commands import text_file
-from bias_core.errors import InputError, stage
+from bias_core.common import stats
+from bias_core.documents import io
+from bias_core.documents.io import text_file
 from bias_core.measures import (
     MARKER_LEXICON_NAMES,
     MEASURE_NAMES,
@@ -23,10 +23,11 @@ from bias_core.measures import (
     compute_measures,
 )
 from bias_core.measures.fairsumm_ngram import FAIRSUMM_NGRAM, check_nltk_data
-from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES, load_politicians
 from bias_core.measures.lexical_bias import read_bias_labels
+from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES, load_politicians
 from bias_core.measures.perspective import MATCHINGS
-from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
+from bias_core.safety.errors import InputError, stage
+from bias_core.safety.validation import RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
 

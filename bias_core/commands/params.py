@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bias_core.errors import InputError
-from bias_core.io import lone_surrogate
+from bias_core.documents.io import lone_surrogate
+from bias_core.safety.errors import InputError
 
 
 def parse_params(pairs: list[str] | None) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bias_core.errors import InputError
-from bias_core.io import CsvColumns, load_documents, write_jsonl
+from bias_core.documents.io import CsvColumns, load_documents, write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
 from bias_core.perturb.sentiment import VALUE_SOURCES, unknown_value_column
-from bias_core.validation import NAMES, SAMPLES, UNITS_PER_INPUT, check_option, check_output_path
+from bias_core.safety.errors import InputError
+from bias_core.safety.validation import NAMES, SAMPLES, UNITS_PER_INPUT, check_option, check_output_path
 
 # Command-line option → config field; an option given for a perturbation whose config lacks the field is an error.
 OPTION_FIELDS = {
@@ -43,7 +43,7 @@ OPTION_FIELDS = {
     "last_name_threshold": "last_name_threshold",
     "repeats": "repeats",
 }
-# The count options, checked against the maxima of their config fields (bias_core.validation) under the option's own
+# The count options, checked against the maxima of their config fields (bias_core.safety.validation) under the option's own
 # name, before any document is read: "command line: --samples = 100000000 is out of range: …".
 COUNT_OPTIONS = {"samples": SAMPLES, "repeats": SAMPLES, "units_per_input": UNITS_PER_INPUT, "top_n_names": NAMES}
 

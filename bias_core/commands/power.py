@@ -1,5 +1,5 @@
 """`python -m bias_core power --originals N`: the effect an audit of N originals can detect, per measure, and the
-originals a stated effect needs (``bias_core.power``; METHODS §5 "Power")."""
+originals a stated effect needs (``bias_core.verdicts.power``; METHODS §5 "Power")."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from bias_core.errors import InputError
-from bias_core.power import format_table, planning_table, results_of_bundle
+from bias_core.safety.errors import InputError
+from bias_core.verdicts.power import format_table, planning_table, results_of_bundle
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

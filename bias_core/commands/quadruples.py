@@ -11,11 +11,12 @@ import csv
 import logging
 from pathlib import Path
 
-from bias_core import io, stats
-from bias_core.commands import text_file
-from bias_core.errors import InputError, stage
+from bias_core.common import stats
+from bias_core.documents import io
+from bias_core.documents.io import text_file
 from bias_core.measures.quadruples import QUADRUPLE_ROLES, Outcome, quadruple_inconsistency
-from bias_core.validation import RESAMPLES, SEED, check_option, check_output_path
+from bias_core.safety.errors import InputError, stage
+from bias_core.safety.validation import RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
 

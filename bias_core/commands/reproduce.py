@@ -1,5 +1,5 @@
 """`python -m bias_core reproduce`: the papers' published numbers recomputed from the authors' released outputs,
-paper against summbias, with the difference per cell (``bias_core.reproduce``)."""
+paper against summbias, with the difference per cell (``bias_core.reference.reproduce``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import argparse
 import json
 from dataclasses import asdict
 
-from bias_core.errors import InputError
-from bias_core.reproduce import PARTS, format_table, reference_folder, reproduce
+from bias_core.reference.reproduce import PARTS, format_table, reference_folder, reproduce
+from bias_core.safety.errors import InputError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

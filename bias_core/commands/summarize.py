@@ -7,12 +7,19 @@ import sys
 from pathlib import Path
 
 from bias_core.commands.params import parse_params
-from bias_core.errors import InputError, stage
-from bias_core.io import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, load_documents, megabytes, read_inputs, write_jsonl
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.documents.io import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MB,
+    load_documents,
+    megabytes,
+    read_inputs,
+    write_jsonl,
+)
+from bias_core.safety.errors import InputError, stage
+from bias_core.safety.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
-from bias_core.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -35,10 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bias_core import nlp, stats
+from bias_core.common import nlp, stats
+from bias_core.common.records import Input, MeasureResult, Summary
 from bias_core.measures import fightin_words as fw
 from bias_core.measures import lexical_bias, perspective, politician, quadruples, quality, steen_markert
-from bias_core.errors import InputError
+from bias_core.measures.common import Pair, pair_summaries
 from bias_core.measures.lexicons import (
     DEFAULT_PAIRED_IDENTIFIERS,
     MARKER_LEXICON_FILES,
@@ -46,8 +47,7 @@ from bias_core.measures.lexicons import (
     load_politicians,
     paired_identifiers,
 )
-from bias_core.measures.common import Pair, pair_summaries
-from bias_core.records import Input, MeasureResult, Summary
+from bias_core.safety.errors import InputError
 
 logger = logging.getLogger(__name__)
 

@@ -41,9 +41,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bias_core import nlp
-from bias_core.names import first_name_gender
-from bias_core.records import Entity, Input
+from bias_core.common import nlp
+from bias_core.common.records import Entity, Input
+from bias_core.perturb.names import first_name_gender
 
 TITLES = frozenset({
     "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "madam", "madame",

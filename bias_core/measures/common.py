@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bias_core import nlp, stats
-from bias_core.records import Input, MeasureResult, Summary
+from bias_core.common import nlp, stats
+from bias_core.common.records import Input, MeasureResult, Summary
 
 
 @dataclass(frozen=True)

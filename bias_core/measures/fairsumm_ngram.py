@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bias_core.errors import InputError
+from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
     from bias_core.measures.common import Pair
@@ -307,9 +307,9 @@ def table10_cells(reference_dir: str | os.PathLike, nltk_data: str | os.PathLike
     folder to it first. When the data is not installed and ``reference_dir/../nltk_data`` holds the pickle-era
     reference copy, that copy is converted once (``nltk_reference.modern_nltk_data``) and used.
     """
+    from bias_core.common.records import Input, Summary
     from bias_core.measures.common import pair_summaries
     from bias_core.measures.perspective import sample_fairness
-    from bias_core.records import Input, Summary
 
     folder = Path(reference_dir)
     if nltk_data is not None:

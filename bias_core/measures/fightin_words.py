@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bias_core import stats
-from bias_core.language import english_stop_words
+from bias_core.common import stats
+from bias_core.common.records import Input, MeasureResult
+from bias_core.common.wordlists import GENDER_WORDS
+from bias_core.documents.language import english_stop_words
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
-from bias_core.records import Input, MeasureResult
-from bias_core.wordlists import GENDER_WORDS
 
 TOKEN_PATTERN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
 UNINFORMATIVE_ALPHA = 0.01

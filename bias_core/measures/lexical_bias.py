@@ -37,10 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bias_core import nlp, stats
-from bias_core.errors import InputError
+from bias_core.common import nlp, stats
+from bias_core.common.records import MeasureResult
 from bias_core.measures.common import UnitCounts, interval_results, undefined_results
-from bias_core.records import MeasureResult
+from bias_core.safety.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -421,7 +421,7 @@ def random_forest_sfpi(
 
 def read_bias_labels(path: str, *, bias_type: str = "lexical") -> dict[str, LabelledDocument]:
     """Read a JSONL file of per-sentence labels or BASIL-style spans, keyed by document id."""
-    from bias_core.commands import text_file
+    from bias_core.documents.io import text_file
 
     documents = {}
     for line, raw in enumerate(text_file(path).read().splitlines(), start=1):

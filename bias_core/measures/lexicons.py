@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bias_core.errors import InputError
+from bias_core.common.paths import DATA_DIR
+from bias_core.safety.errors import InputError
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 LEXICON_DIR = DATA_DIR / "lexicons"
 POLITICIANS_CSV = DATA_DIR / "politicians.csv"
 POLITICIAN_COLUMNS = ("name", "party", "gender", "office", "years")
@@ -70,7 +70,7 @@ def steen_markert_pairs() -> dict[str, str]:
     Table 10 and stay apart. The HELM typo pair "femen"/"males" is kept as the table has it; his/him/her/hers
     become one token (see ``_AMBIGUOUS_PRONOUNS``).
     """
-    from bias_core.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
+    from bias_core.common.wordlists import HELM_FEMALE_WORDS, HELM_MALE_WORDS
 
     mapping: dict[str, str] = {}
     for male, female in zip(HELM_MALE_WORDS, HELM_FEMALE_WORDS, strict=True):
@@ -163,7 +163,7 @@ def _verb_tables() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     The published lists give base forms only; spaCy's exception table supplies "said", "thought", "found",
     "admitted" …, and its verb index tells verbs from the adjectives in the lists ("odd" must not match "odds").
     """
-    from bias_core.nlp import spacy_pipeline
+    from bias_core.common.nlp import spacy_pipeline
 
     lookups = spacy_pipeline().get_pipe("lemmatizer").lookups
     index = lookups.get_table("lemma_index")
@@ -241,11 +241,11 @@ def _aliases(name: str, record: dict[str, str | None]) -> tuple[str, ...]:
 def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
     """Read a politicians table (CSV with columns name, party, gender, office, years); users may upload their own.
 
-    Read as strictly as a corpus (``bias_core.io``: UTF-8, no binary, no unterminated quote, no repeated column), and
+    Read as strictly as a corpus (``bias_core.documents.io``: UTF-8, no binary, no unterminated quote, no repeated column), and
     every row checked (a name, a gender of male, female or empty, no more cells than the header), so a damaged table
     is one line naming the file and the row, not co-occurrence counts silently computed from garbage (issue 23).
     """
-    from bias_core.io import csv_dict_reader, csv_error, decode_text
+    from bias_core.documents.io import csv_dict_reader, csv_error, decode_text
 
     path = Path(path)
     source = str(path)

@@ -101,11 +101,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bias_core import nlp, stats
-from bias_core.errors import InputError
+from bias_core.common import nlp, stats
+from bias_core.common.records import MeasureResult
 from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import Pair, UnitCounts, interval_results, undefined_results
-from bias_core.records import MeasureResult
+from bias_core.safety.errors import InputError
 
 PERSPECTIVE_MEASURES = ("bur", "uer", "auc", "sof")
 # How p_y is matched (METHODS §4.7): spaCy lemmas (default), the FairSumm authors' NLTK pipeline, MiniLM embeddings.

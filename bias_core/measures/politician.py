@@ -43,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bias_core import stats
+from bias_core.common import stats
+from bias_core.common.records import Input, MeasureResult, Summary
 from bias_core.measures.fightin_words import fightin_words
 from bias_core.measures.lexicons import (
     DEFAULT_PAIRED_IDENTIFIERS,
@@ -53,7 +54,6 @@ from bias_core.measures.lexicons import (
     word_lexicon,
 )
 from bias_core.perturb.politician import back_replace, first_name_variants, parse_pair
-from bias_core.records import Input, MeasureResult, Summary
 
 logger = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bias_core import stats
-from bias_core.records import MeasureResult
+from bias_core.common import stats
+from bias_core.common.records import MeasureResult
 
 logger = logging.getLogger(__name__)
 

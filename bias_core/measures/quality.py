@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bias_core.words import plural
+from bias_core.common.words import plural
 
 MIN_SEPARATOR_RUN = 3
 MIN_SEPARATOR_CHARS = 6

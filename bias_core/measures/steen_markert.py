@@ -28,10 +28,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bias_core import nlp, stats
-from bias_core.errors import InputError
-from bias_core.measures.alignment import (DEFAULT_RULES, RULES, SummaryAlignment, align_summaries,  # noqa: F401
-                                          check_rules, is_nameable)
+from bias_core.common import nlp, stats
+from bias_core.common.records import Input, MeasureResult
+from bias_core.common.wordlists import GENDER_WORDS
+from bias_core.measures.alignment import (  # noqa: F401
+    DEFAULT_RULES,
+    RULES,
+    SummaryAlignment,
+    align_summaries,
+    check_rules,
+    is_nameable,
+)
 from bias_core.measures.common import (
     Pair,
     UnitCounts,
@@ -40,8 +47,7 @@ from bias_core.measures.common import (
     tokenize_lower,
     undefined_results,
 )
-from bias_core.records import Input, MeasureResult
-from bias_core.wordlists import GENDER_WORDS
+from bias_core.safety.errors import InputError
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 A swap that gives a person another gender must leave no pronoun or gendered noun (man, woman, boy, mother …) that
 still refers to the old gender. The perturbation rewrites the words it attributes to the person (``pronouns``); this
 module asks spaCy's parse, independently, which names each gendered word of an original refers to, so the swap review
-(``bias_core.review.gender_agreement``) can list a word whose gender in an input disagrees with the person the parse
+(``bias_core.perturb.review.gender_agreement``) can list a word whose gender in an input disagrees with the person the parse
 ties it to, in the same sentence or the next:
 
 - a subject pronoun of a reported or continued clause belongs to the subject of the clause it hangs from ("Nick
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bias_core import nlp
+from bias_core.common import nlp
 from bias_core.perturb.lexicon import PRONOUN_GENDER
 
 if TYPE_CHECKING:

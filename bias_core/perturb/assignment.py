@@ -24,6 +24,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bias_core.common.records import Document, Entity, Input
 from bias_core.perturb.base import (
     EntityWithoutFirstName,
     Perturbation,
@@ -33,7 +34,6 @@ from bias_core.perturb.base import (
     seeded_random,
 )
 from bias_core.perturb.templates import EntityChoice, EntityTemplate, TemplateEntity, build_templates
-from bias_core.records import Document, Entity, Input
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from bias_core.records import Document, Input
+from bias_core.common.records import Document, Input
 
 # ``run_with_progress`` perturbs this many documents (or this many characters of text, whichever comes first) at a
 # time: often enough for a progress bar to move every few seconds, and few enough parse calls that per-call costs

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bias_core.common.records import Substitution
 from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for
-from bias_core.records import Substitution
 
 # Kept when an entity gathers several kinds of evidence: the lower the rank, the stronger (issue 10).
 EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "pronoun": 3}

@@ -2,7 +2,7 @@
 
 Every entity with a first name, a gendered pronoun or a gendered title is given a gender and, where it has a first
 name, a new first name from the top-N (default 50) unambiguous 1990 census first names of that gender
-(``bias_core.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18 content
+(``bias_core.perturb.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18 content
 words tied to it (``content_words``) and its last name (``replace_last_names``, App. C: drawn from the most frequent
 census surnames that are not also first names).
 
@@ -22,11 +22,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bias_core.names import top_first_names, top_last_names
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.names import top_first_names, top_last_names
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
-from bias_core.validation import NAMES, SAMPLES
+from bias_core.safety.validation import NAMES, SAMPLES
 
 MALE, FEMALE = (Cell(gender, gender) for gender in GENDERS)
 

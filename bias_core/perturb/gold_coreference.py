@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from bias_core.errors import InputError
-from bias_core.names import first_name_gender
+from bias_core.common.records import Document
 from bias_core.perturb.entity_template import EntityTemplate, Slot, TemplateEntity, finish_template
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, PRONOUN_GENDER, TITLE_GENDER, title_key
 from bias_core.perturb.name_parts import NAME_TITLES, NameSpan, is_proper, lowercase_words, parse_name
+from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.pronouns import pronoun_form
-from bias_core.records import Document
+from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc

@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bias_core.common.records import Document, Input
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
-from bias_core.records import Document, Input
-from bias_core.validation import SAMPLES
+from bias_core.safety.validation import SAMPLES
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ its first name (§1.2 rule) until titles or pronouns say otherwise.
 
 from __future__ import annotations
 
-from bias_core.names import first_name_gender
 from bias_core.perturb.entity_template import TemplateEntity
 from bias_core.perturb.name_parts import NamePart
+from bias_core.perturb.names import first_name_gender
 
 
 class Entities:

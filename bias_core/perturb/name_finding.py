@@ -33,9 +33,9 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from bias_core.names import first_name_gender
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
+from bias_core.perturb.mentions import Entities, gender_from_first_name
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     NAME_TITLES,
@@ -50,7 +50,7 @@ from bias_core.perturb.name_parts import (
     parse_name,
     title_before,
 )
-from bias_core.perturb.mentions import Entities, gender_from_first_name
+from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import content_word_slots, pronoun_slots

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bias_core.names import census_first_names, census_last_names
 from bias_core.perturb.lexicon import (
     GIVEN_NAME_TITLES,
     NAME_SUFFIXES,
@@ -25,6 +24,7 @@ from bias_core.perturb.lexicon import (
     TITLE_GENDER,
     title_key,
 )
+from bias_core.perturb.names import census_first_names, census_last_names
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 

@@ -25,9 +25,10 @@ import csv
 import functools
 from pathlib import Path
 
-from bias_core.errors import InputError
+from bias_core.common.paths import DATA_DIR
+from bias_core.safety.errors import InputError
 
-CUES_PATH = Path(__file__).resolve().parents[2] / "data" / "perturb" / "person_cues.tsv"
+CUES_PATH = DATA_DIR / "perturb" / "person_cues.tsv"
 POSITIONS = ("ner_label", "first_word", "last_word", "noun", "of_head", "quote_mark", "name", "title",
              "no_evidence_title")
 _AS_WRITTEN = frozenset({"ner_label", "quote_mark"})

@@ -51,7 +51,6 @@ import functools
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from bias_core.names import first_name_gender
 from bias_core.perturb.entity_template import Slot, TemplateEntity
 from bias_core.perturb.lexicon import title_key
 from bias_core.perturb.name_parts import (
@@ -65,6 +64,7 @@ from bias_core.perturb.name_parts import (
     is_rare_first_name,
     title_before,
 )
+from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cues
 
 if TYPE_CHECKING:

@@ -56,19 +56,20 @@ from pathlib import Path
 
 from nicknames import NickNamer
 
-from bias_core import nlp
-from bias_core.errors import InputError
-from bias_core.names import census_first_names, first_name_gender
+from bias_core.common import nlp
+from bias_core.common.paths import DATA_DIR
+from bias_core.common.records import Document, Entity, Input, Substitution
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
 from bias_core.perturb.lexicon import NEUTRAL_TITLES, TITLE_GENDER, match_case, pronoun_for, title_for, title_key
+from bias_core.perturb.names import census_first_names, first_name_gender
 from bias_core.perturb.rosenman import is_voter_first_name
 from bias_core.perturb.templates import EntityTemplate, build_templates
-from bias_core.records import Document, Entity, Input, Substitution
-from bias_core.validation import check_list_length
+from bias_core.safety.errors import InputError
+from bias_core.safety.validation import check_list_length
 
 logger = logging.getLogger(__name__)
 
-POLITICIANS_CSV = Path(__file__).resolve().parents[2] / "data" / "politicians.csv"
+POLITICIANS_CSV = DATA_DIR / "politicians.csv"
 _SUFFIX = r"(?:,?\s+(?P<suffix>Jr\.?|Sr\.?|JR\.?|SR\.?|II|III|IV)(?![\w]))?"
 _SUFFIX_WORDS = frozenset({"jr", "sr", "ii", "iii", "iv"})
 # Gendered role nouns used as titles before a name; TITLE_GENDER (lexicon.py) has the honorifics (Mr, Mrs, Ms …).

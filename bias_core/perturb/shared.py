@@ -12,9 +12,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bias_core.common.records import Document
 from bias_core.perturb.base import Perturbation, PerturbationResult, merge_results
 from bias_core.perturb.templates import build_templates
-from bias_core.records import Document
 
 
 @dataclass

@@ -21,12 +21,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bias_core import nlp
-from bias_core.errors import InputError
+from bias_core.common import nlp
+from bias_core.common.records import Document
 from bias_core.perturb.entity_template import EntityChoice, EntityTemplate, Slot, TemplateEntity
 from bias_core.perturb.gold_coreference import GoldBuilder
 from bias_core.perturb.name_finding import NerBuilder
-from bias_core.records import Document
+from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc

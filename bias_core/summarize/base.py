@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input, Summary
-from bias_core.validation import Param, ParamError, check_params
+from bias_core.common.records import Input, Summary
+from bias_core.safety.errors import SummarizerError
+from bias_core.safety.validation import Param, ParamError, check_params
 
 
 @dataclass(frozen=True)

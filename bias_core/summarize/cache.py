@@ -18,10 +18,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bias_core import __version__
-from bias_core.errors import BiasCoreError
-from bias_core.records import Input, RecordError, Summary
-from bias_core.sqlite_files import SchemaSpec, describe_error, expected_columns, has_sqlite_header, open_database, \
-    rollback
+from bias_core.common.records import Input, RecordError, Summary
+from bias_core.common.sqlite_files import (
+    SchemaSpec,
+    describe_error,
+    expected_columns,
+    has_sqlite_header,
+    open_database,
+    rollback,
+)
+from bias_core.safety.errors import BiasCoreError
 from bias_core.summarize.base import Summarizer
 
 logger = logging.getLogger(__name__)
@@ -80,7 +86,7 @@ def cache_key(summarizer: Summarizer, item: Input) -> str:
 class SummaryCache:
     """A process- and thread-safe key → summary store; a hit is one indexed SELECT.
 
-    Opening checks the file (``bias_core.sqlite_files``); a damaged cache raises one ``CacheError`` line naming
+    Opening checks the file (``bias_core.common.sqlite_files``); a damaged cache raises one ``CacheError`` line naming
     ``python -m bias_core cache --reset``, which moves it aside so the next run rebuilds it.
     """
 

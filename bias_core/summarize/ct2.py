@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize.base import ItemsFinished, SummaryOutcome
 from bias_core.summarize.hf import PROMPT_TOKEN_MARGIN, HuggingFaceSummarizer, stop_ids, thread_count
 

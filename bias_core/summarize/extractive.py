@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from bias_core import nlp
-from bias_core.records import Input, RecordError, Substitution, Summary
+from bias_core.common import nlp
+from bias_core.common.records import Input, RecordError, Substitution, Summary
+from bias_core.common.wordlists import FAMILY_WORDS, GENDER_WORDS, SPORT_WORDS
+from bias_core.safety.validation import SEED
 from bias_core.summarize.base import Param, Summarizer, SummaryFailure, SummaryOutcome, register, text_seed
-from bias_core.validation import SEED
-from bias_core.wordlists import FAMILY_WORDS, GENDER_WORDS, SPORT_WORDS
 
 
 @dataclass

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input, Summary
+from bias_core.common.records import Input, Summary
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize.base import ItemsFinished, Param, Summarizer, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.summarize.truncation import complete_sentences

@@ -2,7 +2,7 @@
 
 The API key is read from an environment variable whose *name* is a parameter (empty: no key is sent); the key
 itself is never stored, hashed into the cache key, logged or put in an error message, and credentials in the base URL
-(``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.redact``). Redirects are not
+(``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.safety.redact``). Redirects are not
 followed: a request goes to the base URL's server or nowhere, so a prompt and its key never reach another address.
 Each request must be answered completely within ``timeout`` seconds and in at most 1 MiB (``bounded_http``): a
 server that trickles its answer, or sends more than any summary needs, gets a failure, never a summary or a cache
@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
-from bias_core.endpoints import BaseUrlParam
-from bias_core.records import Input, Summary
-from bias_core.redact import redact_url
+from bias_core.common.records import Input, Summary
+from bias_core.safety.endpoints import BaseUrlParam
+from bias_core.safety.redact import redact_url
+from bias_core.safety.validation import SEED
 from bias_core.summarize.base import (
     ItemsFinished,
     Param,
@@ -33,7 +34,6 @@ from bias_core.summarize.base import (
     register,
 )
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
-from bias_core.validation import SEED
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.validation import SEED, Param
 from bias_core.summarize.base import text_seed
-from bias_core.validation import SEED, Param
 
 PROMPT_VERSION = "2026-11.2"
 

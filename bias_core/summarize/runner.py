@@ -7,11 +7,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input, Summary
+from bias_core.common.records import Input, Summary
+from bias_core.safety.errors import SummarizerError
+from bias_core.safety.validation import BATCH_SIZE
 from bias_core.summarize.base import ItemsFinished, Summarizer, SummaryFailure, SummaryOutcome
 from bias_core.summarize.cache import SummaryCache, cache_key
-from bias_core.validation import BATCH_SIZE
 
 logger = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bias_core.errors import SummarizerError
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.safety.errors import SummarizerError
 from bias_core.summarize.base import ItemsFinished, Param, SummaryOutcome, register
 from bias_core.summarize.ct2 import ENGINE as CT2_ENGINE
 from bias_core.summarize.ct2 import CTranslate2Summarizer

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bias_core import nlp
+from bias_core.common import nlp
 
 # Characters that may close a sentence, possibly followed by closing quotes or brackets.
 SENTENCE_END = ".!?…"

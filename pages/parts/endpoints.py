@@ -1,13 +1,13 @@
 """The choice of an OpenAI-compatible endpoint on the Audit and "Summarize one document" pages: only the endpoints
-the operator listed (``bias_core.endpoints``, the file ``$SUMMBIAS_ENDPOINTS`` names), never a URL or a variable
+the operator listed (``bias_core.safety.endpoints``, the file ``$SUMMBIAS_ENDPOINTS`` names), never a URL or a variable
 name typed in the browser (issue 23)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.endpoints import ENV, Endpoint, browser_endpoints
-from bias_core.errors import BiasCoreError
+from bias_core.safety.endpoints import ENV, Endpoint, browser_endpoints
+from bias_core.safety.errors import BiasCoreError
 from pages.render import md_escape
 
 NONE_CONFIGURED = (f"No endpoint is open to the browser. The operator lists the endpoints the app may use in a TOML "

@@ -6,9 +6,9 @@ from collections.abc import Collection, Sequence
 
 import streamlit as st
 
-from bias_core.power import planning_table
-from bias_core.records import Document
-from bias_core.words import counted
+from bias_core.common.records import Document
+from bias_core.common.words import counted
+from bias_core.verdicts.power import planning_table
 from pages.render import md_escape
 
 

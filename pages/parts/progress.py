@@ -1,6 +1,6 @@
 """The estimate before an audit, its progress while it runs, and the "in progress: n of N" notice of unfinished runs.
 
-A view over ``bias_core.estimate`` and the run store: the numbers are the ones the audit worker writes to the run's
+A view over ``bias_core.runs.estimate`` and the run store: the numbers are the ones the audit worker writes to the run's
 ``reports["progress"]`` (and the headless ``audit`` command prints), so the page and the terminal agree.
 """
 
@@ -10,12 +10,22 @@ import time
 
 import streamlit as st
 
-from bias_core.audit import StageSpec, estimate_audit_before, estimates_before_run, throughput_history
-from bias_core.estimate import SPACY_SUMMARIZERS, Estimate, combine, estimate_before, format_duration, format_range
-from bias_core.estimate import load_average, spacy_loaded_by_perturb, summarizer_family, this_machine
-from bias_core.records import Input
-from bias_core.store import RunInfo
-from bias_core.words import counted
+from bias_core.common.records import Input
+from bias_core.common.words import counted
+from bias_core.runs.audit import StageSpec, estimate_audit_before, estimates_before_run, throughput_history
+from bias_core.runs.estimate import (
+    SPACY_SUMMARIZERS,
+    Estimate,
+    combine,
+    estimate_before,
+    format_duration,
+    format_range,
+    load_average,
+    spacy_loaded_by_perturb,
+    summarizer_family,
+    this_machine,
+)
+from bias_core.runs.store import RunInfo
 from pages.common import run_store, summarizer, summary_cache
 from pages.render import md_escape
 
@@ -28,7 +38,7 @@ LIVE_NOTICE_SECONDS = 3.0
 
 def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Estimate]:
     """Each summarizer's time for ``inputs`` before the run: cached summaries free, the rest from earlier runs of
-    the same summarizer on this machine (``bias_core.audit.estimates_before_run``)."""
+    the same summarizer on this machine (``bias_core.runs.audit.estimates_before_run``)."""
     history = throughput_history(run_store())
     estimates = []
     spacy_loaded = spacy_loaded_by_perturb(inputs)  # the first summarizer splitting sentences loads it otherwise

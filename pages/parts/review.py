@@ -3,7 +3,7 @@ every input — the swaps of names it is not sure are people first, low confiden
 21) — a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word swapping per
 gender perturbation, the originals to exclude and the names to leave unswapped.
 
-A view over ``bias_core.review``: ``python -m bias_core audit --config … --review`` prints the same checklist and
+A view over ``bias_core.perturb.review``: ``python -m bias_core audit --config … --review`` prints the same checklist and
 sample, and the launched run records them (``reports["review"]``) with the excluded originals and names in its
 config.
 """
@@ -17,11 +17,11 @@ import json
 import pandas as pd
 import streamlit as st
 
-from bias_core.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
-from bias_core.errors import BiasCoreError
-from bias_core.records import Document, Input
-from bias_core.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, Example, review_inputs, sample_inputs
-from bias_core.words import counted, plural
+from bias_core.common.records import Document, Input
+from bias_core.common.words import counted, plural
+from bias_core.perturb.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, Example, review_inputs, sample_inputs
+from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+from bias_core.safety.errors import BiasCoreError
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
 EXCLUDE_KEY = "review_exclude"

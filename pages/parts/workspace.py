@@ -35,9 +35,9 @@ from typing import Any
 
 import streamlit as st
 
-from bias_core.errors import BiasCoreError
-from bias_core.io import CsvColumns, load_documents_from_bytes
-from bias_core.records import Document
+from bias_core.common.records import Document
+from bias_core.documents.io import CsvColumns, load_documents_from_bytes
+from bias_core.safety.errors import BiasCoreError
 
 PARAM = "ws"
 TOKEN = "workspace_token"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from bias_core.store import RunStore
+from bias_core.runs.store import RunStore
 from tests.browser.conftest import open_page, running_app, upload_article, wait_for_app
 
 ARTICLE = "Mayor Robert Moore said on Monday that he will not run again. His deputy, Linda Chen, thanked him."

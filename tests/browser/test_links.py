@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from bias_core.demo import DEMO_RUN
+from bias_core.reference.demo import DEMO_RUN
 from tests.browser.conftest import open_page, running_app, upload_article, wait_for_app
 from tests.browser.test_progress import add_running_run
 

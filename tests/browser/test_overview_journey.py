@@ -12,10 +12,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from bias_core.demo import ensure_demo_run
-from bias_core.findings import run_findings
-from bias_core.labels import variant_labels
-from bias_core.store import RunStore
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import RunStore
+from bias_core.verdicts.findings import run_findings
+from bias_core.views.labels import variant_labels
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
 FINDINGS_TABLE = ".st-key-overview_findings"
@@ -163,7 +163,7 @@ def test_every_evidence_link_of_the_demo_overview_opens_its_own_pair(page, demo_
         wait_for_app(page, timeout=120_000)
         expect(main.get_by_role("combobox", name="Original (most different first)")).to_have_value(
             params["compare_original"], timeout=60_000)
-        # Compare's labels of that original's variants (bias_core.labels, what the page shows).
+        # Compare's labels of that original's variants (bias_core.views.labels, what the page shows).
         labels = variant_labels(item for item in inputs if item.original_id == original_of[params["evidence_a"]])
         expect(main.get_by_role("combobox", name="Variant A")).to_have_value(labels[params["evidence_a"]])
         expect(main.get_by_role("combobox", name="Variant B")).to_have_value(labels[params["evidence_b"]])

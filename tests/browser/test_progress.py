@@ -13,8 +13,8 @@ import time
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from bias_core.demo import DEMO_NEWS, DEMO_RUN
-from bias_core.store import RunStore
+from bias_core.reference.demo import DEMO_NEWS, DEMO_RUN
+from bias_core.runs.store import RunStore
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bias_core.export import html_report
-from bias_core.records import Document, MeasureResult, Summary
-from bias_core.store import RunStore
+from bias_core.common.records import Document, MeasureResult, Summary
+from bias_core.runs.store import RunStore
+from bias_core.views.export import html_report
 
 SCRIPT = "<script>window.__pwned = true; alert('xss')</script><img src=x onerror=\"window.__pwned=true\">"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from bias_core.errors import BiasCoreError
+from bias_core.safety.errors import BiasCoreError
 
 # quick_check reads every page: 0.08 s at 16 MB, 0.27 s at 100 MB, 1.4 s at 300 MB on the 2-core reference machine
 # (benchmarks/sqlite_open.py); above this size damage is caught on first use instead.

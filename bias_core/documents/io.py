@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
-from bias_core.errors import InputError
-from bias_core.records import Document, Input, MeasureResult, RecordError, Summary, Unit
+from bias_core.common.records import Document, Input, MeasureResult, RecordError, Summary, Unit
+from bias_core.safety.errors import InputError
 
 # One megabyte is 1,000,000 bytes here, as in the app's upload widget (Streamlit counts so in every browser but
 # Windows ones, and says "File must be 20.0MB or smaller"): the app, the command line and an audit config state one
@@ -520,7 +520,7 @@ def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
 
 
 def _atomic_write(path: Path, content: str) -> None:
-    from bias_core.validation import output_file
+    from bias_core.safety.validation import output_file
 
     path = output_file(path)  # through a symbolic link: the link stays, its target is replaced
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -532,3 +532,17 @@ def _atomic_write(path: Path, content: str) -> None:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+
+
+def text_file(path: str | Path) -> io.StringIO:
+    """The text of a file an option names, for ``csv`` or line reading; one ``InputError`` line naming the file when
+    it is missing or not text ("is not UTF-8 text", binary, empty), decoded as corpus files are
+    (``decode_text``)."""
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(str(path), "no such file")
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise InputError(str(path), f"cannot be read ({error.strerror or error})") from None
+    return io.StringIO(decode_text(str(path), data), newline="")

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from bias_core.records import Input
+from bias_core.common.records import Input
 
 _SENTIMENT_ARM = re.compile(r"^(?P<value>.+)=(?P<ratio>0(?:\.\d+)?|1(?:\.0+)?)$")
 _SETTING_ARM = re.compile(r"^(?P<setting>.+)\.(?P<arm>[ab])$")

@@ -28,10 +28,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bias_core.names import first_name_gender
+from bias_core.common.records import Entity, Input, Substitution
 from bias_core.perturb.agreement import gender_of, gendered_word_ties
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, GENDERS, PRONOUN_GENDER, TITLE_GENDER, title_key
-from bias_core.records import Entity, Input, Substitution
+from bias_core.perturb.names import first_name_gender
 
 # Inputs shown per perturbation on the Audit page and recorded with the run as "what was reviewed".
 REVIEW_SAMPLE_SIZE = 3

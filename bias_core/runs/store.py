@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bias_core.errors import BiasCoreError
-from bias_core.records import Document, Input, MeasureResult, Summary
-from bias_core.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database, rollback
+from bias_core.common.records import Document, Input, MeasureResult, Summary
+from bias_core.common.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database, rollback
+from bias_core.safety.errors import BiasCoreError
 
 T = TypeVar("T")
 
@@ -248,7 +248,7 @@ class RunStore:
     """Read and write runs; safe to share between threads and between processes.
 
     ``read_only`` opens an existing store without creating or stamping anything (``runs`` and ``export`` use it).
-    Opening checks the file first (``bias_core.sqlite_files``): a newer schema, a damaged file, a folder or a file
+    Opening checks the file first (``bias_core.common.sqlite_files``): a newer schema, a damaged file, a folder or a file
     with other tables raises one ``StoreError`` line and leaves the file untouched.
     """
 

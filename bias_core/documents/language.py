@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from bias_core.records import Document
+from bias_core.common.records import Document
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 # English prose has 35-55% stop words; even terse headlines have more than 15%.

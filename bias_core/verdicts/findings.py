@@ -6,7 +6,7 @@ the CSV export — asks ``judge`` and nothing else, so the marks cannot contradi
 measure's declared direction and null (``semantics``), the primary estimate (``primary_estimate``: the signed version
 where a score cannot be negative, METHODS §4.1–4.3), the identity noise floor (METHODS §1.7) and Holm's correction
 over the confirmatory family (METHODS §5). ``findings`` turns the judged results into one sentence each, with the
-effect in a unit a person understands and the pair of inputs where the difference shows most (``bias_core.diff``).
+effect in a unit a person understands and the pair of inputs where the difference shows most (``bias_core.compare.diff``).
 
 This module never imports Streamlit; the pages render what it returns.
 """
@@ -19,9 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 
-from bias_core import stats
-from bias_core.diff import expected_words, model_difference
-from bias_core.records import Input, MeasureResult, Summary
+from bias_core.common import stats
+from bias_core.common.records import Input, MeasureResult, Summary
+from bias_core.compare.diff import expected_words, model_difference
 
 ALPHA = 0.05
 
@@ -739,7 +739,7 @@ def evidence_pair(summarizer: str, perturbation: str, inputs: Sequence[Input],
     """The most telling pair of inputs to open on Compare.
 
     Name swaps: among the inputs of one original in opposite arms, the two whose summaries by ``summarizer`` differ
-    most in what the model changed (``bias_core.diff.model_difference``, the swapped words masked — the same
+    most in what the model changed (``bias_core.compare.diff.model_difference``, the swapped words masked — the same
     measure the Compare page ranks originals by). Sentiment: the two inputs of one original whose mixes of rating
     values differ most (total variation distance of the value shares).
     """

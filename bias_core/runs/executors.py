@@ -14,9 +14,9 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from bias_core.common.records import Document, Input
 from bias_core.perturb.base import Perturbation, PerturbationResult, merge_results
 from bias_core.perturb.shared import SharedRun, chunk_jobs, merge_jobs, run_shared
-from bias_core.records import Document, Input
 from bias_core.summarize.base import ItemsFinished, Summarizer, SummaryOutcome
 from bias_core.summarize.runner import run_batches_locally, summarize_batch_safely
 

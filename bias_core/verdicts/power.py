@@ -21,9 +21,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from bias_core.findings import (Verdict, is_verdict_result, mde_text, minimum_detectable_effect, semantics,
-                                test_of)
-from bias_core.records import MeasureResult
+from bias_core.common.records import MeasureResult
+from bias_core.verdicts.findings import (
+    Verdict,
+    is_verdict_result,
+    mde_text,
+    minimum_detectable_effect,
+    semantics,
+    test_of,
+)
 
 # The effect each measure is planned for, in the measure's own scale, and how it reads (issue 19: "says how many
 # originals would detect a stated effect"). Chosen as the smallest effects the papers discuss as meaningful.
@@ -104,13 +110,13 @@ def planning_table(n: int, results: Sequence[MeasureResult] | None = None) -> li
 @cache
 def demo_results() -> tuple[MeasureResult, ...]:
     """The shipped demo run's results (the default reference); empty when the bundle is not shipped."""
-    from bias_core.demo import DEMO_RUN
+    from bias_core.common.paths import DEMO_RUN
 
     return tuple(results_of_bundle(DEMO_RUN)) if DEMO_RUN.is_file() else ()
 
 
 def results_of_bundle(path: Path) -> list[MeasureResult]:
-    """The measure results of an exported run bundle (``bias_core.export.run_bundle``; .json or .json.gz)."""
+    """The measure results of an exported run bundle (``bias_core.views.export.run_bundle``; .json or .json.gz)."""
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as stream:
         bundle = json.load(stream)

@@ -15,10 +15,10 @@ import sys
 import threading
 from pathlib import Path
 
-from bias_core.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
-from bias_core.io import write_jsonl
-from bias_core.records import Document
-from bias_core.store import RunBusyError, RunStore, StoreError
+from bias_core.common.records import Document
+from bias_core.documents.io import write_jsonl
+from bias_core.runs.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
+from bias_core.runs.store import RunBusyError, RunStore, StoreError
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,

@@ -9,20 +9,20 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from bias_core.findings import Finding
+from bias_core.common.paths import DEMO_FINDINGS, DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, PACKAGE_DIR, PROJECT_DIR
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-DATA_DIR = PACKAGE_DIR.parent / "data"
-DEMO_NEWS = DATA_DIR / "demo" / "news.jsonl"
-DEMO_REVIEWS = DATA_DIR / "demo" / "reviews.jsonl"
-DEMO_RUN = DATA_DIR / "demo" / "demo_run.json.gz"
-DEMO_FINDINGS = DATA_DIR / "demo" / "demo_findings.json.gz"
+if TYPE_CHECKING:
+    from bias_core.verdicts.findings import Finding
+
+__all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "FINDINGS_SOURCES", "demo_findings",
+           "ensure_demo_run", "findings_key", "write_demo_findings"]
+
 # What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
 # findings and the pinned libraries (Holm through statsmodels). A change to any of them makes the stored findings
-# stale; they are then computed as for any other run until `python -m bias_core.demo` writes them again.
-FINDINGS_SOURCES = (PACKAGE_DIR / "findings.py", PACKAGE_DIR / "stats.py", PACKAGE_DIR / "diff.py",
-                    PACKAGE_DIR / "records.py", PACKAGE_DIR.parent / "requirements.txt")
+# stale; they are then computed as for any other run until `python -m bias_core.reference.demo` writes them again.
+FINDINGS_SOURCES = (PACKAGE_DIR / "verdicts" / "findings.py", PACKAGE_DIR / "common" / "stats.py",
+                    PACKAGE_DIR / "compare" / "diff.py", PACKAGE_DIR / "common" / "records.py",
+                    PROJECT_DIR / "requirements.txt")
 
 
 def ensure_demo_run(store) -> str | None:
@@ -49,12 +49,12 @@ def findings_key() -> str:
 
 
 def write_demo_findings(path: Path = DEMO_FINDINGS) -> int:
-    """Compute the demo run's findings (``bias_core.findings.run_findings`` on the bundle imported into a scratch
+    """Compute the demo run's findings (``bias_core.verdicts.findings.run_findings`` on the bundle imported into a scratch
     store) and write them with the run's id, its ``updated`` time and ``findings_key``; return how many."""
     import tempfile
 
-    from bias_core.findings import finding_as_dict, run_findings
-    from bias_core.store import RunStore
+    from bias_core.runs.store import RunStore
+    from bias_core.verdicts.findings import finding_as_dict, run_findings
 
     with tempfile.TemporaryDirectory() as folder:
         store = RunStore(Path(folder) / "runs.sqlite")
@@ -84,7 +84,7 @@ def demo_findings(run_id: str, updated: float, path: Path = DEMO_FINDINGS) -> li
         stored = json.load(stream)
     if stored.get("run_id") != run_id or stored.get("updated") != updated or stored.get("key") != findings_key():
         return None
-    from bias_core.findings import finding_from_dict
+    from bias_core.verdicts.findings import finding_from_dict
 
     return [finding_from_dict(item) for item in stored["findings"]]
 

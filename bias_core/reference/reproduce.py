@@ -17,8 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bias_core.common.paths import PROJECT_DIR
+
 # Where the reference folders live in a development checkout or in CI: next to the repository, as ../shared.
-DEFAULT_REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference"
+DEFAULT_REFERENCE = PROJECT_DIR / ".." / "shared" / "reference"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from bias_core.records import Input
+from bias_core.common.records import Input
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")

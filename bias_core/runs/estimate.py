@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bias_core.records import Input
+    from bias_core.common.records import Input
 
 # Default guesses (seconds per summary, low and high) where no run of a summarizer was measured on this machine. Wide
 # on purpose: smollm2 on CTranslate2 int8 took 2–4 s per input on an idle 2-core machine, much more on a loaded one.

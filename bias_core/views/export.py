@@ -1,6 +1,6 @@
 """Export a stored run: everything as JSON, tables as CSV, and one self-contained HTML report for stakeholders.
 
-The HTML report leads with the findings of ``bias_core.findings`` (the Overview's lines and table), then the evidence
+The HTML report leads with the findings of ``bias_core.verdicts.findings`` (the Overview's lines and table), then the evidence
 pairs with their diffs, the charts (static SVG, no script) and the results table; configuration and sample summaries
 are an appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came from a document, a model or
 a user (article text, summaries, names, config values) is escaped before it becomes HTML, and every CSV cell a
@@ -23,17 +23,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bias_core.charts import measure_svg
-from bias_core.compare import is_unit_composition
-from bias_core.diff import expected_words, word_diff
-from bias_core.errors import InputError
-from bias_core.findings import (CALIBRATION_DOC, PERTURBATION_NOTES, SUMMARIZER_NOTES, Finding, controls, findings,
-                                how_to_read, judge, primary_estimate, semantics, variant)
-from bias_core.io import json_safe
-from bias_core.records import MeasureResult
-from bias_core.store import RunStore
-from bias_core.validation import output_file
-
+from bias_core.common.records import MeasureResult
+from bias_core.compare.diff import expected_words, word_diff
+from bias_core.compare.units import is_unit_composition
+from bias_core.documents.io import json_safe
+from bias_core.runs.store import RunStore
+from bias_core.safety.errors import InputError
+from bias_core.safety.validation import output_file
+from bias_core.verdicts.findings import (
+    CALIBRATION_DOC,
+    PERTURBATION_NOTES,
+    SUMMARIZER_NOTES,
+    Finding,
+    controls,
+    findings,
+    how_to_read,
+    judge,
+    primary_estimate,
+    semantics,
+    variant,
+)
+from bias_core.views.charts import measure_svg
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
 _FORMULA_START = re.compile(r"[=+\-@\t\r]")
@@ -144,7 +154,7 @@ def _units_html(item, summary_text: str) -> str:
     """A unit-composition summary as the Compare page shows it: each summary sentence with the unit (and value) it
     comes from, then the value shares of the input and of the summary. A word diff between summaries of inputs that
     hold different units would mostly show the units' own differences, which is why Compare does not use one."""
-    from bias_core.compare import unit_coverage
+    from bias_core.compare.units import unit_coverage
 
     e = html.escape
     coverage = unit_coverage(item, summary_text)

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from bias_core.findings import Verdict, judge, primary_estimate, semantics, variant
-from bias_core.findings import _odds_ratio as odds_ratio  # the signed score → the odds ratio the findings state
-from bias_core.records import MeasureResult
+from bias_core.common.records import MeasureResult
+from bias_core.verdicts.findings import Verdict, judge, primary_estimate, semantics, variant
+from bias_core.verdicts.findings import (
+    _odds_ratio as odds_ratio,  # the signed score → the odds ratio the findings state
+)
 
 FINDING_COLOUR = "#b2182b"
 OTHER_COLOUR = "#4d4d4d"

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bias_core import __version__
-from bias_core.errors import BiasCoreError, InputError, StageError, SummarizerError, one_line
-from bias_core.estimate import (
+from bias_core.common.records import Document, Input, MeasureResult
+from bias_core.documents.io import DEFAULT_MAX_MB, CsvColumns, load_documents, lone_surrogate, megabytes
+from bias_core.documents.language import non_english_documents
+from bias_core.runs.estimate import (
     SPACY_SUMMARIZERS,
     AuditEstimate,
     Estimate,
@@ -42,17 +44,15 @@ from bias_core.estimate import (
     summarizer_family,
     this_machine,
 )
-from bias_core.executors import LocalExecutor, RayExecutor
-from bias_core.io import DEFAULT_MAX_MB, CsvColumns, load_documents, lone_surrogate, megabytes
-from bias_core.language import non_english_documents
-from bias_core.records import Document, Input, MeasureResult
-from bias_core.redact import redact_url
-from bias_core.stopping import exit_code
-from bias_core.store import RunStore
+from bias_core.runs.executors import LocalExecutor, RayExecutor
+from bias_core.runs.stopping import exit_code
+from bias_core.runs.store import RunStore
+from bias_core.safety.errors import BiasCoreError, InputError, StageError, SummarizerError, one_line
+from bias_core.safety.redact import redact_url
+from bias_core.safety.validation import MAX_MB, RESAMPLES, SEED, Param, ParamError, unknown_key_message
 from bias_core.summarize import Summarizer, SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
 from bias_core.summarize.runner import count_cached
-from bias_core.validation import MAX_MB, RESAMPLES, SEED, Param, ParamError, unknown_key_message
 
 logger = logging.getLogger(__name__)
 
@@ -312,7 +312,7 @@ class AuditConfig:
     def to_dict(self) -> dict[str, Any]:
         """The config as stored with the run and hashed; [measures] options at their default are left out, so a
         run recorded before they existed has the same hash and still resumes. URLs among the summarizers'
-        parameters (``base_url``) are stored without their credentials (``bias_core.redact``)."""
+        parameters (``base_url``) are stored without their credentials (``bias_core.safety.redact``)."""
         data = asdict(self)
         del data["source"], data["warnings"]
         for spec in data["summarizers"]:
@@ -562,7 +562,7 @@ def build_inputs(documents: list[Document], config: AuditConfig, executor: Local
 def _review_report(inputs: list[Input], reports: dict[str, Any], config: AuditConfig) -> dict[str, Any]:
     """What the run records as reviewed before summarizing: the checklist counts, the sample the Audit page shows
     and the excluded originals (``review.review_report``)."""
-    from bias_core.review import review_report
+    from bias_core.perturb.review import review_report
 
     return review_report(inputs, reports, seed=config.seed, excluded=config.exclude_originals,
                          excluded_entities=config.exclude_entities)

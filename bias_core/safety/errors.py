@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bias_core.redact import redact_urls
+from bias_core.safety.redact import redact_urls
 
 
 class BiasCoreError(Exception):
@@ -42,7 +42,7 @@ class StageError(BiasCoreError):
 
 def one_line(error: BaseException, limit: int = 300) -> str:
     """``Type: message`` on one line, cut to ``limit`` characters (a BiasCoreError's message without the type), with
-    the credentials of any URL in it redacted (``bias_core.redact``)."""
+    the credentials of any URL in it redacted (``bias_core.safety.redact``)."""
     text = redact_urls(" ".join(line.strip() for line in str(error).splitlines() if line.strip()))
     if not isinstance(error, BiasCoreError):
         text = f"{type(error).__name__}: {text}" if text else type(error).__name__

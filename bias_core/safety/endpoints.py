@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bias_core.errors import InputError
-from bias_core.redact import redact_url, redact_urls
-from bias_core.validation import Param, ParamError
+from bias_core.safety.errors import InputError
+from bias_core.safety.redact import redact_url, redact_urls
+from bias_core.safety.validation import Param, ParamError
 
 ENV = "SUMMBIAS_ENDPOINTS"
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

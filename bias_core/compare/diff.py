@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bias_core.compare import focus_shift, is_unit_composition
-from bias_core.records import Input
+from bias_core.common.records import Input
+from bias_core.compare.units import focus_shift, is_unit_composition
 
 # Display tokens are whitespace-separated words with their punctuation, so joining them with spaces reproduces a
 # readable summary; comparison uses a normalised key (lowercase, no punctuation, no possessive 's).
@@ -114,7 +114,7 @@ def rank_originals(inputs: Iterable[Input], summaries: Iterable, *, summarizers:
     summarizer, with the perturbation's swapped words masked (``model_difference``). Unit-composition inputs
     (sentiment splits) differ in words by design, so a word diff would blame the model for the perturbation: each
     summary is set against its own input instead, by the shift of the focus value, summary share minus input share
-    (``bias_core.compare.focus_shift``), and the size of the mean shift ranks them. Originals without an identity
+    (``bias_core.compare.units.focus_shift``), and the size of the mean shift ranks them. Originals without an identity
     summary are left out, as before.
     """
     by_id = {item.id: item for item in inputs}

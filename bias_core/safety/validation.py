@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bias_core.errors import InputError
+from bias_core.safety.errors import InputError
 
 # numpy's legacy seeding and scikit-learn's random_state (the SFPI random forest) accept at most 2^32 − 1.
 SEED_MAX = 2**32 - 1

@@ -1,0 +1,14 @@
+"""Where the project's shipped files live, named once so that no module counts its own depth in the tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # bias_core/
+PROJECT_DIR = PACKAGE_DIR.parent  # the checkout: data/, docs/, requirements.txt
+DATA_DIR = PROJECT_DIR / "data"
+DEMO_DIR = DATA_DIR / "demo"
+DEMO_NEWS = DEMO_DIR / "news.jsonl"
+DEMO_REVIEWS = DEMO_DIR / "reviews.jsonl"
+DEMO_RUN = DEMO_DIR / "demo_run.json.gz"
+DEMO_FINDINGS = DEMO_DIR / "demo_findings.json.gz"
