@@ -113,7 +113,7 @@ class Corpus:
 
 
 def news_corpus(name: str, path: str | Path, limit: int | None = None) -> Corpus:
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
 
     documents = [d for d in load_documents(path) if not d.is_perspective]
     if limit is not None:
@@ -122,7 +122,7 @@ def news_corpus(name: str, path: str | Path, limit: int | None = None) -> Corpus
 
 
 def demo_reviews_corpus() -> Corpus:
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
 
     return Corpus("demo reviews", load_documents(DEMO_REVIEWS), "reviews", str(DEMO_REVIEWS),
                   sentiment={"value_source": "stars"})

@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from bias_core.common.records import Input
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import get_summarizer
 

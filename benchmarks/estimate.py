@@ -45,18 +45,13 @@ def main() -> None:
         overhead(args.docs, args.rounds)
         return
 
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
-    from bias_core.runs.audit import (
-        AuditConfig,
-        CorpusSpec,
-        StageSpec,
-        build_inputs,
-        estimates_before_run,
-        run_audit,
-        throughput_history,
-    )
-    from bias_core.runs.estimate import Estimate, combine, format_duration, this_machine
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+    from bias_core.runs.costs import this_machine
+    from bias_core.runs.estimate import Estimate, combine, format_duration
+    from bias_core.runs.pipeline import build_inputs, run_audit
+    from bias_core.runs.progress import estimates_before_run, throughput_history
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache, get_summarizer
 
@@ -121,7 +116,7 @@ def overhead(docs: int, rounds: int) -> None:
     """smollm2 on CTranslate2, one batch of ``docs`` articles: plain ``summarize_batch`` against
     ``summarize_batch_reporting`` (asynchronous results polled), alternating so that load changes hit both."""
     from bias_core.common.records import Input
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import get_summarizer
 

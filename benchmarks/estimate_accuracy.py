@@ -44,16 +44,9 @@ def seconds(low: float, high: float) -> str:
 
 
 def one_audit(label: str, documents: list, perturbations: list, summarizer_names: list[str], store, cache) -> None:
-    from bias_core.runs.audit import (
-        AuditConfig,
-        CorpusSpec,
-        StageSpec,
-        build_inputs,
-        estimate_audit_before,
-        estimates_before_run,
-        run_audit,
-        throughput_history,
-    )
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+    from bias_core.runs.pipeline import build_inputs
+    from bias_core.runs.progress import estimate_audit_before, estimates_before_run, throughput_history
     from bias_core.summarize import get_summarizer
 
     config = AuditConfig(corpus=CorpusSpec(label), summarizers=[StageSpec(name) for name in summarizer_names],
@@ -102,7 +95,8 @@ def one_audit(label: str, documents: list, perturbations: list, summarizer_names
 def child(folder: Path, store_path: Path, cache_path: Path) -> None:
     """Run one audit (the worker's part) and write its run id and the remaining-time projections it heard."""
     from bias_core.common.records import Document
-    from bias_core.runs.audit import AuditConfig, run_audit
+    from bias_core.runs.config import AuditConfig
+    from bias_core.runs.pipeline import run_audit
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 
@@ -135,10 +129,10 @@ def main() -> None:
         child(args.child, args.store, args.cache)
         return
 
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS
-    from bias_core.runs.audit import StageSpec
-    from bias_core.runs.estimate import this_machine
+    from bias_core.runs.config import StageSpec
+    from bias_core.runs.costs import this_machine
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 

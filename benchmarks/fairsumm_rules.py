@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import pair_summaries
-from bias_core.measures.perspective import permuted_scores, sample_units
+from bias_core.measures.perspective_scores import permuted_scores, sample_units
 from bias_core.perturb import get_perturbation
 from bias_core.summarize import get_summarizer
 
@@ -52,7 +52,7 @@ def yelp_rows(reference: Path, embedding: bool) -> list[tuple[str, str, tuple]]:
     from bias_core.measures.nltk_reference import modern_nltk_data
 
     if fairsumm_ngram.missing_nltk_data():
-        fairsumm_ngram._prepend_nltk_path(modern_nltk_data(reference / "nltk_data"))
+        fairsumm_ngram.prepend_nltk_path(modern_nltk_data(reference / "nltk_data"))
     folder = reference / "fairsumm"
     read = lambda name: [json.loads(line) for line in gzip.open(folder / name, "rt", encoding="utf-8")]  # noqa: E731
     inputs = [Input.from_dict(record) for record in read(fairsumm_ngram.TABLE10_INPUTS)]

@@ -20,13 +20,13 @@ from bias_core.common import nlp
 from bias_core.common.records import Entity, Input, Summary, Unit
 from bias_core.measures import quadruples
 from bias_core.measures.common import Pair
+from bias_core.measures.distinguishability import distinguishability
 from bias_core.measures.fightin_words import fightin_words
 from bias_core.measures.lexical_bias import LabelledDocument, mbic_result
 from bias_core.measures.perspective import perspective_fairness
 from bias_core.measures.politician import SummaryPair, politician_features, summary_similarity
 from bias_core.measures.steen_markert import (
     align_pairs,
-    distinguishability,
     entity_hallucination,
     entity_inclusion,
     word_list_inclusion,

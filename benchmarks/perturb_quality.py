@@ -58,10 +58,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bias_core.common.records import Document, Input  # noqa: E402
-from bias_core.documents.io import load_documents  # noqa: E402
+from bias_core.documents.corpus import load_documents  # noqa: E402
 from bias_core.perturb import build_templates, get_perturbation  # noqa: E402
 from bias_core.perturb.lexicon import PRONOUN_GENDER  # noqa: E402
-from bias_core.perturb.review import doubtful_swaps, swapped_name  # noqa: E402
+from bias_core.perturb.review_checks import doubtful_swaps, swapped_name  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "perturb"
 NOT_PEOPLE = REPO / "tests" / "fixtures" / "not_people.jsonl"

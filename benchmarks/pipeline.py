@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 def corpus(n: int):
     """``n`` distinct ~400-word originals made from the demo articles that have people in them."""
     from bias_core.common.records import Document
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
 
     sources = [d for d in load_documents(DEMO_NEWS) if not d.meta.get("edge_case")]
@@ -101,8 +101,9 @@ def summarization(args) -> None:
 
 def audit_once(originals: int, samples: int, executor: str) -> dict:
     """One audit in this process (called in a subprocess): gender-glob, lead-3, its measures."""
-    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
     from bias_core.runs.executors import get_executor
+    from bias_core.runs.pipeline import run_audit
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 

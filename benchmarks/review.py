@@ -8,10 +8,11 @@ import os
 import time
 
 from bias_core.common.records import Document
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.perturb.review import review_inputs, sample_inputs
 from bias_core.reference.demo import DEMO_NEWS
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import build_inputs
 
 
 def timed(documents: list[Document], samples: int, kinds: tuple[str, ...]) -> None:

@@ -1,7 +1,7 @@
 """Time the perturbation stage of an audit with several name perturbations (issue 13: one parse per original).
 
 Builds ``--originals`` distinct ~400-word originals from the demo articles (as ``pipeline.py`` does) and runs the
-audit's perturbation stage (``audit.build_inputs``) with identity, gender-loc (10 draws, controls), gender-glob
+audit's perturbation stage (``pipeline.build_inputs``) with identity, gender-loc (10 draws, controls), gender-glob
 (10 draws) and race (10 draws), after loading the spaCy model. To compare with an older commit (one parse per
 perturbation), run it with ``PYTHONPATH`` pointing at an export of that commit's ``bias_core``.
 
@@ -24,7 +24,8 @@ from pipeline import corpus  # noqa: E402
 
 import bias_core  # noqa: E402
 from bias_core.common import nlp  # noqa: E402
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs  # noqa: E402
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec  # noqa: E402
+from bias_core.runs.pipeline import build_inputs  # noqa: E402
 
 PERTURBATIONS = [StageSpec("identity"), StageSpec("gender-loc", {"samples": 10, "controls": True}),
                  StageSpec("gender-glob", {"samples": 10}), StageSpec("race", {"samples": 10})]

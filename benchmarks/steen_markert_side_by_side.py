@@ -57,6 +57,7 @@ from bias_core.common.records import Input, Summary  # noqa: E402
 from bias_core.measures import _split_degenerate, steen_markert  # noqa: E402
 from bias_core.measures import alignment as summbias_alignment  # noqa: E402
 from bias_core.measures.common import pair_summaries  # noqa: E402
+from bias_core.measures.distinguishability import anonymise, distinguishability, identical_texts_similar  # noqa: E402
 from bias_core.reference.demo import DEMO_RUN  # noqa: E402
 
 REAL_NEWS = ROOT / "data" / "news_real" / "wikinews.jsonl"
@@ -162,7 +163,7 @@ def demo_cells() -> dict[tuple[str, str], list]:
 
 
 def real_news_cells(path: Path, samples: int, seed: int) -> dict[tuple[str, str], list]:
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.perturb import build_templates, get_perturbation
     from bias_core.summarize import get_summarizer
 
@@ -237,9 +238,8 @@ def complete_articles(pairs) -> list:
 
 def distinguishability_row(authors, pairs, docs, similarity: str, embedder) -> dict:
     name = f"distinguishability_{similarity}"
-    ours = value(steen_markert.distinguishability(pairs, similarity=similarity, n_resamples=RESAMPLES), name)
-    rules = value(steen_markert.distinguishability(pairs, similarity=similarity, n_resamples=RESAMPLES,
-                                                   rules="authors"), name)
+    ours = value(distinguishability(pairs, similarity=similarity, n_resamples=RESAMPLES), name)
+    rules = value(distinguishability(pairs, similarity=similarity, n_resamples=RESAMPLES, rules="authors"), name)
     doc_of = {id(pair): doc for pair, doc in zip(pairs, docs, strict=True)}
     complete = complete_articles(pairs)
     instances = authors_instances(authors, complete, [doc_of[id(pair)] for pair in complete])
@@ -258,9 +258,8 @@ def distinguishability_row(authors, pairs, docs, similarity: str, embedder) -> d
         with np.errstate(divide="ignore", invalid="ignore"):
             their_article = float(authors.distinguishability.compute_distinguishability_with_ci(
                 [instances[i] for i in indices], embedder, n_bootrap_samples=None)[0])
-        ours_article = value(steen_markert.distinguishability(subset, similarity=similarity, n_resamples=2), name)
-        rules_article = value(steen_markert.distinguishability(subset, similarity=similarity, n_resamples=2,
-                                                               rules="authors"), name)
+        ours_article = value(distinguishability(subset, similarity=similarity, n_resamples=2), name)
+        rules_article = value(distinguishability(subset, similarity=similarity, n_resamples=2, rules="authors"), name)
         articles += 1
         differ_default += not np.isclose(ours_article, their_article, rtol=0, atol=1e-12, equal_nan=True)
         differ_rules += not np.isclose(rules_article, their_article, rtol=0, atol=1e-12, equal_nan=True)
@@ -316,8 +315,7 @@ def tie_noise(pairs) -> dict:
         entities = pair.input.entities
         firsts = [e.first_name for e in entities] + [e.original_first_name for e in entities]
         lasts = [e.last_name for e in entities] + [e.original_last_name for e in entities]
-        anonymised.append(steen_markert.anonymise(pair.summary.text, [n for n in firsts if n],
-                                                  [n for n in lasts if n]))
+        anonymised.append(anonymise(pair.summary.text, [n for n in firsts if n], [n for n in lasts if n]))
     batched = nlp.embed(anonymised).astype(np.float64)
     by_article: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
@@ -330,7 +328,7 @@ def tie_noise(pairs) -> dict:
         texts = [anonymised[i] for i in indices]
         own = nlp.sentence_encoder().encode(texts, normalize_embeddings=True, show_progress_bar=False)
         for vectors, out in ((batched[indices], gaps_a), (np.asarray(own, dtype=np.float64), gaps_b)):
-            matrix = steen_markert.identical_texts_similar(vectors @ vectors.T, texts)
+            matrix = identical_texts_similar(vectors @ vectors.T, texts)
             same = groups[:, None] == groups[None, :]
             np.fill_diagonal(same, False)
             other = groups[:, None] != groups[None, :]

@@ -30,7 +30,7 @@ def main() -> None:
 
     from bias_core.common import nlp
     from bias_core.common.records import Input
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
     from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
     from bias_core.summarize import hf as hf_module

@@ -7,13 +7,13 @@ import streamlit as st
 
 from bias_core.common.words import counted, counted_parts
 from bias_core.measures.applicable import applicable_measures, in_words
-from bias_core.measures.perspective import MATCHINGS, check_perspective_matching
-from bias_core.perturb.politician import TRUMP_BIDEN, PairError, parse_pair
+from bias_core.measures.perspective_scores import MATCHINGS, check_perspective_matching
+from bias_core.perturb.politician_forms import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
 from bias_core.perturb.review import GENDER_KINDS
 from bias_core.perturb.sentiment import SentimentConfig, corpus_values
-from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
+from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
 from bias_core.runs.launch import launch_audit
 from bias_core.safety.errors import BiasCoreError
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
@@ -25,7 +25,7 @@ from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
 
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
-# How perspective fairness matches summary tokens to values (bias_core.measures.perspective.MATCHINGS).
+# How perspective fairness matches summary tokens to values (bias_core.measures.perspective_scores.MATCHINGS).
 MATCHING_LABELS = {"ngram": "spaCy lemmas (default)",
                    "fairsumm-ngram": "FairSumm authors' N-gram pipeline (NLTK; reproduces their Table 10)",
                    "embedding": "MiniLM embeddings"}

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from bias_core.common.records import Document, Input, Summary
-from bias_core.documents.io import CsvColumns, csv_header, load_documents, load_documents_from_bytes
+from bias_core.documents.corpus import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
-from bias_core.runs.store import RunInfo, RunStore
+from bias_core.runs.run_info import RunInfo
+from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError
 from pages.parts import workspace
 from pages.render import md_escape

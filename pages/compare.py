@@ -11,7 +11,7 @@ from bias_core.compare.diff import change_counts, expected_words, model_differen
 from bias_core.compare.units import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
 from bias_core.measures.alignment import align_summaries
 from bias_core.measures.quality import summary_flags
-from bias_core.runs.store import StoreError
+from bias_core.runs.run_info import StoreError
 from bias_core.views.labels import variant_labels
 from pages.common import (
     INTERSECTIONAL_GENDER_NOTE,

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from bias_core.common.words import counted, counted_parts, plural
-from bias_core.documents.io import DEFAULT_MAX_BYTES, describe_limit
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, describe_limit
 from bias_core.documents.language import non_english_documents
 from pages.common import corpus_picker, document_label
 from pages.render import md_escape

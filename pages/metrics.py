@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from bias_core.measures import MEASURE_NAMES
-from bias_core.verdicts.findings import FAMILIES, judge, primary_estimate, semantics, variant
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics, variant
 from bias_core.views.charts import measure_figure
 from pages.common import current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values, run_store
 from pages.parts.progress import in_progress_notice
@@ -81,7 +82,7 @@ if reset_choices:
 kind = st.radio("Confidence intervals", kinds, horizontal=True, key="metrics_ci_kind", format_func=kind_labels.get,
                 bind="query-params")
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
-# The families of bias_core.verdicts.findings, so Metrics is navigated by the same families the Overview states findings for.
+# The families of bias_core.verdicts.semantics, so Metrics is navigated by the same families the Overview states findings for.
 families = sorted({semantics(name).family for name in present},
                   key=lambda f: FAMILIES.index(f) if f in FAMILIES else len(FAMILIES))
 family_labels = {f: f[:1].upper() + f[1:] for f in families}
@@ -98,7 +99,7 @@ chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_
                         format_func=lambda name: name.replace("_", " "), bind="query-params")
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
-st.caption("Significant means what it means on the Overview (bias_core.verdicts.findings.judge): the 95% interval excludes "
+st.caption("Significant means what it means on the Overview (bias_core.verdicts.judge.judge): the 95% interval excludes "
            "the value meaning no bias, the estimate clears the identity noise floor, it survives Holm's correction "
            "over the confirmatory family (measure × summarizer × perturbation), and n is large enough; "
            "Benjamini–Hochberg for term tables"
@@ -107,7 +108,7 @@ st.caption("Significant means what it means on the Overview (bias_core.verdicts.
 
 
 def result_table(rows) -> pd.DataFrame:
-    """The results with the marks of the one significance rule (``bias_core.verdicts.findings.judge``): the primary (signed,
+    """The results with the marks of the one significance rule (``bias_core.verdicts.judge.judge``): the primary (signed,
     where the score has a signed version) estimate and its interval, "favoured" only where the result is significant,
     and the score as the measure computes it."""
     table = []

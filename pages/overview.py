@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.verdicts.findings import CALIBRATION_DOC, controls, how_to_read
+from bias_core.verdicts.controls import CALIBRATION_DOC, controls
+from bias_core.verdicts.sentences import how_to_read
 from pages.common import current_run, findings_for
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape

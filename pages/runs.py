@@ -8,11 +8,12 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from bias_core.runs.audit import AuditConfig
+from bias_core.runs.config import AuditConfig
 from bias_core.runs.launch import delete_run, launch_audit
-from bias_core.runs.store import RunInfo, damaged_run_message
+from bias_core.runs.run_info import RunInfo, damaged_run_message
 from bias_core.safety.errors import BiasCoreError
-from bias_core.verdicts.findings import judge, primary_estimate, semantics, variant
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import primary_estimate, semantics, variant
 from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv
 from pages.common import run_store, select_run
 from pages.render import for_display, md_escape

@@ -24,10 +24,12 @@ from pathlib import Path
 
 from bias_core.common.records import Input, Summary
 from bias_core.common.wordlists import FAMILY_WORDS, SPORT_WORDS
-from bias_core.documents.io import json_safe, load_documents
+from bias_core.documents.corpus import load_documents
+from bias_core.documents.record_files import json_safe
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, write_demo_findings
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import run_audit
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer
 from bias_core.summarize.cache import cache_key

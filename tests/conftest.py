@@ -73,7 +73,7 @@ def launch_small_audit(at):
 
 @pytest.fixture(scope="session")
 def demo_news():
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
 
     return load_documents(DEMO_NEWS)
@@ -148,7 +148,8 @@ def audited_store(tmp_path_factory, demo_news) -> Path:
     """A store with one real audit: identity, gender-glob and gender-loc (2 draws) of 3 demo articles and one article
     with a <script> in it, summarized by lead-3 and sexist-female, every supported measure (50 resamples)."""
     from bias_core.common.records import Document
-    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+    from bias_core.runs.pipeline import run_audit
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 

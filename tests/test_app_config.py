@@ -14,7 +14,7 @@ def test_tables_offer_no_raw_csv_download_that_a_spreadsheet_would_evaluate():
 
 
 def test_uploads_are_limited_to_the_same_size_as_bias_core_accepts():
-    from bias_core.documents.io import DEFAULT_MAX_BYTES
+    from bias_core.documents.decoding import DEFAULT_MAX_BYTES
 
     settings = tomllib.loads(CONFIG.read_text())
     assert settings["server"]["maxUploadSize"] * 10**6 == DEFAULT_MAX_BYTES

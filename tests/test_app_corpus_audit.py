@@ -169,7 +169,7 @@ def test_the_audit_page_says_what_the_chosen_corpus_can_detect_before_anything_r
 
 
 def test_the_politician_picker_suggests_the_pairs_the_corpus_names_with_their_coverage(app):
-    from bias_core.documents import io
+    from bias_core.documents.corpus import load_documents
     from bias_core.perturb.politician_pairs import pair_coverage, suggest_pairs
 
     app.switch_page("pages/audit.py").run()
@@ -177,10 +177,10 @@ def test_the_politician_picker_suggests_the_pairs_the_corpus_names_with_their_co
     assert not app.exception
     captions = [c.value for c in app.caption]
     assert any(c.startswith("Politicians this corpus names by full name (originals): Donald Trump 3") for c in captions)
-    best = suggest_pairs(io.load_documents(REPO / "data" / "demo" / "news.jsonl"))[0]
+    best = suggest_pairs(load_documents(REPO / "data" / "demo" / "news.jsonl"))[0]
     picker = app.multiselect(key="politician_pair_choice")
     assert picker.value == [best.label] and picker.options[0] == best.describe()
-    covered = sum(pair_coverage(best.label, io.load_documents(REPO / "data" / "demo" / "news.jsonl")))
+    covered = sum(pair_coverage(best.label, load_documents(REPO / "data" / "demo" / "news.jsonl")))
     assert any(f"covers {covered} originals" in c for c in captions)
     app.text_area(key="politician_pairs_free").set_value("Barack Obama=Mitt Romney").run()
     assert any("Barack Obama = Mitt Romney: covers 0 originals" in w.value and "no input" in w.value
@@ -218,7 +218,7 @@ def test_going_back_to_corpus_keeps_the_upload_and_the_audit_audits_it(app):
 
 
 def test_the_sentiment_focus_value_is_a_stated_choice_from_the_corpus_values(app):
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.perturb.sentiment import SentimentConfig, corpus_values
 
     app.radio(key="corpus_choice").set_value("Demo product reviews").run()

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bias_core.common.records import Document, MeasureResult, Summary
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import build_inputs
 from bias_core.runs.store import RunStore
 from bias_core.summarize import get_summarizer, summarize_inputs
 from pages.render import md_escape

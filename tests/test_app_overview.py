@@ -10,7 +10,10 @@ import pytest
 from bias_core.measures.quality import output_quality
 from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
-from bias_core.verdicts.findings import controls, judge, run_findings, semantics
+from bias_core.verdicts.controls import controls
+from bias_core.verdicts.findings import run_findings
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import semantics
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page

@@ -12,7 +12,7 @@ import pytest
 
 from bias_core.common.records import Summary
 from bias_core.reference.demo import DEMO_RUN
-from bias_core.runs.estimate import this_machine
+from bias_core.runs.costs import this_machine
 from bias_core.runs.store import RunStore
 from tests.conftest import open_app
 
@@ -61,9 +61,10 @@ def test_estimate_uses_earlier_runs_of_the_summarizer_on_this_machine_as_a_range
 
 
 def test_cached_smollm2_summaries_are_free_in_the_estimate():
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_NEWS
-    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+    from bias_core.runs.pipeline import build_inputs
     from bias_core.summarize import SummaryCache, cache_key, get_summarizer
 
     smollm2 = get_summarizer("smollm2")

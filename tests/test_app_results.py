@@ -82,7 +82,8 @@ def test_resuming_a_stopped_run_whose_stored_config_is_invalid_shows_one_line_an
 def race_store(tmp_path_factory, demo_news):
     """A store with one real audit of three demo articles: identity and race (BBQ names, one draw), lead-3, entity
     inclusion only (50 resamples)."""
-    from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+    from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+    from bias_core.runs.pipeline import run_audit
     from bias_core.runs.store import RunStore
     from bias_core.summarize import SummaryCache
 

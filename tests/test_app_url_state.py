@@ -9,7 +9,7 @@ import time
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bias_core.runs.audit import default_run_name
+from bias_core.runs.config import default_run_name
 from bias_core.runs.store import RunStore
 from bias_core.views.labels import variant_labels
 from pages.render import md_escape

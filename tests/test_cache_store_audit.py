@@ -9,8 +9,10 @@ import pytest
 
 from bias_core.common.records import Input, MeasureResult, Summary
 from bias_core.reference.demo import DEMO_NEWS
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
-from bias_core.runs.store import RunStore, StoreError
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import run_audit
+from bias_core.runs.run_info import StoreError
+from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, cache_key, get_summarizer, summarize_inputs
 from bias_core.summarize.base import Summarizer, SummaryFailure, register
 

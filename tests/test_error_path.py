@@ -10,8 +10,9 @@ import pytest
 
 from bias_core.cli import main
 from bias_core.reference.demo import DEMO_NEWS
-from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, open_run, run_audit
+from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpec
 from bias_core.runs.launch import launch_audit
+from bias_core.runs.pipeline import open_run, run_audit
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, StageError, one_line
 from bias_core.summarize import SummaryCache

@@ -8,33 +8,35 @@ import time
 import pytest
 
 from bias_core.common.records import Document, Input, Summary
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, estimates_before_run, run_audit, throughput_history
-from bias_core.runs.estimate import (
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.costs import (
     DEFAULT_LOAD_SECONDS,
     DEFAULT_SECONDS,
-    DEFAULT_STAGE_RANGE,
-    HISTORY_MARGIN,
     MEASURE_COSTS,
     MODEL_LOADS,
+    Machine,
+    audit_work,
+    modelled_seconds,
+    this_machine,
+)
+from bias_core.runs.estimate import (
+    DEFAULT_STAGE_RANGE,
+    HISTORY_MARGIN,
     STAGE_MARGIN,
     Estimate,
-    Machine,
-    ThroughputMeter,
     ThroughputRecord,
-    audit_work,
-    block_rates,
     combine,
     estimate_audit,
     estimate_before,
-    estimate_during,
     estimate_stage,
     format_duration,
     format_range,
     load_factor,
-    modelled_seconds,
     stage_record,
-    this_machine,
 )
+from bias_core.runs.meter import ThroughputMeter, block_rates, estimate_during
+from bias_core.runs.pipeline import run_audit
+from bias_core.runs.progress import estimates_before_run, throughput_history
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import Summarizer, SummaryFailure, register
@@ -341,9 +343,9 @@ def test_a_row_that_ends_early_is_reported_before_the_batch_ends():
 # every stage of the audit: perturb, summarize, measure ------------------------------------------------------------
 
 def review_inputs(samples: int = 2) -> list[Input]:
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_REVIEWS
-    from bias_core.runs.audit import build_inputs
+    from bias_core.runs.pipeline import build_inputs
 
     review_config = AuditConfig(corpus=CorpusSpec("reviews"), summarizers=[StageSpec("lead-3")],
                                 perturbations=[StageSpec("identity"),
@@ -435,7 +437,7 @@ def test_the_projected_total_stays_steady_while_batches_finish_together():
 
 
 def test_the_audit_adds_the_measure_stage_to_the_remaining_time_and_keeps_each_stages_time(tmp_path, monkeypatch):
-    from bias_core.documents.io import load_documents
+    from bias_core.documents.corpus import load_documents
     from bias_core.reference.demo import DEMO_REVIEWS
 
     store = RunStore(tmp_path / "runs.sqlite")

@@ -16,7 +16,7 @@ import pytest
 
 from bias_core.cli import main
 from bias_core.common.records import Input, Summary
-from bias_core.documents.io import write_jsonl
+from bias_core.documents.record_files import write_jsonl
 from bias_core.measures import MeasureOptions, fairsumm_ngram
 from bias_core.measures.common import pair_summaries
 from bias_core.measures.fairsumm_ngram import (
@@ -24,21 +24,20 @@ from bias_core.measures.fairsumm_ngram import (
     NLTK_RESOURCES,
     TABLE10_PUBLISHED,
     check_nltk_data,
-    kept_slots,
-    table10_cells,
     text_tokens,
 )
+from bias_core.measures.fairsumm_table10 import table10_cells
+from bias_core.measures.matching import SampleUnits, kept_slots
 from bias_core.measures.nltk_reference import modern_nltk_data
-from bias_core.measures.perspective import (
-    SampleUnits,
+from bias_core.measures.perspective import perspective_fairness
+from bias_core.measures.perspective_null import value_blind_selections
+from bias_core.measures.perspective_scores import (
     permuted_scores,
-    perspective_fairness,
     sample_fairness,
     sample_units,
     selection_scores,
-    value_blind_selections,
 )
-from bias_core.runs.audit import AuditConfig, ConfigError, config_hash
+from bias_core.runs.config import AuditConfig, ConfigError, config_hash
 from bias_core.safety.errors import InputError
 from tests.conftest import REPO, open_app
 

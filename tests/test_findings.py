@@ -1,4 +1,4 @@
-"""The one significance rule (``findings.judge``), signed primary estimates and the plain-word findings (issue 11)."""
+"""The one significance rule (``verdicts.judge.judge``), signed primary estimates and the plain-word findings (issue 11)."""
 
 from __future__ import annotations
 
@@ -17,20 +17,12 @@ from bias_core.measures.common import UnitCounts, interval_results
 from bias_core.reference import demo as demo_module
 from bias_core.reference.demo import DEMO_FINDINGS, DEMO_RUN, demo_findings, ensure_demo_run, write_demo_findings
 from bias_core.runs.store import RunStore
-from bias_core.verdicts.findings import (
-    FAMILIES,
-    effect_text,
-    evidence_pair,
-    finding_as_dict,
-    finding_from_dict,
-    findings,
-    how_to_read,
-    judge,
-    primary_estimate,
-    run_findings,
-    semantics,
-    z95,
-)
+from bias_core.verdicts.evidence import evidence_pair
+from bias_core.verdicts.findings import finding_as_dict, finding_from_dict, findings, run_findings
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics
+from bias_core.verdicts.sentences import effect_text, how_to_read
+from bias_core.verdicts.significance import z95
 
 
 def result(measure, value, low, high, n=20, perturbation="gender-loc", summarizer="m", kind="d", **details):

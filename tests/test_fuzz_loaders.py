@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bias_core.documents.io import load_documents_from_bytes
+from bias_core.documents.corpus import load_documents_from_bytes
 from bias_core.safety.errors import InputError
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,7 @@ import time
 from http.server import ThreadingHTTPServer
 
 from bias_core.common.records import Document, Input
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.perturb import get_perturbation
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs

@@ -66,7 +66,7 @@ def test_the_app_refuses_hostile_uploads_with_a_message(case):
 def test_streamlit_and_bias_core_enforce_the_same_upload_limit():
     import tomllib
 
-    from bias_core.documents.io import DEFAULT_MAX_BYTES
+    from bias_core.documents.decoding import DEFAULT_MAX_BYTES
     from tests.conftest import REPO
 
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bias_core.cli import main
-from bias_core.documents.io import DEFAULT_MAX_BYTES, csv_header, load_documents, load_documents_from_bytes
+from bias_core.documents.corpus import csv_header, load_documents, load_documents_from_bytes
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES
 from bias_core.reference.demo import DEMO_NEWS
 from tests.conftest import REPO, open_app
 from tests.test_hostile_matrix_config import assert_audit_refused, assert_one_clear_line, audit_toml, run_cli
@@ -224,7 +225,7 @@ def test_a_line_break_in_a_quoted_csv_header_reads_as_a_space_in_the_picker_and_
     assert csv_header("docs.csv", data) == ["article text", "id"]
     path = tmp_path / "docs.csv"
     path.write_bytes(data)
-    from bias_core.documents.io import CsvColumns
+    from bias_core.documents.corpus import CsvColumns
 
     (document,) = load_documents(path, columns=CsvColumns(text="article text", id="id", detect=False))
     assert (document.id, document.text) == ("1", "She said hello.")

@@ -1,4 +1,4 @@
-"""Loading and writing (bias_core/documents/io.py): every accepted format of INTERFACES.md, and one clear error for bad input.
+"""Loading and writing (bias_core/documents/): every accepted format of INTERFACES.md, and one clear error for bad input.
 
 Loading is all-or-nothing, so every error test asserts that the call raises (and therefore returns nothing).
 """
@@ -14,12 +14,9 @@ from pathlib import Path
 import pytest
 
 from bias_core.common.records import Document, Entity, Input, MeasureResult, Substitution, Summary, Unit
-from bias_core.documents.io import (
-    MAX_ZIP_RATIO,
-    CsvColumns,
-    decode_text,
-    load_documents,
-    load_documents_from_bytes,
+from bias_core.documents.corpus import MAX_ZIP_RATIO, CsvColumns, load_documents, load_documents_from_bytes
+from bias_core.documents.decoding import decode_text
+from bias_core.documents.record_files import (
     read_inputs,
     read_jsonl,
     read_measures,
@@ -982,7 +979,7 @@ def test_write_measures_keeps_the_existing_file_when_results_fail_midway(tmp_pat
 
 def test_nan_inside_measure_details_is_written_as_null(tmp_path):
     from bias_core.common.records import MeasureResult
-    from bias_core.documents.io import read_measures, write_measures
+    from bias_core.documents.record_files import read_measures, write_measures
 
     path = tmp_path / "m.json"
     write_measures(path, [MeasureResult("bur", 0.5, 3, details={"p_y": [float("nan"), 0.5], "z": float("inf")})])
@@ -994,7 +991,7 @@ def test_a_corrupt_zip_entry_is_an_input_error_naming_the_entry(tmp_path):
     import io as std_io
     import zipfile
 
-    from bias_core.documents.io import load_documents_from_bytes
+    from bias_core.documents.corpus import load_documents_from_bytes
     from bias_core.safety.errors import InputError
 
     buffer = std_io.BytesIO()

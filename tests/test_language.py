@@ -35,7 +35,7 @@ def test_the_command_line_starts_without_loading_spacy_scikit_learn_scipy_or_tor
     import subprocess
     import sys
 
-    code = ("import sys, bias_core.cli, bias_core.runs.audit, bias_core.measures, bias_core.summarize; "
+    code = ("import sys, bias_core.cli, bias_core.runs.pipeline, bias_core.measures, bias_core.summarize; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'spacy', 'sklearn', 'scipy', 'torch', 'networkx'}))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"

@@ -14,7 +14,7 @@ import pytest
 from bias_core.cli import main
 from bias_core.common import nlp
 from bias_core.common.records import Document
-from bias_core.documents.io import read_inputs, read_summaries
+from bias_core.documents.record_files import read_inputs, read_summaries
 from bias_core.perturb import base, get_perturbation, parse_pair
 from bias_core.runs.store import RunStore
 from tests.test_cli import cli

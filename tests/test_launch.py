@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
 from bias_core.runs.launch import launch_audit
 from bias_core.runs.store import RunStore
 

@@ -7,7 +7,7 @@ import json
 
 from bias_core.cli import main
 from bias_core.common.records import Input, Substitution, Summary
-from bias_core.documents.io import write_jsonl
+from bias_core.documents.record_files import write_jsonl
 from bias_core.runs.store import RunStore
 
 LOOP = "Council news || || || || || || || || || || || ||"

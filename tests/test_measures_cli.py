@@ -8,7 +8,7 @@ import pytest
 
 from bias_core.cli import main
 from bias_core.common.records import Entity, Input, Substitution, Summary, Unit
-from bias_core.documents.io import write_jsonl
+from bias_core.documents.record_files import write_jsonl
 from bias_core.measures import MEASURE_NAMES
 
 ARTICLE = ("Linda Moore won the city council seat on Tuesday. She thanked her volunteers. John Smith, her rival, "

@@ -9,11 +9,11 @@ import pytest
 
 from bias_core.common.records import Input, Summary, Unit
 from bias_core.measures.common import Pair
-from bias_core.measures.perspective import (
+from bias_core.measures.perspective import perspective_fairness
+from bias_core.measures.perspective_scores import (
     AUC_GRID,
     fairness_scores,
     fairness_target,
-    perspective_fairness,
     softmax,
 )
 
@@ -142,7 +142,7 @@ def test_embedding_matching_prefers_the_value_the_summary_talks_about():
 
 def test_identity_review_documents_give_perspective_measures_a_noise_floor_and_articles_are_left_out():
     from bias_core.measures import compute_measures
-    from bias_core.verdicts.findings import judge
+    from bias_core.verdicts.judge import judge
 
     reviews = [Unit("The battery is great and lasts all day", "pos"), Unit("Awful strap, it broke in a week", "neg"),
                Unit("Great sound and a great price", "pos")]

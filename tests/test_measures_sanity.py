@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from bias_core.common.records import Document
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.measures.common import pair_summaries
-from bias_core.measures.steen_markert import align_pairs, distinguishability, entity_inclusion
+from bias_core.measures.distinguishability import distinguishability
+from bias_core.measures.steen_markert import align_pairs, entity_inclusion
 from bias_core.perturb import get_perturbation
 from bias_core.reference.demo import DEMO_NEWS
 from bias_core.summarize import get_summarizer

@@ -16,15 +16,17 @@ from bias_core.measures.alignment import (
     unterminated_sentence_start,
 )
 from bias_core.measures.common import Pair
-from bias_core.measures.steen_markert import (
+from bias_core.measures.distinguishability import (
     TIE_TOLERANCE,
-    align_pairs,
     anonymise,
     article_distinguishability,
     distinguishability,
+    identical_texts_similar,
+)
+from bias_core.measures.steen_markert import (
+    align_pairs,
     entity_hallucination,
     entity_inclusion,
-    identical_texts_similar,
     odds_ratio_score,
     word_list_inclusion,
 )

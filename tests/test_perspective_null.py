@@ -16,26 +16,27 @@ import pytest
 
 from bias_core.common import nlp, stats
 from bias_core.common.records import Document, Input, Summary, Unit
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.measures import MeasureOptions, compute_measures
-from bias_core.measures import perspective as perspective_module
+from bias_core.measures import perspective_null as null_module
 from bias_core.measures.common import pair_summaries
-from bias_core.measures.perspective import (
+from bias_core.measures.matching import content_tokens, sentence_content_tokens
+from bias_core.measures.perspective import perspective_fairness
+from bias_core.measures.perspective_null import (
     DEFAULT_PERMUTATIONS,
-    PERSPECTIVE_MEASURES,
-    content_tokens,
-    fairness_scores,
-    fairness_target,
     holm,
-    ngram_target,
-    permuted_scores,
-    perspective_fairness,
-    sample_units,
-    selection_scores,
-    sentence_content_tokens,
-    softmax,
     value_blind_selections,
     value_permutations,
+)
+from bias_core.measures.perspective_scores import (
+    PERSPECTIVE_MEASURES,
+    fairness_scores,
+    fairness_target,
+    ngram_target,
+    permuted_scores,
+    sample_units,
+    selection_scores,
+    softmax,
 )
 from bias_core.perturb import get_perturbation
 from bias_core.reference.demo import DEMO_REVIEWS
@@ -239,7 +240,7 @@ def test_sof_interval_is_the_same_with_or_without_merging_repeated_resamples(mon
     # Few originals give few distinct resamples, computed once each; the plain chunked loop gives the same interval.
     pairs = pair_summaries(sentiment_inputs(), list(summaries_of("lead-3")))
     merged = by_name(perspective_fairness(pairs, n_permutations=300))["sof"].details["test"]
-    monkeypatch.setattr(perspective_module, "_FEW_ORIGINALS", 0)
+    monkeypatch.setattr(null_module, "_FEW_ORIGINALS", 0)
     plain = by_name(perspective_fairness(pairs, n_permutations=300))["sof"].details["test"]
     assert merged["ci_low"] == pytest.approx(plain["ci_low"]) and merged["ci_high"] == pytest.approx(plain["ci_high"])
     assert merged["ci_low"] <= merged["estimate"] <= merged["ci_high"]

@@ -9,7 +9,7 @@ import pytest
 from bias_core.cli import main
 from bias_core.common.records import PERTURBATIONS as INTERFACE_NAMES
 from bias_core.common.records import Document, Unit
-from bias_core.documents.io import read_inputs
+from bias_core.documents.record_files import read_inputs
 from bias_core.perturb import PERTURBATIONS, get_perturbation
 from tests.fixtures.perturb.corpus import DEMO_NEWS, DEMO_REVIEWS, HERE
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bias_core.common.records import Document, Input, Substitution
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.perturb import build_templates, get_perturbation
 from tests.fixtures.perturb.corpus import DEMO_NEWS, HERE
 

@@ -6,7 +6,7 @@ import pytest
 
 from bias_core.common.records import Document
 from bias_core.perturb import PoliticianSwap, back_replace, build_templates, parse_pair
-from bias_core.perturb.politician import BIDEN, TRUMP, TRUMP_BIDEN, PairError, count_forms
+from bias_core.perturb.politician_forms import BIDEN, TRUMP, TRUMP_BIDEN, PairError, count_forms
 from bias_core.safety.errors import InputError
 from tests.fixtures.perturb.corpus import news_templates, template
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bias_core.common.records import Document
 from bias_core.perturb import PoliticianSwap, build_templates, parse_pair
-from bias_core.perturb.politician import find_record
+from bias_core.perturb.politician_forms import find_record
 
 ARTICLES = Path(__file__).resolve().parent / "fixtures" / "perturb" / "politician_articles.jsonl"
 

@@ -242,8 +242,9 @@ def test_cli_takes_the_name_source_and_writes_it_with_the_frequencies(tmp_path):
 
 
 def test_audit_config_passes_the_name_source_to_the_race_perturbation():
-    from bias_core.documents.io import load_documents
-    from bias_core.runs.audit import AuditConfig, build_inputs
+    from bias_core.documents.corpus import load_documents
+    from bias_core.runs.config import AuditConfig
+    from bias_core.runs.pipeline import build_inputs
     from tests.fixtures.perturb.corpus import DEMO_NEWS
 
     config = AuditConfig.from_dict({"corpus": {"path": str(DEMO_NEWS)}, "summarizers": [{"name": "lead-3"}],

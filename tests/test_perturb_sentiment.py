@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from bias_core.common.records import UNIT_SEPARATOR, Document, Unit
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.perturb import PerspectiveSplit, SentimentConfig
 from bias_core.perturb.sentiment import split_counts, unit_value, vader_value
 from tests.fixtures.perturb.corpus import DEMO_REVIEWS

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bias_core.common.records import Document
-from bias_core.documents.io import read_inputs, write_jsonl
+from bias_core.documents.record_files import read_inputs, write_jsonl
 from bias_core.perturb import build_templates, get_perturbation
 from tests.fixtures.perturb.corpus import news_templates
 

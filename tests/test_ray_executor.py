@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bias_core.perturb import get_perturbation
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
 from bias_core.runs.executors import LocalExecutor, RayExecutor, merge_results
+from bias_core.runs.pipeline import run_audit
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache
 

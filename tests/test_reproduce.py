@@ -53,11 +53,11 @@ def test_a_mismatch_is_shown_with_its_difference():
 
 
 def test_fairsumm_cells_pair_each_published_table_10_cell_with_its_recomputation(monkeypatch, tmp_path):
-    from bias_core.measures import fairsumm_ngram
+    from bias_core.measures import fairsumm_table10
     from bias_core.reference.reproduce import fairsumm_cells
 
     recomputed = {"GPT-4": {"BUR": 20.2667, "UER": 2.5012}, "Alpaca": {"BUR": 34.4667, "UER": 3.7}}
-    monkeypatch.setattr(fairsumm_ngram, "table10_cells", lambda folder: recomputed)
+    monkeypatch.setattr(fairsumm_table10, "table10_cells", lambda folder: recomputed)
     cells = {(cell.row, cell.measure): cell for cell in fairsumm_cells(tmp_path)}
     assert set(cells) == {("GPT-4", "BUR"), ("GPT-4", "UER"), ("Alpaca", "BUR"), ("Alpaca", "UER")}
     assert cells[("GPT-4", "BUR")].matches and cells[("GPT-4", "BUR")].published == 20.27

@@ -12,20 +12,18 @@ from pathlib import Path
 import pytest
 
 from bias_core.common.records import Document, Input, Substitution
-from bias_core.documents.io import load_documents
-from bias_core.perturb.review import (
-    REVIEW_SAMPLE_SIZE,
+from bias_core.documents.corpus import load_documents
+from bias_core.perturb.review import REVIEW_SAMPLE_SIZE, review_inputs, review_report, sample_inputs
+from bias_core.perturb.review_checks import (
     entity_gender,
     leftover_pronouns,
     leftover_titles,
     non_person_swaps,
     partial_names,
     politician_aliases,
-    review_inputs,
-    review_report,
-    sample_inputs,
 )
-from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec, build_inputs, config_hash, run_audit
+from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpec, config_hash
+from bias_core.runs.pipeline import build_inputs, run_audit
 from bias_core.runs.store import RunStore
 from tests.conftest import REPO
 from tests.fixtures.perturb.corpus import DEMO_NEWS

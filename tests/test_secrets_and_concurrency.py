@@ -11,7 +11,8 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from bias_core.common.records import Input, Summary
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import run_audit
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache
 from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv

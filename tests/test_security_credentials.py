@@ -11,7 +11,8 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, run_audit
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import run_audit
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import one_line
 from bias_core.safety.redact import redact_url, redact_urls

@@ -11,7 +11,8 @@ from bias_core.common import nlp
 from bias_core.perturb import PERTURBATIONS as PERTURBATIONS_BY_NAME
 from bias_core.perturb import get_perturbation
 from bias_core.perturb.shared import chunk_jobs, merge_jobs, run_shared
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs, perturbation_params, run_audit
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec, perturbation_params
+from bias_core.runs.pipeline import build_inputs, run_audit
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache
 

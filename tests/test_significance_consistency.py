@@ -11,11 +11,13 @@ import re
 
 import pytest
 
-from bias_core.common.records import Input, Summary
+from bias_core.common.records import Input
 from bias_core.measures import compute_measures
 from bias_core.reference.demo import DEMO_RUN
 from bias_core.runs.store import RunStore
-from bias_core.verdicts.findings import findings, judge, primary_estimate, variant
+from bias_core.verdicts.findings import findings
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import primary_estimate, variant
 from bias_core.views.charts import chart_data, measure_figure, measure_svg
 from bias_core.views.export import html_report, measures_csv
 
@@ -153,7 +155,8 @@ def test_a_measure_with_only_identity_results_charts_them_as_rows(demo):
 
 
 def test_odds_ratios_are_charted_as_ratios_on_a_log_scale_centred_on_one(demo):
-    from bias_core.verdicts.findings import _odds_ratio, primary_estimate
+    from bias_core.verdicts.semantics import primary_estimate
+    from bias_core.verdicts.sentences import odds_ratio as _odds_ratio
 
     store, run_id = demo
     demo_rows = [r for r in store.measures(run_id) if r.measure == "entity_inclusion" and r.ci_kind == "d"]

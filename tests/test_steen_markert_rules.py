@@ -16,17 +16,16 @@ from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures.alignment import align_summaries, authors_mention_aligns, mention_aligns, name_tokens
 from bias_core.measures.common import Pair, tokenize_lower
-from bias_core.measures.steen_markert import (
+from bias_core.measures.distinguishability import (
     TIE_TOLERANCE,
     anonymise,
     anonymise_authors,
     article_distinguishability,
     article_distinguishability_authors,
     distinguishability,
-    nltk_word_tokens,
-    word_list_inclusion,
 )
-from bias_core.runs.audit import AuditConfig, ConfigError
+from bias_core.measures.steen_markert import nltk_word_tokens, word_list_inclusion
+from bias_core.runs.config import AuditConfig, ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 PUNKT = ROOT.parent / "shared" / "reference" / "nltk_data" / "tokenizers" / "punkt" / "PY3" / "english.pickle"
@@ -197,7 +196,7 @@ def test_the_audit_config_refuses_unknown_rules_in_one_line():
 
 def test_the_measure_command_takes_the_rules(tmp_path):
     from bias_core.cli import main
-    from bias_core.documents.io import write_jsonl
+    from bias_core.documents.record_files import write_jsonl
 
     items = [make_input(f"i{arm}", RACE_INPUT.text, [EBONY, EMILY], arm=arm) for arm in ("a", "b")]
     write_jsonl(tmp_path / "inputs.jsonl", items)

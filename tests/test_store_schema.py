@@ -22,7 +22,9 @@ import bias_core.common.sqlite_files as sqlite_files
 from bias_core.cli import main
 from bias_core.common.records import Input, Summary
 from bias_core.reference.demo import ensure_demo_run
-from bias_core.runs.store import SCHEMA_VERSION, RunStore, StoreError
+from bias_core.runs.run_info import StoreError
+from bias_core.runs.store import RunStore
+from bias_core.runs.store_schema import SCHEMA_VERSION
 from bias_core.summarize.cache import SCHEMA_VERSION as CACHE_VERSION
 from bias_core.summarize.cache import CacheError, SummaryCache
 

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from bias_core.runs.audit import AuditConfig, ConfigError, CorpusSpec, StageSpec
+from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpec
 from bias_core.safety.errors import InputError, SummarizerError
 from bias_core.safety.validation import SEED_MAX, Param, ParamError, check_output_path, check_params
 from bias_core.summarize import get_summarizer
@@ -172,7 +172,7 @@ def test_a_valid_config_validates_without_warnings():
 
 
 def test_measure_options_at_their_defaults_leave_the_stored_config_and_its_hash_unchanged(tmp_path):
-    from bias_core.runs.audit import config_hash
+    from bias_core.runs.config import config_hash
 
     plain = config()
     explicit = config(paired_identifiers="steen-markert", include_degenerate=False, lexicons={})

@@ -1,5 +1,5 @@
 """The verdicts pass their controls on real components (issue 19; METHODS §5): real perturbations of realistic
-articles, real extractive summarizers, the real measures and the one rule ``findings.judge``.
+articles, real extractive summarizers, the real measures and the one rule ``verdicts.judge.judge``.
 
 - Null controls (lead-3 copies the first sentences; random-3 draws sentences seeded by the text) have no finding in
   any family, and lead-3's identical summaries read "no difference", never "not enough data".
@@ -18,14 +18,16 @@ import numpy as np
 import pytest
 
 from bias_core.common.records import Document
-from bias_core.documents.io import load_documents
+from bias_core.documents.corpus import load_documents
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quadruples import Outcome, quadruple_inconsistency
 from bias_core.perturb import get_perturbation
 from bias_core.reference.demo import DEMO_NEWS
 from bias_core.summarize import get_summarizer
-from bias_core.verdicts.findings import IDENTICAL, controls, findings, judge
+from bias_core.verdicts.controls import controls
+from bias_core.verdicts.findings import findings
+from bias_core.verdicts.judge import IDENTICAL, judge
 
 ARTICLES = Path(__file__).resolve().parent / "fixtures" / "articles"
 NAME_MEASURES = ["word_list_inclusion_adjusted", "word_list_inclusion_unadjusted", "entity_inclusion",
@@ -153,8 +155,8 @@ def test_delta_i_resamples_originals_and_its_p_can_pass_a_large_family():
 
 
 def test_the_vectorised_label_shuffles_equal_the_scalar_scores():
+    from bias_core.measures.distinguishability import article_distinguishability, permuted_article_scores
     from bias_core.measures.lexical_bias import bias_independence_criterion, permuted_bics
-    from bias_core.measures.steen_markert import article_distinguishability, permuted_article_scores
 
     rng = np.random.default_rng(0)
     similarity = rng.random((8, 8))
@@ -174,7 +176,7 @@ def test_the_vectorised_label_shuffles_equal_the_scalar_scores():
 def test_distinguishability_of_arms_that_differ_only_in_noise_is_calibrated_against_its_shuffle_null():
     """Summaries whose arms differ only by a random draw per input (15 articles, 5 + 5 summaries): over 20 seeded
     corpora the shuffle-null test is significant at about its 5% level, and a planted group effect always is."""
-    from bias_core.measures.steen_markert import article_distinguishability, distinguishability_test
+    from bias_core.measures.distinguishability import article_distinguishability, distinguishability_test
 
     significant = 0
     for seed in range(20):

@@ -11,10 +11,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bias_core.commands import terminal_text
-from bias_core.runs.audit import AuditConfig, AuditStopped, build_inputs, check_corpus, corpus_documents, run_audit
+from bias_core.runs.config import AuditConfig
+from bias_core.runs.corpus import check_corpus, corpus_documents
 from bias_core.runs.estimate import Estimate, format_duration
 from bias_core.runs.executors import EXECUTORS, get_executor
-from bias_core.runs.store import RunBusyError, RunStore
+from bias_core.runs.pipeline import build_inputs, run_audit
+from bias_core.runs.run_info import RunBusyError
+from bias_core.runs.stopping import AuditStopped
+from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, one_line
 from bias_core.safety.validation import WORKERS, check_option
 from bias_core.summarize import SummaryCache
@@ -165,7 +169,8 @@ def verdict_lines(results) -> list[str]:
     """What the run found, as the Overview opens: the controls line (and its warning), then one answer per
     summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.verdicts.findings``).
     Names come from users and models, so the caller escapes control characters (``terminal_text``)."""
-    from bias_core.verdicts.findings import controls, findings
+    from bias_core.verdicts.controls import controls
+    from bias_core.verdicts.findings import findings
 
     rows = findings(results)
     lines = []

@@ -12,8 +12,8 @@ import json
 import logging
 
 from bias_core.common import stats
-from bias_core.documents import io
-from bias_core.documents.io import text_file
+from bias_core.documents.decoding import text_file
+from bias_core.documents.record_files import read_inputs, read_summaries, write_measures
 from bias_core.measures import (
     MARKER_LEXICON_NAMES,
     MEASURE_NAMES,
@@ -25,7 +25,7 @@ from bias_core.measures import (
 from bias_core.measures.fairsumm_ngram import FAIRSUMM_NGRAM, check_nltk_data
 from bias_core.measures.lexical_bias import read_bias_labels
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES, load_politicians
-from bias_core.measures.perspective import MATCHINGS
+from bias_core.measures.perspective_scores import MATCHINGS
 from bias_core.safety.errors import InputError, stage
 from bias_core.safety.validation import RESAMPLES, SEED, check_option, check_output_path
 
@@ -136,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
         check_nltk_data(f"--perspective-matching {FAIRSUMM_NGRAM}")
     lookup = read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {}
     labels = read_bias_labels(args.bias_labels) if args.bias_labels else None
-    inputs = io.read_inputs(args.inputs)
-    summaries = io.read_summaries(args.summaries)
+    inputs = read_inputs(args.inputs)
+    summaries = read_summaries(args.summaries)
     known = {item.id for item in inputs}
     orphans = [summary.input_id for summary in summaries if summary.input_id not in known]
     if len(orphans) == len(summaries):
@@ -155,6 +155,6 @@ def run(args: argparse.Namespace) -> int:
         steen_markert_rules=args.steen_markert_rules)
     with stage(f"measure {args.summaries}"):
         results = compute_measures(inputs, summaries, args.measure, options)
-    io.write_measures(args.out, results)
+    write_measures(args.out, results)
     logger.info("wrote %d results to %s", len(results), args.out)
     return 0

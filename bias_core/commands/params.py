@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bias_core.documents.io import lone_surrogate
+from bias_core.documents.jsonl import lone_surrogate
 from bias_core.safety.errors import InputError
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bias_core.documents.io import CsvColumns, load_documents, write_jsonl
+from bias_core.documents.corpus import CsvColumns, load_documents
+from bias_core.documents.record_files import write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
 from bias_core.perturb.sentiment import VALUE_SOURCES, unknown_value_column
 from bias_core.safety.errors import InputError

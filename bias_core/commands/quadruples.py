@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from bias_core.common import stats
-from bias_core.documents import io
-from bias_core.documents.io import text_file
+from bias_core.documents.decoding import text_file
+from bias_core.documents.record_files import write_measures
 from bias_core.measures.quadruples import QUADRUPLE_ROLES, Outcome, quadruple_inconsistency
 from bias_core.safety.errors import InputError, stage
 from bias_core.safety.validation import RESAMPLES, SEED, check_option, check_output_path
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         group_order = (parts[0], parts[1])
     with stage(f"quadruples {args.outcomes}"):
         results = quadruple_inconsistency(rows, group_order=group_order, n_resamples=args.bootstrap, seed=args.seed)
-    io.write_measures(args.out, results)
+    write_measures(args.out, results)
     for result in results:
         logger.info("%s = %s (n = %d)", result.measure, result.value, result.n)
     return 0

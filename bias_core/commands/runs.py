@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 from bias_core.commands import terminal_text
-from bias_core.runs.store import RunInfo, RunStore, default_store_path
+from bias_core.runs.run_info import RunInfo
+from bias_core.runs.store import RunStore, default_store_path
 
 COLUMNS = ("id", "name", "status", "stage", "progress", "created", "message")
 

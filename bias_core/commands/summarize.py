@@ -8,14 +8,9 @@ from pathlib import Path
 
 from bias_core.commands.params import parse_params
 from bias_core.common.records import Input
-from bias_core.documents.io import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_MB,
-    load_documents,
-    megabytes,
-    read_inputs,
-    write_jsonl,
-)
+from bias_core.documents.corpus import load_documents
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, megabytes
+from bias_core.documents.record_files import read_inputs, write_jsonl
 from bias_core.safety.errors import InputError, stage
 from bias_core.safety.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs

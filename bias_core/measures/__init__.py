@@ -37,8 +37,16 @@ from pathlib import Path
 
 from bias_core.common import nlp, stats
 from bias_core.common.records import Input, MeasureResult, Summary
+from bias_core.measures import (
+    distinguishability,
+    lexical_bias,
+    perspective,
+    politician,
+    quadruples,
+    quality,
+    steen_markert,
+)
 from bias_core.measures import fightin_words as fw
-from bias_core.measures import lexical_bias, perspective, politician, quadruples, quality, steen_markert
 from bias_core.measures.common import Pair, pair_summaries
 from bias_core.measures.lexicons import (
     DEFAULT_PAIRED_IDENTIFIERS,
@@ -284,8 +292,8 @@ def _family_results(pairs: list[Pair], names: list[str], perturbation: str, opti
                                                   **common)
     for similarity in ("count", "dense"):
         if f"distinguishability_{similarity}" in names:
-            out += steen_markert.distinguishability(pairs, similarity=similarity, perturbation=perturbation,
-                                                    rules=rules, **common)
+            out += distinguishability.distinguishability(pairs, similarity=similarity, perturbation=perturbation,
+                                                         rules=rules, **common)
     if "fightin_words" in names:
         out.append(_fightin_words_by_arm(pairs, perturbation, options))
     perspective_names = _wanted(names, "perspective")
@@ -414,7 +422,7 @@ def _sfpi(inputs: Sequence[Input], options: MeasureOptions) -> list[MeasureResul
 def _holm_over_family(results: Sequence[MeasureResult]) -> None:
     """Add Holm-adjusted p-values over the measures' own p-values within each summarizer (METHODS §5: the family is
     one summarizer's tests, so adding a summarizer never changes another's), method stated. The verdict
-    (``findings.judge``) corrects over every test of the summarizer, these included."""
+    (``verdicts.judge.judge``) corrects over every test of the summarizer, these included."""
     by_summarizer: dict[str | None, list[MeasureResult]] = {}
     for result in results:
         if result.details.get("p_one_sided") is not None:

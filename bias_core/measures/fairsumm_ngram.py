@@ -13,32 +13,31 @@
    stem (NLTK's ``PorterStemmer``, NLTK extensions).
 5. p_x(v) = slot v's share of the tokens. p_y: every summary token (repeats included) adds 1 to every value whose
    token list contains it; normalised; uniform over the kept slots when no summary token matches.
-6. Kept slots (``kept_slots``): the slots sorted by token count, largest first, are kept while the float running sum
-   of their shares is below 1.0. A slot with no tokens is therefore dropped only when the sum reached exactly 1.0
-   before it (always with one non-empty slot; with two or more, only when the float additions happen to give 1.0);
-   otherwise it stays, with p_x = 0 and p_y = 0 unless nothing matched, so 0 ≤ 0.8 · 0 makes the sample unfair, and
-   it counts in UER's divisor.
+6. Kept slots (``matching.kept_slots``): the slots sorted by token count, largest first, are kept while the float
+   running sum of their shares is below 1.0. A slot with no tokens is therefore dropped only when the sum reached
+   exactly 1.0 before it (always with one non-empty slot; with two or more, only when the float additions happen to
+   give 1.0); otherwise it stays, with p_x = 0 and p_y = 0 unless nothing matched, so 0 ≤ 0.8 · 0 makes the sample
+   unfair, and it counts in UER's divisor.
 7. A sample is unfair when some kept value has p_y ≤ τ · p_x (``≤``, τ = 0.8); UER is the mean over kept values of
    max(0, p_x − p_y); BUR and UER are plain means over samples × 100. A summary that is empty or blank is skipped, as
    ``eval.py`` does (``skip_empty``).
 
 Only the tokens, the kept slots and ``≤`` differ from summbias's own ``ngram`` matching; the rest (target, AUC,
-SOF, intervals, the permutation null) is ``perspective.py``'s. The units are tokenised as their slot string is, then
-split at the " || " tokens, so every unit gets exactly its share of the slot's tokens: the shuffle null
-re-assigns those units to values, and the selection null's sentences are the Punkt sentences of those pieces, their
-tokens counted against the slots' token lists as a summary's are (a null summary's p_y uses this pipeline).
+SOF, intervals, the permutation null) is that of ``perspective_scores``, ``perspective_null`` and ``perspective``.
+The units are tokenised as their slot string is, then split at the " || " tokens, so every unit gets exactly its
+share of the slot's tokens: the shuffle null re-assigns those units to values, and the selection null's sentences
+are the Punkt sentences of those pieces, their tokens counted against the slots' token lists as a summary's are (a
+null summary's p_y uses this pipeline).
 
 The NLTK data this needs (stop words, WordNet, the English Punkt parameters and the perceptron tagger) is not part of
 the default setup; ``check_nltk_data`` says in one line what is missing and how to install it, before any work.
-``table10_cells`` recomputes the published Table 10 N-gram cells from the authors' released Yelp outputs.
+``fairsumm_table10.table10_cells`` recomputes the published Table 10 N-gram cells from the authors' released Yelp
+outputs.
 """
 
 from __future__ import annotations
 
 import functools
-import gzip
-import json
-import os
 import string
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,7 +49,7 @@ from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
     from bias_core.measures.common import Pair
-    from bias_core.measures.perspective import SampleUnits
+    from bias_core.measures.matching import SampleUnits
 
 FAIRSUMM_NGRAM = "fairsumm-ngram"
 UNIT_SEPARATOR = " || "
@@ -211,24 +210,6 @@ _SLOTS: dict[tuple[str, ...], list[list[Piece]]] = {}
 _SLOTS_KEPT = 20_000
 
 
-def kept_slots(mass: np.ndarray) -> np.ndarray:
-    """Return which value slots the FairSumm code keeps (bur_uer.py / eval.py ``cutoff_distribution`` with cutoff 1),
-    per row of slot token counts: slots sorted by count (largest first, ties in slot order) are kept up to and
-    including the one at which the float running sum of count / total reaches 1.0; all of them when it never does.
-    NumPy's cumulative sum adds in the same order as the authors' loop, so the floats are theirs."""
-    mass = np.atleast_2d(np.asarray(mass, dtype=float))
-    rows, r = mass.shape
-    order = np.argsort(-mass, axis=1, kind="stable")
-    ordered = np.take_along_axis(mass, order, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        running = np.cumsum(ordered / mass.sum(axis=1, keepdims=True), axis=1)
-    reached = running >= 1.0
-    last = np.where(reached.any(axis=1), reached.argmax(axis=1), r - 1)
-    kept = np.zeros((rows, r), dtype=bool)
-    np.put_along_axis(kept, order, np.arange(r)[None, :] <= last[:, None], axis=1)
-    return kept & (mass.sum(axis=1, keepdims=True) > 0)
-
-
 def _counted(tokens: Sequence[str]) -> dict[str, int]:
     counted: dict[str, int] = {}
     for token in tokens:
@@ -237,10 +218,10 @@ def _counted(tokens: Sequence[str]) -> dict[str, int]:
 
 
 def sample_units(pairs: Sequence[Pair], *, null: str) -> tuple[list[SampleUnits | None], list[str]]:
-    """Return each pair's ``perspective.SampleUnits`` under this pipeline (None for a skipped sample) and the
-    reasons samples were skipped, as ``perspective.sample_units`` does for the spaCy matchings; the values are the
-    slots of every input of the call, so a sample lacking one has it as an empty slot (``kept_slots``)."""
-    from bias_core.measures.perspective import SampleUnits
+    """Return each pair's ``matching.SampleUnits`` under this pipeline (None for a skipped sample) and the
+    reasons samples were skipped, as ``perspective_scores.sample_units`` does for the spaCy matchings; the values are
+    the slots of every input of the call, so a sample lacking one has it as an empty slot (``kept_slots``)."""
+    from bias_core.measures.matching import SampleUnits
 
     check_nltk_data()
     slots = tuple(sorted({unit.value for pair in pairs for unit in pair.input.units or [] if unit.value is not None}))
@@ -297,50 +278,9 @@ def _summary_pieces(text: str) -> list[Piece]:
     return [piece for unit in _pieces(text) for piece in unit]
 
 
-def table10_cells(reference_dir: str | os.PathLike, nltk_data: str | os.PathLike | None = None
-                  ) -> dict[str, dict[str, float]]:
-    """Return Zhang et al.'s Table 10 Yelp N-gram cells recomputed with this matching from the authors' released
-    outputs: {"GPT-4": {"BUR": …, "UER": …}, "Alpaca": {…}}, in %, unrounded (published: ``TABLE10_PUBLISHED``).
-
-    ``reference_dir`` holds ``yelp1500_inputs.jsonl.gz`` and the two summaries files (summbias's inputs and summaries
-    formats, gzipped; see that folder's README). The NLTK data comes from NLTK's data path; ``nltk_data`` adds a
-    folder to it first. When the data is not installed and ``reference_dir/../nltk_data`` holds the pickle-era
-    reference copy, that copy is converted once (``nltk_reference.modern_nltk_data``) and used.
-    """
-    from bias_core.common.records import Input, Summary
-    from bias_core.measures.common import pair_summaries
-    from bias_core.measures.perspective import sample_fairness
-
-    folder = Path(reference_dir)
-    if nltk_data is not None:
-        _prepend_nltk_path(Path(nltk_data))
-    elif missing_nltk_data() and (folder.parent / "nltk_data").is_dir():
-        from bias_core.measures.nltk_reference import modern_nltk_data
-
-        _prepend_nltk_path(modern_nltk_data(folder.parent / "nltk_data"))
-    check_nltk_data("table10_cells")
-    inputs = [Input.from_dict(record) for record in _jsonl_gz(folder / TABLE10_INPUTS)]
-    cells = {}
-    for model, name in TABLE10_SUMMARIES.items():
-        pairs = pair_summaries(inputs, [Summary.from_dict(record) for record in _jsonl_gz(folder / name)])
-        units = sample_units(pairs, null="shuffle")
-        scores = [score for score in sample_fairness(pairs, matching=FAIRSUMM_NGRAM, prepared=units)[0]
-                  if score is not None]
-        cells[model] = {"BUR": 100 * float(np.mean([s.bur for s in scores])),
-                        "UER": 100 * float(np.mean([s.uer for s in scores]))}
-    return cells
-
-
-def _prepend_nltk_path(folder: Path) -> None:
+def prepend_nltk_path(folder: Path) -> None:
     import nltk.data
 
     path = str(folder.resolve())
     if path not in nltk.data.path:
         nltk.data.path.insert(0, path)
-
-
-def _jsonl_gz(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise InputError(str(path), "no such file", hint="the FairSumm reference folder's README lists its files")
-    with gzip.open(path, "rt", encoding="utf-8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]

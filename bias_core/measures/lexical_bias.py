@@ -421,7 +421,7 @@ def random_forest_sfpi(
 
 def read_bias_labels(path: str, *, bias_type: str = "lexical") -> dict[str, LabelledDocument]:
     """Read a JSONL file of per-sentence labels or BASIL-style spans, keyed by document id."""
-    from bias_core.documents.io import text_file
+    from bias_core.documents.decoding import text_file
 
     documents = {}
     for line, raw in enumerate(text_file(path).read().splitlines(), start=1):

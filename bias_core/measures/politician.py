@@ -53,7 +53,8 @@ from bias_core.measures.lexicons import (
     load_politicians,
     word_lexicon,
 )
-from bias_core.perturb.politician import back_replace, first_name_variants, parse_pair
+from bias_core.perturb.politician import back_replace
+from bias_core.perturb.politician_forms import first_name_variants, parse_pair
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,8 @@ from typing import Any
 from bias_core.perturb.base import Perturbation, PerturbationResult, SkipReport
 from bias_core.perturb.gender import GenderConfig, GenderGlobal, GenderLocal
 from bias_core.perturb.identity import Identity, IdentityConfig
-from bias_core.perturb.politician import PoliticianConfig, PoliticianPair, PoliticianSwap, back_replace, parse_pair
+from bias_core.perturb.politician import PoliticianConfig, PoliticianSwap, back_replace
+from bias_core.perturb.politician_forms import PoliticianPair, parse_pair
 from bias_core.perturb.race import Race, RaceConfig, RaceIntersectional
 from bias_core.perturb.sentiment import PerspectiveSplit, SentimentConfig
 from bias_core.perturb.shared import SharedRun, run_shared

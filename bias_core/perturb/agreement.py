@@ -3,8 +3,8 @@
 A swap that gives a person another gender must leave no pronoun or gendered noun (man, woman, boy, mother …) that
 still refers to the old gender. The perturbation rewrites the words it attributes to the person (``pronouns``); this
 module asks spaCy's parse, independently, which names each gendered word of an original refers to, so the swap review
-(``bias_core.perturb.review.gender_agreement``) can list a word whose gender in an input disagrees with the person the parse
-ties it to, in the same sentence or the next:
+(``bias_core.perturb.review_checks.gender_agreement``) can list a word whose gender in an input disagrees with the
+person the parse ties it to, in the same sentence or the next:
 
 - a subject pronoun of a reported or continued clause belongs to the subject of the clause it hangs from ("Nick
   told Channel Ten she is sure": *she* → Nick); a reflexive, or a possessive on the clause's object, to the clause's

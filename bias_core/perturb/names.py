@@ -25,14 +25,14 @@ class CensusName:
     rank: int
 
 
-def _names_package_folder() -> Path:
+def names_package_folder() -> Path:
     spec = importlib.util.find_spec("names")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the 'names' package (1990 census name lists) is missing; `pip install names==0.3.0`")
     return Path(spec.submodule_search_locations[0])
 
 
-def _read_census_file(path: Path) -> dict[str, tuple[float, int]]:
+def read_census_file(path: Path) -> dict[str, tuple[float, int]]:
     table: dict[str, tuple[float, int]] = {}
     for line in path.read_text(encoding="ascii").splitlines():
         parts = line.split()
@@ -44,9 +44,9 @@ def _read_census_file(path: Path) -> dict[str, tuple[float, int]]:
 @functools.cache
 def census_first_names() -> dict[str, CensusName]:
     """Return every unambiguous census first name (capitalised) mapped to its gender record."""
-    folder = _names_package_folder()
-    male = _read_census_file(folder / "dist.male.first")
-    female = _read_census_file(folder / "dist.female.first")
+    folder = names_package_folder()
+    male = read_census_file(folder / "dist.male.first")
+    female = read_census_file(folder / "dist.female.first")
     table: dict[str, CensusName] = {}
     for name in male.keys() | female.keys():
         male_freq, male_rank = male.get(name, (0.0, 0))
@@ -106,7 +106,7 @@ def display_surname(name: str) -> str:
 def census_last_names() -> dict[str, int]:
     """Return the 1990 census surnames (``dist.all.last``, as written in text) mapped to their frequency rank."""
     table: dict[str, int] = {}
-    for line in (_names_package_folder() / "dist.all.last").read_text(encoding="ascii").splitlines():
+    for line in (names_package_folder() / "dist.all.last").read_text(encoding="ascii").splitlines():
         parts = line.split()
         if len(parts) == 4:
             table.setdefault(display_surname(parts[0]), int(parts[3]))

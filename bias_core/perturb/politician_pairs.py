@@ -6,10 +6,10 @@ that name them, and suggests pairs of the same office and opposite parties that 
 Audit page can offer pairs the corpus supports instead of a blind guess.
 
 A person counts as named by an original when the text holds one of their full name forms (a given name and the last
-name, with the forms of ``politician.politician``) that no other person of the table shares: "George Bush" could be
-either President Bush and counts for neither; a surname alone ("Bush", "President Bush") does not count. The counts
-are therefore a floor; the swap itself decides each original (``PoliticianSwap``), and may still skip one (another
-person of the same last name, a surname it cannot resolve).
+name, with the forms of ``politician_forms.politician``) that no other person of the table shares: "George Bush"
+could be either President Bush and counts for neither; a surname alone ("Bush", "President Bush") does not count. The
+counts are therefore a floor; the swap itself decides each original (``PoliticianSwap``), and may still skip one
+(another person of the same last name, a surname it cannot resolve).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import Document
-from bias_core.perturb.politician import POLITICIANS_CSV, _form_pattern, politician, politician_records
+from bias_core.perturb.politician_forms import POLITICIANS_CSV, form_pattern, politician, politician_records
 
 # The offices a pair must share; a table office "US Senator (Ohio)" is "US Senator".
 OFFICES = ("President", "Vice President", "US Senator", "US Representative", "Governor")
@@ -112,7 +112,7 @@ def named_politicians(documents: Sequence[Document]) -> list[NamedPolitician]:
     for document in documents:
         words = {word.lower() for word in _WORD.findall(document.text)}
         for name in {name for word in words for name in by_last.get(word, ())}:
-            if unique[name] and _form_pattern(unique[name]).search(document.text):
+            if unique[name] and form_pattern(unique[name]).search(document.text):
                 found[name].add(document.id)
     table = _table()
     named = [NamedPolitician(name, *table.get(name, ((), ())), frozenset(ids)) for name, ids in found.items()]
@@ -142,11 +142,11 @@ def suggest_pairs(documents: Sequence[Document], limit: int = DEFAULT_SUGGESTION
 
 def pair_coverage(label: str, documents: Sequence[Document]) -> tuple[int, int]:
     """For a pair "A=B": the originals naming only A and only B by a full name form (before the swap's own checks)."""
-    from bias_core.perturb.politician import parse_pair
+    from bias_core.perturb.politician_forms import parse_pair
 
     pair = parse_pair(label)
     hits = []
     for person in (pair.e1, pair.e2):
-        pattern = _form_pattern([form for tier in person.tiers[1:] for form in tier])
+        pattern = form_pattern([form for tier in person.tiers[1:] for form in tier])
         hits.append({document.id for document in documents if pattern.search(document.text)})
     return len(hits[0] - hits[1]), len(hits[1] - hits[0])

@@ -53,12 +53,12 @@ from bias_core.common.records import Input
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.names import (
-    _names_package_folder,
-    _read_census_file,
     census_first_names,
     census_last_names,
     display_surname,
     first_name_gender,
+    names_package_folder,
+    read_census_file,
 )
 from bias_core.perturb.rosenman import RACES, SOURCE, names_with_race
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
@@ -152,8 +152,8 @@ def bbq_names(path: Path = BBQ_NAMES_CSV) -> NamePool:
 @functools.cache
 def _census_frequencies() -> dict[str, dict[str, float]]:
     """Census frequency (percent) by kind: 'male' and 'female' first names, 'last' surnames (as written in text)."""
-    folder = _names_package_folder()
-    tables = {gender: {name: freq for name, (freq, _) in _read_census_file(folder / f"dist.{gender}.first").items()}
+    folder = names_package_folder()
+    tables = {gender: {name: freq for name, (freq, _) in read_census_file(folder / f"dist.{gender}.first").items()}
               for gender in GENDERS}
     last: dict[str, float] = {}
     for line in (folder / "dist.all.last").read_text(encoding="ascii").splitlines():

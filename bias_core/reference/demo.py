@@ -20,7 +20,10 @@ __all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "FINDINGS_S
 # What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
 # findings and the pinned libraries (Holm through statsmodels). A change to any of them makes the stored findings
 # stale; they are then computed as for any other run until `python -m bias_core.reference.demo` writes them again.
-FINDINGS_SOURCES = (PACKAGE_DIR / "verdicts" / "findings.py", PACKAGE_DIR / "common" / "stats.py",
+FINDINGS_SOURCES = (*(PACKAGE_DIR / "verdicts" / f"{name}.py" for name in ("semantics", "significance", "judge",
+                                                                         "sentences", "evidence", "findings",
+                                                                         "controls")),
+                    PACKAGE_DIR / "common" / "stats.py",
                     PACKAGE_DIR / "compare" / "diff.py", PACKAGE_DIR / "common" / "records.py",
                     PROJECT_DIR / "requirements.txt")
 

@@ -121,7 +121,8 @@ FAIRSUMM_PAPER = "Zhang et al. 2024 (FairSumm)"
 def fairsumm_cells(folder: Path) -> list[Cell]:
     """Table 10's Yelp N-gram cells (BUR, UER in %, τ = 0.8) from the released GPT-4 and Alpaca summaries
     (``fairsumm/``), with the authors' N-gram pipeline (``perspective_matching = "fairsumm-ngram"``)."""
-    from bias_core.measures.fairsumm_ngram import TABLE10_PUBLISHED, table10_cells
+    from bias_core.measures.fairsumm_ngram import TABLE10_PUBLISHED
+    from bias_core.measures.fairsumm_table10 import table10_cells
 
     recomputed = table10_cells(folder)
     return [Cell(FAIRSUMM_PAPER, "Table 10 (Yelp, N-gram)", model, measure, published,

@@ -5,65 +5,36 @@ summarizer, its model load included) and measure (each family of measures that a
 reads). Summarizing: the first-summary time (model load) and seconds per summary measured in earlier runs of the same
 summarizer on this machine give the range (a default guess only when there are none); once this run has computed
 summaries, its own rate takes over, blended with the earlier runs' until enough are measured, so the remaining time
-does not swing. Perturb and measure: a cost model (``PERTURB_COSTS``, ``MEASURE_COSTS``, ``MODEL_LOADS``; measured on
-this machine) gives modelled seconds for the audit's work (``audit_work``), scaled by the ratio of actual to modelled
-time of earlier runs' same stage on this machine (``stage_record``) where there are any. Cached summaries cost
-nothing. Everything here is pure: times are passed in, nothing is read or written.
+does not swing (``meter``). Perturb and measure: a cost model (``costs``: ``PERTURB_COSTS``, ``MEASURE_COSTS``,
+``MODEL_LOADS``; measured on this machine) gives modelled seconds for the audit's work (``audit_work``), scaled by
+the ratio of actual to modelled time of earlier runs' same stage on this machine (``stage_record``) where there are
+any. Cached summaries cost nothing. Everything here is pure: times are passed in, nothing is read or written.
+
+This module holds the throughput records, the estimates made from them (before a run, per stage, for the whole
+audit) and their formatting; the cost model and machine facts are in ``costs``, this run's own rate in ``meter``.
 """
 
 from __future__ import annotations
 
-import math
-import os
-import socket
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass
+from typing import Any
 
-if TYPE_CHECKING:
-    from bias_core.common.records import Input
+from bias_core.runs.costs import (
+    DEFAULT_LOAD_SECONDS,
+    DEFAULT_SECONDS,
+    MODEL_LOADS,
+    SPACY_LOAD_RANGE,
+    AuditWork,
+    Machine,
+    modelled_seconds,
+    summarizer_family,
+)
 
-# Default guesses (seconds per summary, low and high) where no run of a summarizer was measured on this machine. Wide
-# on purpose: smollm2 on CTranslate2 int8 took 2–4 s per input on an idle 2-core machine, much more on a loaded one.
-DEFAULT_SECONDS = {"smollm2": (1.5, 8.0), "hf": (1.0, 15.0), "openai": (0.3, 5.0), "extractive": (0.002, 0.1)}
-# Default guesses of the first summary's extra time (loading the model), seconds, low and high: smollm2 0.5–0.9 s warm,
-# 17–25 s the first time on a machine; spaCy (extractive sentence splitting) is counted apart (``MODEL_LOADS``).
-DEFAULT_LOAD_SECONDS = {"smollm2": (0.5, 25.0), "hf": (2.0, 60.0), "openai": (0.0, 2.0), "extractive": (0.0, 0.0)}
-# spaCy's load, low and high (idle machine – loaded machine), for the default guess of the first summarizer using it.
-SPACY_LOAD_RANGE = (2.5, 10.0)
 # A past rate was measured under another load: widen the range of past rates by this factor each way.
 HISTORY_MARGIN = 1.25
 # The newest earlier runs that count (older ones are more likely to have run other code under other load).
 MAX_HISTORY = 10
-# This run's rate is measured in up to this many consecutive blocks of summaries; their spread is the range.
-RATE_BLOCKS = 5
-# Fewest summaries per block: parallel replicas finish inputs in twos or more, so smaller blocks measure nothing.
-MIN_BLOCK = 4
-# During a run, the estimate before it counts as much as this many of the run's own summaries (``estimate_during``).
-PRIOR_WEIGHT = 8
-# Completions less than this many seconds apart finished together (one batch, parallel replicas).
-CLUSTER_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class Machine:
-    """Where a rate was measured: rates from other machines say little about this one."""
-
-    hostname: str
-    cores: int
-
-
-def this_machine() -> Machine:
-    """The machine this process runs on (host name and CPU cores)."""
-    return Machine(socket.gethostname(), os.cpu_count() or 1)
-
-
-def load_average() -> float | None:
-    """This machine's 1-minute load average (None where the system has none)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -164,12 +135,6 @@ def format_range(low: float, high: float) -> str:
     return f"{low_text} – {high_text}"
 
 
-def summarizer_family(name: str) -> str:
-    """The default-guess family of a summarizer name: smollm2, hf, openai, or extractive (everything else)."""
-    prefix = name.split(":", 1)[0]
-    return prefix if prefix in ("smollm2", "hf", "openai") else "extractive"
-
-
 def matching_history(records: Sequence[ThroughputRecord], summarizer: str, machine: Machine,
                      revision: str | None = None) -> list[ThroughputRecord]:
     """Earlier rates of ``summarizer`` on ``machine``, newest first, at most ``MAX_HISTORY``; those of ``revision``
@@ -238,114 +203,6 @@ def format_rate(low: float, high: float) -> str:
     return (f"{one(low)} s per summary" if one(low) == one(high) else f"{one(low)}–{one(high)} s per summary")
 
 
-def cluster_ends(completions: Sequence[float]) -> list[tuple[float, int]]:
-    """(time, summaries done) at the end of each group of completions less than ``CLUSTER_SECONDS`` apart: a batch or
-    parallel replicas finish inputs together, and the rate of saved work is only measured between such groups."""
-    ends: list[tuple[float, int]] = []
-    for count, moment in enumerate(completions, start=1):
-        if ends and moment - completions[count - 2] < CLUSTER_SECONDS:
-            ends[-1] = (moment, count)
-        else:
-            ends.append((moment, count))
-    return ends
-
-
-def finished_groups(completions: Sequence[float]) -> list[tuple[float, int]]:
-    """``cluster_ends`` less the last group while it is smaller than an earlier one: a batch still finishing."""
-    ends = cluster_ends(completions)
-    sizes = [count - before for (_, before), (_, count) in zip([(0.0, 0), *ends], ends)]
-    if len(ends) > 1 and sizes[-1] < max(sizes[:-1]):
-        return ends[:-1]
-    return ends
-
-
-def block_rates(completions: Sequence[float]) -> list[float]:
-    """Seconds per summary in up to ``RATE_BLOCKS`` consecutive blocks of at least ``MIN_BLOCK`` summaries after the
-    first group (completion times in seconds since the model work started, one per computed summary, ascending).
-
-    Blocks run between the ends of finished groups of completions (``finished_groups``), so they cover the steady
-    state only and inputs that finish together (a batch, parallel replicas) never give a rate near zero or, half
-    finished, a rate too high.
-    """
-    ends = finished_groups(completions)
-    if len(ends) < 2:
-        return []
-    steady = ends[-1][1] - ends[0][1]
-    blocks = min(RATE_BLOCKS, steady // MIN_BLOCK)
-    if blocks == 0:
-        return []
-    size = steady / blocks
-    bounds, start = [ends[0]], ends[0][1]
-    for end in ends[1:]:
-        if end[1] - start >= size:
-            bounds.append(end)
-            start = end[1]
-    if bounds[-1] is not ends[-1]:
-        if ends[-1][1] - bounds[-1][1] < MIN_BLOCK and len(bounds) > 1:
-            bounds.pop()  # a short last block joins the one before it
-        bounds.append(ends[-1])
-    return [max(0.0, end[0] - begin[0]) / (end[1] - begin[1]) for begin, end in zip(bounds, bounds[1:])]
-
-
-def steady_rate(completions: Sequence[float], elapsed: float) -> float | None:
-    """Seconds per summary of saved work now that the model works: from the end of the first group of completions
-    to the end of the last finished group, over the summaries between (the time to the first group also holds
-    loading the model, which is not repeated). A stall (nothing finished for twice the usual time between groups)
-    counts the time up to now. None before a second group has finished: nothing measures the steady rate yet."""
-    ends = finished_groups(completions)
-    if len(ends) < 2:
-        return None
-    (first, first_count), (last, last_count) = ends[0], ends[-1]
-    rate = (last - first) / (last_count - first_count)
-    now = max(elapsed, completions[-1])
-    if now - last > 2 * (last - first) / (len(ends) - 1):
-        rate = max(rate, (now - first) / (len(completions) - first_count))
-    return rate
-
-
-def estimate_during(summarizer: str, completions: Sequence[float], elapsed: float, remaining: int,
-                    prior: Estimate | None = None) -> Estimate:
-    """The time the ``remaining`` summaries of ``summarizer`` will take, from this run's completion times so far.
-
-    ``elapsed`` is the time since the model work started, now (at least the last completion). The run's own range
-    spans the rate of saved work (``steady_rate``) and each block's rate, widened by 1 + 1/√n for the n summaries
-    that measured it. With a ``prior`` (the estimate before the run for this summarizer's summaries), its
-    per-summary range is blended in with weight ``PRIOR_WEIGHT`` / (n + ``PRIOR_WEIGHT``), and it alone decides
-    until a second group of summaries has finished: the first batch and the model load do not swing the remaining
-    time, and after many summaries the run's own rate decides. Without a prior and before a steady rate, all the
-    time so far over all summaries (the cautious rate, model load included).
-    """
-    computed = len(completions)
-    if computed == 0:
-        raise ValueError("estimate_during needs at least one computed summary")
-    usable_prior = prior is not None and prior.summaries > 0 and prior.high > 0
-    steady = steady_rate(completions, elapsed)
-    measured = computed - cluster_ends(completions)[0][1]
-    plural = "y" if computed == 1 else "ies"
-    if steady is None:
-        if usable_prior:
-            assert prior is not None
-            return Estimate(remaining * prior.low / prior.summaries, remaining * prior.high / prior.summaries,
-                            f"{summarizer}: from {computed} summar{plural} so far in this run, no steady rate yet: "
-                            f"the estimate before the run ({prior.basis.removeprefix(summarizer + ': ')})", remaining)
-        rate = max(elapsed, completions[-1]) / computed
-        margin = 1 + 1 / math.sqrt(computed)
-        return Estimate(remaining * rate / margin, remaining * rate * margin,
-                        f"{summarizer}: from {computed} summar{plural} so far in this run ({format_rate(rate, rate)}, "
-                        "model load included)", remaining)
-    rates = [steady, *block_rates(completions)]
-    margin = 1 + 1 / math.sqrt(measured)
-    low_rate, high_rate = min(rates) / margin, max(rates) * margin
-    basis = f"{summarizer}: from {computed} summar{plural} so far in this run ({format_rate(min(rates), max(rates))})"
-    if usable_prior:
-        assert prior is not None
-        weight = measured / (measured + PRIOR_WEIGHT)
-        low_rate = weight * low_rate + (1 - weight) * prior.low / prior.summaries
-        high_rate = weight * high_rate + (1 - weight) * prior.high / prior.summaries
-        basis += f", blended with the estimate before the run ({round(100 * (1 - weight))}%)"
-    return Estimate(remaining * low_rate, remaining * high_rate, basis, remaining)
-
-
 def combine(estimates: Sequence[Estimate]) -> Estimate:
     """The sum of several estimates (summarizers, stages); the basis lists each one's that has work to do."""
     working = [estimate for estimate in estimates
@@ -355,97 +212,6 @@ def combine(estimates: Sequence[Estimate]) -> Estimate:
                     "; ".join(e.basis for e in working), sum(e.summaries for e in estimates))
 
 
-@dataclass
-class ThroughputMeter:
-    """This run's summaries of one summarizer as they finish: when the model work started and each completion.
-
-    Times are given by the caller (``time.monotonic()`` in the audit), so the meter itself stays pure and testable.
-    """
-
-    summarizer: str
-    total: int
-    cached: int = 0
-    started: float | None = None
-    completions: list[float] = field(default_factory=list)
-    prior: Estimate | None = None  # the estimate before the run for its ``total - cached`` summaries
-
-    def start(self, now: float, cached: int) -> None:
-        """The cache has been read (``cached`` inputs were found) and the model work begins now."""
-        self.started, self.cached = now, cached
-
-    def finished(self, count: int, now: float) -> None:
-        """``count`` more summaries were computed by ``now``."""
-        if self.started is None:
-            self.started = now
-        self.completions.extend([now - self.started] * max(0, count))
-
-    @property
-    def done(self) -> int:
-        return self.cached + len(self.completions)
-
-    def remaining(self) -> int:
-        return max(0, self.total - self.done)
-
-    def estimate(self, now: float, fallback: Estimate) -> Estimate:
-        """This run's estimate for what remains once something was computed, else ``fallback`` (from history)."""
-        if not self.completions or self.started is None:
-            return fallback
-        return estimate_during(self.summarizer, self.completions, now - self.started, self.remaining(), self.prior)
-
-    def record(self, now: float, machine: Machine, revision: str, engine: str | None, mean_input_chars: float,
-               load_average: float | None, run_id: str | None, wall_time: float,
-               loaded_spacy: bool | None = None) -> ThroughputRecord | None:
-        """The rate to keep for later estimates, or None when nothing was computed (all cached)."""
-        if not self.completions or self.started is None:
-            return None
-        computed = len(self.completions)
-        return ThroughputRecord(self.summarizer, (now - self.started) / computed, computed, machine.hostname,
-                                machine.cores, revision, engine, round(mean_input_chars, 1), load_average, run_id,
-                                wall_time, round(self.completions[0], 3), loaded_spacy)
-
-
-# Every stage of an audit -------------------------------------------------------------------------------------------
-#
-# Costs in seconds, measured on this machine (2 cores, shared: load average 1–8 while other work ran, 2026-11-26) by
-# timing each family of measures alone on the demo reviews (sentiment, 3 unit sets × 7 inputs) and 8 demo articles
-# (identity + gender-glob + gender-loc with controls + politician, 120 inputs), lead-3 and textrank, 1,000 resamples:
-# once in a fresh process (loads included) and twice warm on half and all the originals (fixed and per-summary cost).
-# A load is paid once per audit, by the first stage that needs it (the audit runs in one worker process).
-
-# en_core_web_sm 2.5–10 s, all-MiniLM-L6-v2 3–10 s; importing scipy.stats (bootstrap tests, MBIC) 1–5 s and
-# scikit-learn (SFPI's forest, distinguishability's counts) 1–2.5 s (idle – loaded machine).
-MODEL_LOADS = {"spacy": 5.0, "encoder": 9.0, "scipy": 2.0, "sklearn": 1.5}
-# The name-swapping kinds parse each original once with spaCy; every kind then fills its inputs.
-PARSING_KINDS = ("gender-loc", "gender-glob", "race", "race-intersectional", "politician")
-PERTURB_COSTS = {"per_parsed_original": 0.25, "per_input": 0.003}
-# Extractive summarizers and smollm2 (its truncation check) load spaCy in the summarize stage (inside their own
-# first-summary time); hosted and Hugging Face ones do not.
-SPACY_SUMMARIZERS = ("extractive", "smollm2")
-
-
-@dataclass(frozen=True)
-class MeasureCost:
-    """One family's cost: fixed seconds, seconds per summary it reads (at 1,000 resamples), seconds per original, and
-    the models it loads."""
-
-    fixed: float
-    per_summary: float = 0.0
-    per_original: float = 0.0
-    loads: tuple[str, ...] = ("spacy", "scipy")
-
-
-MEASURE_COSTS = {
-    "perspective": MeasureCost(0.3, 0.013),           # 42 summaries: 0.59 s warm (permutation null, lemmas)
-    "mbic": MeasureCost(0.1, 0.001),                  # 240 summaries: 0.12 s warm
-    # The forest: 2.6–2.9 s for 3 originals, 5.9–6.3 s for 8.
-    "sfpi": MeasureCost(1.6, 0.0, 0.55, loads=("spacy", "scipy", "sklearn")),
-    "distinguishability": MeasureCost(0.5, 0.05, loads=("spacy", "encoder", "scipy", "sklearn")),  # 96: 5.5 s
-    "fightin_words": MeasureCost(0.05, 0.0015),       # 96 summaries: 0.16 s warm
-    "entities": MeasureCost(1.0, 0.02),               # 128 summaries: 3.8 s warm (NER alignment)
-    "word_list": MeasureCost(0.2, 0.004),             # 128 summaries: 0.72 s warm
-    "quadruples": MeasureCost(0.5, 0.016),            # 240 summaries: 4.5 s warm (alignment shared with entities)
-    "politician": MeasureCost(0.5, 0.01),             # not timed (no pair in 8 articles): a guess near word_list
-}
 # Without earlier runs of a stage on this machine, its range is the modelled time times these factors: the costs
 # above were measured under a load average of 6–8 on 2 cores; on the same machine idle, the review and news measure
 # stages took 0.4× and 0.2× of their modelled time (benchmarks/estimate_accuracy.py), under load up to 1.3×.
@@ -456,80 +222,6 @@ STAGE_MARGIN = 1.25
 MIN_MODELLED = 1.0
 # The prefix of a stage's calibration record among the summarizers' throughput records (``stage_record``).
 STAGE_PREFIX = "stage:"
-# Resampling dominates the per-summary cost of these families; it scales with the resamples asked for.
-RESAMPLED = ("perspective", "fightin_words", "word_list", "entities", "quadruples")
-
-
-@dataclass(frozen=True)
-class AuditWork:
-    """What an audit computes, counted before it runs: originals parsed, inputs, summarizer families, and per family
-    of measures the summaries it reads and the originals it trains on."""
-
-    parsed_originals: int
-    inputs: int
-    summarizer_families: tuple[str, ...]
-    measure_summaries: dict[str, int]
-    measure_originals: dict[str, int]
-    resamples: int = 1000
-
-
-def audit_work(inputs: Sequence[Input], summarizers: Sequence[str], measures: Sequence[str] | None,
-               resamples: int = 1000) -> AuditWork:
-    """Count the work of an audit of ``inputs`` by ``summarizers`` computing ``measures`` (None: every measure the
-    data supports, as ``bias_core.measures.compute_measures`` does), following its rules: perspective measures read
-    the unit documents of identity, MBIC the identity summaries where there are any, quadruples the inputs with a
-    quadruple role, SFPI trains on the originals."""
-    from bias_core.measures import MEASURE_NAMES, MEASURES, quadruples
-
-    names = list(measures) if measures else list(MEASURE_NAMES)
-    families = {MEASURES[name].family for name in names if name in MEASURES}
-    has_identity = any(item.perturbation == "identity" for item in inputs)
-    originals = len({item.original_id for item in inputs})
-
-    def reads(family: str, item: Input) -> bool:
-        wanted = [name for name in names if name in MEASURES and MEASURES[name].family == family]
-        if not any(MEASURES[name].perturbations is None or item.perturbation in MEASURES[name].perturbations
-                   for name in wanted):
-            return False
-        if family == "perspective" and item.perturbation == "identity":
-            return bool(item.units)
-        if family == "mbic" and has_identity:
-            return item.perturbation == "identity"
-        if family == "quadruples":
-            return bool(item.quadruple_id) and item.role in quadruples.QUADRUPLE_ROLES
-        return True
-
-    counted_families = sorted(families - {"sfpi"})
-    summaries = {family: sum(reads(family, item) for item in inputs) * len(summarizers)
-                 for family in counted_families}
-    parsed = len({item.original_id for item in inputs if item.perturbation in PARSING_KINDS})
-    return AuditWork(parsed, len(inputs), tuple(summarizer_family(name) for name in summarizers),
-                     {family: count for family, count in summaries.items() if count},
-                     {"sfpi": originals} if "sfpi" in families and originals else {}, resamples)
-
-
-def modelled_seconds(work: AuditWork) -> dict[str, float]:
-    """The modelled seconds of the perturb and measure stages of ``work`` (summarizing is timed per summarizer from
-    its throughput), each model load counted once, in the first stage that needs it."""
-    loaded: set[str] = set()
-    perturb = work.inputs * PERTURB_COSTS["per_input"]
-    if work.parsed_originals:
-        perturb += MODEL_LOADS["spacy"] + work.parsed_originals * PERTURB_COSTS["per_parsed_original"]
-        loaded.add("spacy")
-    if any(family in SPACY_SUMMARIZERS for family in work.summarizer_families):
-        loaded.add("spacy")
-    measure = 0.0
-    scale = work.resamples / 1000
-    for family in sorted(set(work.measure_summaries) | set(work.measure_originals)):
-        cost = MEASURE_COSTS.get(family, MeasureCost(0.5, 0.01))
-        per_summary = cost.per_summary * (scale if family in RESAMPLED else 1.0)
-        measure += (cost.fixed + per_summary * work.measure_summaries.get(family, 0)
-                    + cost.per_original * work.measure_originals.get(family, 0))
-        for model in cost.loads:
-            if model not in loaded:
-                measure += MODEL_LOADS[model]
-                loaded.add(model)
-    return {"perturb": perturb, "measure": measure}
 
 
 def stage_record(stage: str, modelled: float, actual: float, machine: Machine, load_average: float | None,
@@ -567,11 +259,6 @@ def estimate_stage(stage: str, modelled: float, history: Sequence[ThroughputReco
 def model_seconds(value: float) -> str:
     """Modelled seconds for a basis line: two significant digits under a minute ("0.03 s", "4.2 s")."""
     return f"{value:.2g} s" if value < 60 else format_duration(value)
-
-
-def spacy_loaded_by_perturb(inputs: Sequence[Input]) -> bool:
-    """Whether the perturb stage of an audit with these inputs parses originals with spaCy (so it is loaded)."""
-    return any(item.perturbation in PARSING_KINDS for item in inputs)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,12 @@ import threading
 from pathlib import Path
 
 from bias_core.common.records import Document
-from bias_core.documents.io import write_jsonl
-from bias_core.runs.audit import AuditConfig, ConfigError, check_corpus, config_hash, open_run
-from bias_core.runs.store import RunBusyError, RunStore, StoreError
+from bias_core.documents.record_files import write_jsonl
+from bias_core.runs.config import AuditConfig, ConfigError, config_hash
+from bias_core.runs.corpus import check_corpus
+from bias_core.runs.pipeline import open_run
+from bias_core.runs.run_info import RunBusyError, StoreError
+from bias_core.runs.store import RunStore
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,

@@ -19,222 +19,23 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bias_core.common.records import Document, Input, MeasureResult, Summary
-from bias_core.common.sqlite_files import SchemaSpec, damaged_message, describe_error, open_database, rollback
-from bias_core.safety.errors import BiasCoreError
+from bias_core.common.sqlite_files import damaged_message, describe_error, open_database, rollback
+from bias_core.runs.run_info import (
+    STATUSES,
+    RunBusyError,
+    RunInfo,
+    StoreError,
+    damaged_run_message,
+    run_problem,
+    worker_record,
+)
+from bias_core.runs.store_schema import STORE_SCHEMA
 
 T = TypeVar("T")
-
-# The store's schema version (PRAGMA user_version). Raise it with every change to SCHEMA; a store written by a
-# higher version is refused rather than written into. Stores written before versions existed (user_version 0, same
-# tables) are version 1.
-SCHEMA_VERSION = 1
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    name TEXT,
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    status TEXT NOT NULL,
-    config TEXT NOT NULL,
-    config_hash TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    model_revisions TEXT NOT NULL DEFAULT '{}',
-    stage TEXT,
-    progress_done INTEGER NOT NULL DEFAULT 0,
-    progress_total INTEGER NOT NULL DEFAULT 0,
-    message TEXT,
-    worker_pid INTEGER,
-    reports TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS documents (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    doc_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (run_id, doc_id)
-);
-CREATE TABLE IF NOT EXISTS inputs (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    input_id TEXT NOT NULL,
-    original_id TEXT NOT NULL,
-    perturbation TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (run_id, input_id)
-);
-CREATE TABLE IF NOT EXISTS summaries (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    input_id TEXT NOT NULL,
-    summarizer TEXT NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (run_id, input_id, summarizer)
-);
-CREATE TABLE IF NOT EXISTS failures (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    input_id TEXT NOT NULL,
-    summarizer TEXT NOT NULL,
-    error TEXT NOT NULL,
-    PRIMARY KEY (run_id, input_id, summarizer)
-);
-CREATE TABLE IF NOT EXISTS measures (
-    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (run_id, position)
-);
-CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
-"""
-
-STATUSES = ("created", "running", "completed", "failed", "interrupted")
-
-
-class StoreError(BiasCoreError):
-    """The run store cannot be opened or written (disk full, read-only, corrupt file) or a run is unknown."""
-
-
-class RunBusyError(StoreError):
-    """The run is being worked on by another live process."""
-
-
-# Process start times are read to 1/100 s and derived from the boot time, which clock corrections can move a little.
-START_TIME_TOLERANCE = 1.0
-
-
-def process_start_time(pid: int) -> float | None:
-    """When process ``pid`` started (seconds since the epoch), or None if no such process is running (gone, or a
-    zombie that has finished but not been reaped); ``PermissionError`` if it exists but may not be inspected."""
-    import psutil  # imported here, as only the liveness check needs it
-
-    try:
-        process = psutil.Process(pid)
-        if process.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return process.create_time()
-    except psutil.NoSuchProcess:
-        return None
-    except psutil.AccessDenied as error:  # it exists, owned by someone else (Linux lets anyone read the start time)
-        raise PermissionError(f"process {pid} may not be inspected") from error
-
-
-STORE_SCHEMA = SchemaSpec(
-    kind="run store", schema=SCHEMA, version=SCHEMA_VERSION, option="--store",
-    damaged_hint="move it aside (e.g. `mv {path} {path}.corrupt`) or choose another --store",
-    error=StoreError)
-
-
-@dataclass
-class RunInfo:
-    """One row of the runs table, decoded."""
-
-    id: str
-    name: str | None
-    created: float
-    updated: float
-    status: str
-    config: dict[str, Any]
-    config_hash: str
-    environment: dict[str, Any]
-    model_revisions: dict[str, str]
-    stage: str | None
-    progress_done: int
-    progress_total: int
-    message: str | None
-    worker_pid: int | None = None
-    reports: dict[str, Any] = field(default_factory=dict)
-    damaged: str | None = None  # why the stored row cannot be read (``list_runs`` keeps such a run, to be deleted)
-
-    @property
-    def progress(self) -> float:
-        return self.progress_done / self.progress_total if self.progress_total else 0.0
-
-    @property
-    def shown_status(self) -> str:
-        """The status to show: 'stopped' for a run stored as running whose worker process has died (killed, or its
-        machine restarted), else the stored status."""
-        if self.damaged:
-            return "damaged"
-        return "stopped" if self.status == "running" and not self.worker_alive else self.status
-
-    @property
-    def resumable(self) -> bool:
-        """Whether the run stopped unfinished with no process working on it (killed, Ctrl-C, SIGTERM): running it
-        again resumes it."""
-        return self.status in ("running", "interrupted") and not self.worker_alive
-
-    @property
-    def worker_started(self) -> float | None:
-        """The recorded start time of the worker process ``worker_pid`` (None for runs recorded without one)."""
-        worker = self.reports.get("worker")
-        if isinstance(worker, dict) and worker.get("pid") == self.worker_pid:
-            started = worker.get("started")
-            return float(started) if isinstance(started, (int, float)) else None
-        return None
-
-    @property
-    def worker_alive(self) -> bool:
-        """Whether the process that runs this audit (on this machine) is still alive: a process with the worker's id
-        exists and it is the same process, started when the worker started. For a run recorded without a start time,
-        a process that started after the run was last written cannot be its worker."""
-        if not self.worker_pid:
-            return False
-        try:
-            started = process_start_time(self.worker_pid)
-        except PermissionError:  # it exists and cannot be told apart from the worker
-            return True
-        if started is None:
-            return False
-        recorded = self.worker_started
-        if recorded is not None:
-            return abs(started - recorded) <= START_TIME_TOLERANCE
-        return started <= self.updated + START_TIME_TOLERANCE
-
-
-def _worker_record(pid: int) -> dict[str, Any]:
-    """What identifies a worker process: its id and start time (None when it is gone or may not be inspected)."""
-    try:
-        started = process_start_time(pid)
-    except PermissionError:
-        started = None
-    return {"pid": pid, "started": started}
-
-
-# What a run row's JSON columns hold, in words for messages.
-RUN_JSON_COLUMNS = {"config": "configuration", "environment": "environment", "model_revisions": "model revisions",
-                    "reports": "reports"}
-
-
-def _run_problem(row: sqlite3.Row) -> str | None:
-    """Why a run row cannot be read, in a few words, or None: each JSON column must hold a JSON object, the
-    config's summarizers and perturbations (what the pages list) lists of objects with a text name, and the times
-    and counters numbers."""
-    for column, what in RUN_JSON_COLUMNS.items():
-        try:
-            value = json.loads(row[column])
-        except (TypeError, ValueError):
-            return f"its stored {what} is not JSON"
-        if not isinstance(value, dict):
-            return f"its stored {what} is a JSON {type(value).__name__}, not an object"
-        if column == "config":
-            for stage in ("summarizers", "perturbations"):
-                specs = value.get(stage, [])
-                if not isinstance(specs, list) or not all(
-                        isinstance(spec, dict) and isinstance(spec.get("name"), str) for spec in specs):
-                    return f"its stored configuration's {stage} are not a list of named stages"
-    for column in ("created", "updated", "progress_done", "progress_total"):
-        if not isinstance(row[column], (int, float)):
-            return f"its stored {column.replace('_', ' ')} is not a number"
-    return None
-
-
-def damaged_run_message(run_id: object, problem: str) -> str:
-    """One line: run ``run_id`` cannot be read because of ``problem``, and what to do."""
-    return f"run {run_id}: {problem}, so it cannot be read — delete it on the Runs page"
 
 
 def default_store_path() -> Path:
@@ -343,7 +144,7 @@ class RunStore:
                     f"run {run_id} is already being worked on by process {holder.worker_pid} — follow it with "
                     f"`python -m bias_core runs --store {self.path}`; once it stops, run the same audit again to "
                     "resume it")
-            reports = {**holder.reports, "worker": _worker_record(pid)}
+            reports = {**holder.reports, "worker": worker_record(pid)}
             connection.execute(
                 "UPDATE runs SET status = 'running', message = NULL, worker_pid = ?, reports = ?, updated = ?"
                 + (", stage = ?" if stage is not None else "") + " WHERE id = ?",
@@ -367,7 +168,7 @@ class RunStore:
                 fields["model_revisions"] = json.dumps({**current, **model_revisions})
             if worker_pid is not None:  # the worker is known by its process id and start time (RunInfo.worker_alive)
                 reports = json.loads(self._run_row(run_id)["reports"])
-                fields["reports"] = json.dumps({**reports, "worker": _worker_record(worker_pid)}, default=str)
+                fields["reports"] = json.dumps({**reports, "worker": worker_record(worker_pid)}, default=str)
             assignments = ", ".join(f"{column} = ?" for column in fields)
             connection.execute(f"UPDATE runs SET {assignments} WHERE id = ?", (*fields.values(), run_id))
 
@@ -388,8 +189,8 @@ class RunStore:
     @staticmethod
     def _decode_run(row: sqlite3.Row) -> RunInfo:
         """The row as a ``RunInfo``; one ``StoreError`` line naming the run and the part of it that cannot be read
-        (see ``_run_problem``)."""
-        problem = _run_problem(row)
+        (see ``run_problem``)."""
+        problem = run_problem(row)
         if problem:
             raise StoreError(damaged_run_message(row["id"], problem))
         return RunInfo(
@@ -423,7 +224,7 @@ class RunStore:
 
     def set_progress(self, run_id: str, done: int, progress: dict[str, Any]) -> None:
         """Record summarize progress in one write: the done counter and ``reports["progress"]`` (stage, the
-        remaining-time range and its basis; see ``audit.SummarizeProgress``)."""
+        remaining-time range and its basis; see ``progress.SummarizeProgress``)."""
         with self._transaction() as connection:
             current = json.loads(self._run_row(run_id)["reports"])
             now = time.time()
@@ -452,7 +253,7 @@ class RunStore:
         """All runs, newest first. A run whose stored row cannot be read is listed with ``damaged`` set (and no
         config), so one damaged run neither hides the others nor stops them being read."""
         rows = self._read("SELECT * FROM runs ORDER BY created DESC", rows=True)
-        return [self._damaged_run(row, problem) if (problem := _run_problem(row)) else self._decode_run(row)
+        return [self._damaged_run(row, problem) if (problem := run_problem(row)) else self._decode_run(row)
                 for row in rows]
 
     def check_writable(self) -> None:

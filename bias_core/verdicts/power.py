@@ -1,7 +1,7 @@
 """Power before and after a run: the smallest effect an audit of n originals detects, and the originals an effect
 needs (METHODS §5 "Power"; issue 19).
 
-After a run, every "no evidence" verdict carries its own minimum detectable effect (``findings.judge``: 80% power at
+After a run, every "no evidence" verdict carries its own minimum detectable effect (``judge.judge``: 80% power at
 α = 0.05 from the spread of its interval at its n). Before a run there is no spread yet, so ``planning_table`` takes
 it from a reference run — the shipped demo run by default — and scales it with the number of originals: the spread of
 a mean over originals falls as 1/√n, so MDE(n) = MDE(n_ref) · √(n_ref / n) and the originals an effect e needs are
@@ -22,14 +22,10 @@ from functools import cache
 from pathlib import Path
 
 from bias_core.common.records import MeasureResult
-from bias_core.verdicts.findings import (
-    Verdict,
-    is_verdict_result,
-    mde_text,
-    minimum_detectable_effect,
-    semantics,
-    test_of,
-)
+from bias_core.verdicts.judge import Verdict
+from bias_core.verdicts.semantics import semantics
+from bias_core.verdicts.sentences import mde_text
+from bias_core.verdicts.significance import is_verdict_result, minimum_detectable_effect, test_of
 
 # The effect each measure is planned for, in the measure's own scale, and how it reads (issue 19: "says how many
 # originals would detect a stated effect"). Chosen as the smallest effects the papers discuss as meaningful.

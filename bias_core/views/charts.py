@@ -1,7 +1,7 @@
 """Charts of measure results, shared by the app's pages (plotly) and the HTML report (static SVG).
 
-Charts show every result's primary estimate (``findings.primary_estimate``: the signed one where the score cannot be
-negative) with its 95% interval and n. A result is drawn as a red diamond only when ``findings.judge`` calls it a
+Charts show every result's primary estimate (``semantics.primary_estimate``: the signed one where the score cannot be
+negative) with its 95% interval and n. A result is drawn as a red diamond only when ``judge.judge`` calls it a
 finding — the same rule as the Overview, the report and the CSV export; every other defined result is a grey circle.
 The dotted line is the measure's null (0, or 1 for similarities). Odds ratios (entity inclusion) are drawn as odds
 ratios on a log scale centred on 1, so 1.13× and 1/1.13× sit at equal distances from it, as the text states them. Where the identity perturbation has a value for
@@ -19,10 +19,9 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from bias_core.common.records import MeasureResult
-from bias_core.verdicts.findings import Verdict, judge, primary_estimate, semantics, variant
-from bias_core.verdicts.findings import (
-    _odds_ratio as odds_ratio,  # the signed score → the odds ratio the findings state
-)
+from bias_core.verdicts.judge import Verdict, judge
+from bias_core.verdicts.semantics import primary_estimate, semantics, variant
+from bias_core.verdicts.sentences import odds_ratio  # the signed score → the odds ratio the findings state
 
 FINDING_COLOUR = "#b2182b"
 OTHER_COLOUR = "#4d4d4d"

@@ -26,23 +26,15 @@ from typing import Any
 from bias_core.common.records import MeasureResult
 from bias_core.compare.diff import expected_words, word_diff
 from bias_core.compare.units import is_unit_composition
-from bias_core.documents.io import json_safe
+from bias_core.documents.record_files import json_safe
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import output_file
-from bias_core.verdicts.findings import (
-    CALIBRATION_DOC,
-    PERTURBATION_NOTES,
-    SUMMARIZER_NOTES,
-    Finding,
-    controls,
-    findings,
-    how_to_read,
-    judge,
-    primary_estimate,
-    semantics,
-    variant,
-)
+from bias_core.verdicts.controls import CALIBRATION_DOC, controls
+from bias_core.verdicts.findings import Finding, findings
+from bias_core.verdicts.judge import judge
+from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
+from bias_core.verdicts.sentences import how_to_read
 from bias_core.views.charts import measure_svg
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
@@ -91,7 +83,7 @@ def run_json(store: RunStore, run_id: str) -> str:
 
 def measures_csv(results: list[MeasureResult]) -> str:
     """One row per result: the record (measure, perturbation, summarizer, value, CI, n, reason), the primary estimate
-    shown everywhere (the signed one where the score cannot be negative) and the verdict of ``findings.judge`` —
+    shown everywhere (the signed one where the score cannot be negative) and the verdict of ``judge.judge`` —
     verdict, favoured, survives_correction, Holm p and the correction in words — then the details as JSON;
     formula-like cells neutralised."""
     rows = []

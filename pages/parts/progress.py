@@ -12,20 +12,17 @@ import streamlit as st
 
 from bias_core.common.records import Input
 from bias_core.common.words import counted
-from bias_core.runs.audit import StageSpec, estimate_audit_before, estimates_before_run, throughput_history
-from bias_core.runs.estimate import (
+from bias_core.runs.config import StageSpec
+from bias_core.runs.costs import (
     SPACY_SUMMARIZERS,
-    Estimate,
-    combine,
-    estimate_before,
-    format_duration,
-    format_range,
     load_average,
     spacy_loaded_by_perturb,
     summarizer_family,
     this_machine,
 )
-from bias_core.runs.store import RunInfo
+from bias_core.runs.estimate import Estimate, combine, estimate_before, format_duration, format_range
+from bias_core.runs.progress import estimate_audit_before, estimates_before_run, throughput_history
+from bias_core.runs.run_info import RunInfo
 from pages.common import run_store, summarizer, summary_cache
 from pages.render import md_escape
 
@@ -38,7 +35,7 @@ LIVE_NOTICE_SECONDS = 3.0
 
 def audit_estimate(summarizers: list[StageSpec], inputs: list[Input]) -> list[Estimate]:
     """Each summarizer's time for ``inputs`` before the run: cached summaries free, the rest from earlier runs of
-    the same summarizer on this machine (``bias_core.runs.audit.estimates_before_run``)."""
+    the same summarizer on this machine (``bias_core.runs.progress.estimates_before_run``)."""
     history = throughput_history(run_store())
     estimates = []
     spacy_loaded = spacy_loaded_by_perturb(inputs)  # the first summarizer splitting sentences loads it otherwise

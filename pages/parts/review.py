@@ -19,8 +19,10 @@ import streamlit as st
 
 from bias_core.common.records import Document, Input
 from bias_core.common.words import counted, plural
-from bias_core.perturb.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, Check, Example, review_inputs, sample_inputs
-from bias_core.runs.audit import AuditConfig, CorpusSpec, StageSpec, build_inputs
+from bias_core.perturb.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
+from bias_core.perturb.review_checklist import Check, Example
+from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
+from bias_core.runs.pipeline import build_inputs
 from bias_core.safety.errors import BiasCoreError
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 

@@ -36,7 +36,7 @@ from typing import Any
 import streamlit as st
 
 from bias_core.common.records import Document
-from bias_core.documents.io import CsvColumns, load_documents_from_bytes
+from bias_core.documents.corpus import CsvColumns, load_documents_from_bytes
 from bias_core.safety.errors import BiasCoreError
 
 PARAM = "ws"

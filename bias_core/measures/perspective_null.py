@@ -1,0 +1,367 @@
+"""The value-blind null of perspective fairness and its tests (METHODS §4.7, §5): null summaries or value shuffles
+per sample, the permutation test of each measure and the per-value representation-ratio tests (``PermutationNull``).
+
+**The test (METHODS §4.7, §5).** Any value-blind choice of a few units (lead-3 keeps the first three sentences) has
+BUR, UER and AUC > 0, so 0 is not the null. The question is whether the summary represents the values less fairly
+than a value-blind summary *of the same length* of the same input would, so the null keeps every unit's text with
+its value and makes only the selection value-blind (``null='selection'``, the default): for every kept sample, K
+(``n_permutations``, default ``DEFAULT_PERMUTATIONS``) extractive summaries of its input, each made of the units'
+sentences read in a random order, as many whole sentences as the summary has (``SELECTION_LENGTH = "sentences"``,
+the default; ``"tokens"`` takes them until their content tokens reach the summary's, the sentence that crosses that
+budget in part — see ``SELECTION_LENGTH`` for why the sentence count is the default). The units are put in a random order and each unit's sentences read in its own order
+— the lead of the input with its units shuffled, what lead-k is on inputs whose units come in a value-blind order;
+``null='sentences'`` shuffles the sentences themselves (what random-k does). p_x and p_g are the input's; p_y of a
+null summary is computed from per-sentence parts made once per call (``selection_scores``): N-gram counts per
+sentence and value, summed over the chosen sentences (a K × sentences by sentences × values product), or for
+embedding matching the normalised mean of the chosen sentences' vectors, which approximates embedding their
+concatenation. The units are parsed once with sentence boundaries (spaCy's parser, as the extractive summarizers
+split them; the content tokens are the same as without it) and every sentence embedded once, in the same encoder
+pass as the units and summaries. Draws are seeded by ``seed`` and the input id, so the same input gets the same
+null summaries in every call.
+
+Why not shuffle the values among the units (``null='shuffle'``, the previous null, kept as an option): reviews of
+one rating share words (amazing, delicious / rude, cold), so a summary copied from one 5-star review matches the
+other 5-star reviews too; shuffled values break that link, so *any* summary that copies review text looks more
+concentrated than the shuffles — lead-3 was called biased in 5 of 5 seeds on 40 Yelp review sets. Why not random
+sentences (``null='sentences'``): a three-sentence lead comes from one review, so it is more concentrated on one
+value than sentences drawn from all reviews; against that null lead-3 had UER p < 0.05 in 10 of 10 demo seeds.
+Against the default null random-k (spread over the reviews) comes out below the null mean; the test is one-sided.
+
+Per original o, m_o is the mean of its samples' scores and m_o^(k) the same under the k-th null draw (draw k of
+every sample together):
+
+- BUR, UER, AUC: estimate = mean over originals of (m_o − mean_k m_o^(k)) = observed − null mean, in the measure's
+  own unit; 95% percentile interval from 1,000 resamples of originals (d) of that mean of per-original excesses;
+  one-sided p = (1 + #{k: T_k ≥ T_obs}) / (K + 1) with T = mean over originals of m_o (pooled over originals).
+- SOF is corpus-level, so its statistic is the corpus SOF of the pooled shortfalls: SOF_obs from the observed
+  shortfalls, SOF_k from every sample's k-th null draw; estimate = SOF_obs − mean_k SOF_k, p = (1 + #{SOF_k ≥
+  SOF_obs}) / (K + 1). Interval: originals are resampled (d) and *both* terms recomputed on the resample — the SOF of
+  the resampled observed shortfall tables minus the mean over the K draws of the SOF of the same resampled
+  originals' null tables — so it is the bootstrap distribution of the estimate itself, nonlinearity included.
+
+Each measure's result carries ``details['test']`` = {estimate, ci_low, ci_high, p_value, sided: 'greater', null
+(in words), floor: 'permutation', observed (T_obs; for BUR/UER/AUC a mean over originals, so it can differ from
+``value``, a mean over samples), null_mean (mean_k T_k), n_permutations, n_resamples, ci_kind, method,
+n_undefined_resamples}; ``details['null']`` names the null. The smallest possible p is 1 / (K + 1): K = 1000 reaches 0.001, below 0.05 / 20 = 0.0025.
+
+**Direction.** Per value v the representation ratio r_v = p_y(v) / p_x(v), per original the ratio of the means
+over its samples (those where v is present), against the same ratio under the null (mean over k per original):
+excess_v = mean over originals of (r_o,v − r̄_o,v^0), d interval, two-sided permutation p pooled over originals
+(|T_k − E| ≥ |T_obs − E|, E = mean_k T_k), Holm over the values. ``details['ratio_tests']`` = {v: {ratio (mean over
+originals of r_o,v), null_ratio, excess, ci_low, ci_high, p_value, p_holm, n_originals, favoured, short_changed}},
+favoured (short_changed) when the interval lies above (below) 0 and p_holm < 0.05; every result of a call shares it.
+
+Calibration (n-gram matching, K = 1000 unless said; raw p < 0.05 with the interval above 0). Yelp, 40 FairSumm
+review sets, sentiment seeds 0-2, 4 tests each: lead-3 3 of 12 against the shuffle null (AUC every seed), 3 of 12
+against the selection null (AUC again: p 0.022, 0.002, 0.010; excess about +0.03; 2 of 12 after Holm), 9 of 12
+against random sentences ('sentences'); random-3 2 (shuffle), 0 (selection) and 2 (sentences) of 12. Demo reviews, 10 seeds, K = 500: lead-3 0-1 of
+10 per measure, random-3 0. Open: lead-3's token budget is set by the one review it reads (three of its sentences),
+so a null summary of that many tokens from a random review more often runs into a second review and is spread
+over more values; that is the likeliest source of lead-3's remaining AUC and SOF excess.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bias_core.common import stats
+from bias_core.measures.matching import SampleUnits
+from bias_core.measures.perspective_scores import (
+    DEFAULT_NULL,
+    PERSPECTIVE_MEASURES,
+    PermutedScores,
+    permuted_scores,
+    selection_scores,
+)
+
+# Permutations of the null (METHODS §4.7): the smallest p is 1 / (K + 1), so K = 1000 reaches 0.001, below the
+# 0.05 / 20 = 0.0025 a Holm family of 20 tests needs.
+DEFAULT_PERMUTATIONS = 1000
+# Arrays of the null are built in chunks of at most about this many cells; the SOF bootstrap (resamples ×
+# permutations × values) runs fastest in chunks that stay in the CPU cache.
+_MAX_CELLS = 4_000_000
+_SOF_CHUNK_CELLS = 65_536
+_FEW_ORIGINALS = 20
+
+
+# How long a null summary is: "sentences" (as many whole sentences as the summary has; the default) or "tokens" (the
+# summary's content tokens). With the token budget lead-3 sat above its null on Yelp review sets (AUC p 0.002-0.022 in
+# 3 of 12 tests): its budget comes from the one review it reads, and a null summary of that many tokens taken from a
+# random review spills into a second review more often; with as many sentences, lead-k of the input with its units
+# shuffled is one of the draws exactly (0 of 5 seeds significant on 40 Yelp sets, benchmarks/calibration.py).
+SELECTION_LENGTH = "sentences"
+
+
+def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, order: str = "units",
+                           partial: bool = True, length: str | None = None) -> np.ndarray:
+    """Return ``n_draws`` × sentences choice weights: value-blind extractive summaries of the sample's input as
+    long as its summary (a weight of 1 takes a sentence, 0 leaves it, a fraction takes that share of it).
+
+    Per draw the sentences are read in a random order and taken until their content tokens reach the summary's
+    (``budget``). ``order='units'`` (the 'selection' null) puts the units in a random order and reads each unit's
+    sentences in its own order — the lead of the input with its units shuffled, which is what lead-k of an input
+    whose units come in a value-blind order is; ``order='sentences'`` (the 'sentences' null) shuffles the sentences
+    themselves, as random-k does. The sentence that crosses the budget counts in part, weight (budget − content
+    tokens before it) / its content tokens (``partial``; with ``partial=False`` it is taken whole), so every draw has
+    exactly the summary's content tokens — whole sentences overshoot by half a sentence on average, 15 % on the demo
+    reviews' three-sentence summaries, and a longer summary is a fairer one. An input with fewer content tokens
+    than the summary gives all its sentences; a summary without content tokens gives no sentence. Sentences without
+    content tokens read before the budget is reached are taken (they count for embedding matching). Seeded by
+    ``seed`` and the input id, as ``value_permutations``."""
+    rng = np.random.default_rng([seed, zlib.crc32(sample.input_id.encode("utf-8"))])
+    mass = sample.sentence_mass
+    if order == "units":
+        places = rng.permuted(np.tile(np.arange(sample.labels.size), (n_draws, 1)), axis=1)  # draw × unit
+        read = np.argsort(places[:, sample.sentence_unit] * mass.size + np.arange(mass.size), axis=1)
+    elif order == "sentences":
+        read = np.argsort(rng.random((n_draws, mass.size)), axis=1)
+    else:
+        raise ValueError("order must be 'units' or 'sentences'")
+    ordered = mass[read]
+    if (length or SELECTION_LENGTH) == "sentences":
+        # as many whole sentences as the summary has, read in that order: lead-k of the input with its units in a
+        # random order is then one of the draws exactly
+        taken = np.broadcast_to((np.arange(mass.size) < max(sample.budget_sentences, 1)).astype(float),
+                                ordered.shape)
+    else:
+        before = np.cumsum(ordered, axis=1) - ordered
+        taken = (before < sample.budget).astype(float)
+        if partial:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(ordered > 0, (sample.budget - before) / ordered, 1.0)
+            taken *= np.clip(share, 0.0, 1.0)
+    choices = np.zeros((n_draws, mass.size))
+    np.put_along_axis(choices, read, taken, axis=1)
+    return choices
+
+
+def value_permutations(sample: SampleUnits, n_permutations: int, seed: int) -> np.ndarray:
+    """Return ``n_permutations`` × units value labels: the sample's labels shuffled among its units, independently
+    per row, seeded by ``seed`` and the input id (the same input gets the same shuffles in every call)."""
+    rng = np.random.default_rng([seed, zlib.crc32(sample.input_id.encode("utf-8"))])
+    return rng.permuted(np.tile(sample.labels, (n_permutations, 1)), axis=1)
+
+
+def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int, null: str = DEFAULT_NULL,
+                 **options) -> list[PermutedScores]:
+    """Row 0: the observed sample; rows 1..K: the null — K value-blind selections (``value_blind_selections``,
+    ``selection_scores``) or K shuffles of the values (``value_permutations``, ``permuted_scores``) — chunked so
+    that no intermediate array holds more than about four million cells."""
+    out = []
+    for sample in samples:
+        observed = permuted_scores(sample, sample.labels[None, :], **options)
+        if null in ("selection", "sentences"):
+            draws = value_blind_selections(sample, n_permutations, seed,
+                                           order="units" if null == "selection" else null)
+            width = sample.sentence_counts.shape[1] if sample.sentence_counts is not None else (
+                sample.sentence_vectors.shape[1] + sample.unit_vectors.shape[0])
+            size = max(1, _MAX_CELLS // max(1, draws.shape[1] * width))
+            parts = [observed] + [selection_scores(sample, draws[start:start + size], **options)
+                                  for start in range(0, draws.shape[0], size)]
+        else:
+            labels = value_permutations(sample, n_permutations, seed)
+            size = max(1, _MAX_CELLS // max(1, labels.shape[1] * len(sample.values)
+                                             * (1 + (0 if sample.occurs is None else sample.occurs.shape[0]))))
+            parts = [observed] + [permuted_scores(sample, labels[start:start + size], **options)
+                                  for start in range(0, labels.shape[0], size)]
+        out.append(PermutedScores(*(np.concatenate([np.asarray(getattr(p, f)) for p in parts])
+                                    for f in PermutedScores.__dataclass_fields__)))
+    return out
+
+
+def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
+    if null in ("selection", "sentences"):
+        how = ("the units in a random order, each unit's sentences in its order" if null == "selection" else
+               "the sentences in a random order")
+        length = ("as many sentences as the summary" if SELECTION_LENGTH == "sentences" else
+                  "as many content tokens as the summary (the sentence that crosses that budget counts in part)")
+        return (f"value-blind summaries of the same length: {n_permutations} random selections of the input's "
+                f"sentences, {length} ({how}), per input, pooled over originals")
+    return (f"values shuffled among the units of each input, summary and unit texts kept (a value-blind summarizer "
+            f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
+
+
+@dataclass
+class PermutationNull:
+    """The permutation null of one call (METHODS §4.7): every kept sample's scores under its observed values
+    (column 0) and K shuffles of its values among its units (columns 1..K), aggregated per original.
+
+    ``per_original[name]`` is originals × (K + 1) of the mean over the original's samples of BUR (%), UER (%) or AUC;
+    ``shortfall_sums`` / ``shortfall_counts`` are originals × (K + 1) × values of the summed shortfall of each value
+    and the number of samples in which it is present (SOF); ``source_sums`` / ``target_sums`` the same for p_x and
+    p_y (representation ratios)."""
+
+    originals: list[str]
+    values: list[str]
+    n_permutations: int
+    null: str
+    per_original: dict[str, np.ndarray]
+    shortfall_sums: np.ndarray
+    shortfall_counts: np.ndarray
+    source_sums: np.ndarray
+    target_sums: np.ndarray
+
+    @classmethod
+    def build(cls, samples: Sequence[SampleUnits], n_permutations: int, seed: int, null: str = DEFAULT_NULL,
+              **options) -> PermutationNull:
+        scores = _null_scores(samples, n_permutations, seed, null, **options)
+        originals = list(dict.fromkeys(sample.original for sample in samples))
+        values = sorted({value for sample in samples for value in sample.values})
+        row = {original: i for i, original in enumerate(originals)}
+        column = {value: i for i, value in enumerate(values)}
+        size = (len(originals), n_permutations + 1)
+        per_sample = {name: np.zeros(size) for name in PERSPECTIVE_MEASURES[:3]}
+        n_samples = np.zeros(len(originals))
+        tables = [np.zeros((*size, len(values))) for _ in range(4)]
+        for sample, score in zip(samples, scores):
+            o = row[sample.original]
+            n_samples[o] += 1
+            for name, scale in (("bur", 100.0), ("uer", 100.0), ("auc", 1.0)):
+                per_sample[name][o] += getattr(score, name) * scale
+            columns = [column[value] for value in sample.values]
+            for table, part in zip(tables, (score.shortfall, score.present, score.source, score.target)):
+                table[o][:, columns] += part
+        per_original = {name: sums / n_samples[:, None] for name, sums in per_sample.items()}
+        return cls(originals, values, n_permutations, null, per_original, *tables)
+
+    def measure_test(self, name: str, n_resamples: int, seed: int) -> dict:
+        """The test of one measure against the null: estimate = observed − null mean, d interval, one-sided p."""
+        if name == "sof":
+            return self._sof_test(n_resamples, seed)
+        table = self.per_original[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            null_by_original = np.nanmean(table[:, 1:], axis=1)
+            pooled = np.nanmean(table, axis=0)
+        observed, null = float(pooled[0]), pooled[1:]
+        excess = table[:, 0] - null_by_original
+        interval, _ = stats.pooled_bootstrap(np.column_stack([excess, np.ones_like(excess)]), self.originals,
+                                             lambda p: p[:, 0] / p[:, 1], kind="d", n_resamples=n_resamples,
+                                             seed=seed)
+        return self._test(float(np.mean(excess)), interval, stats.permutation_p(observed, null), observed,
+                          float(np.nanmean(null)), n_resamples,
+                          "mean over originals of (observed − mean over permutations) of the mean over the "
+                          "original's samples; p = (1 + #{T_k ≥ T_obs}) / (K + 1), T = mean over originals")
+
+    def _test(self, estimate: float, interval: stats.Interval, p: float, observed: float, null_mean: float,
+              n_resamples: int, method: str) -> dict:
+        return {"estimate": estimate, "ci_low": interval.low, "ci_high": interval.high, "p_value": p,
+                "sided": "greater", "null": _null_description(self.n_permutations, self.null), "floor": "permutation",
+                "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations,
+                "n_resamples": n_resamples, "ci_kind": "d", "method": method,
+                "n_undefined_resamples": interval.n_undefined}
+
+    def _sof_test(self, n_resamples: int, seed: int) -> dict:
+        """SOF against its null: SOF of the pooled observed shortfalls vs the SOF of each permutation's pooled
+        shortfalls; the interval resamples originals and recomputes both (every permutation's SOF on the same
+        resampled originals), so it is the bootstrap of observed SOF − null-mean SOF."""
+        sof = _sof_of(self.shortfall_sums.sum(axis=0), self.shortfall_counts.sum(axis=0))
+        observed, null = float(sof[0]), sof[1:]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            null_mean = float(np.nanmean(null))
+        rng = np.random.default_rng(seed)
+        n, k, r = self.shortfall_sums.shape
+        flat_sums = self.shortfall_sums.reshape(n, -1)
+        flat_counts = self.shortfall_counts.reshape(n, -1)
+        step = max(1, _SOF_CHUNK_CELLS // max(1, k * r))
+
+        def excess(weights: np.ndarray) -> np.ndarray:
+            out = np.empty(weights.shape[0])
+            for start in range(0, weights.shape[0], step):
+                chosen = weights[start:start + step]
+                resampled = _sof_of((chosen @ flat_sums).reshape(-1, k, r),
+                                    (chosen @ flat_counts).reshape(-1, k, r))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", category=RuntimeWarning)
+                    out[start:start + step] = resampled[:, 0] - np.nanmean(resampled[:, 1:], axis=1)
+            return out
+
+        if n <= _FEW_ORIGINALS:
+            # Few originals give few distinct resamples (10 for 3 originals): compute each once.
+            weights = stats.cluster_weights(n, n_resamples, rng)
+            distinct, inverse = np.unique(weights, axis=0, return_inverse=True)
+            pieces = [excess(distinct)[inverse.ravel()]]
+        else:
+            size = max(step, _MAX_CELLS // n)
+            pieces = [excess(stats.cluster_weights(n, min(size, n_resamples - start), rng))
+                      for start in range(0, n_resamples, size)]
+        low, high, undefined = stats.percentile_interval(np.concatenate(pieces))
+        interval = stats.Interval(low, high, "d", "percentile", n_resamples, n_undefined=undefined)
+        return self._test(observed - null_mean, interval, stats.permutation_p(observed, null), observed, null_mean,
+                          n_resamples, "corpus SOF of the pooled shortfalls − mean over permutations of the corpus "
+                                       "SOF; interval: originals resampled, both recomputed; "
+                                       "p = (1 + #{SOF_k ≥ SOF_obs}) / (K + 1)")
+
+    def ratio_tests(self, n_resamples: int, seed: int) -> dict[str, dict]:
+        """Per value v: r = p_y(v) / p_x(v) per original (means over its samples), against the same ratio under the
+        permutations; excess = mean over originals of (r − mean over permutations), d interval, two-sided
+        permutation p pooled over originals, Holm over the values; favoured / short-changed when the interval
+        excludes 0 on that side and the Holm p < 0.05."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = np.where(self.source_sums > 0, self.target_sums / self.source_sums, np.nan)  # o × (K+1) × v
+        out: dict[str, dict] = {}
+        p_values = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            for i, value in enumerate(self.values):
+                table = ratios[:, :, i]
+                seen = ~np.isnan(table[:, 0])
+                if not seen.any():
+                    continue
+                null_by_original = np.nanmean(table[seen, 1:], axis=1)
+                excess = np.where(seen, table[:, 0] - np.nanmean(table[:, 1:], axis=1), 0.0)
+                interval, _ = stats.pooled_bootstrap(np.column_stack([excess, seen.astype(float)]), self.originals,
+                                                     lambda p: p[:, 0] / p[:, 1], kind="d",
+                                                     n_resamples=n_resamples, seed=seed)
+                pooled = np.nanmean(table[seen], axis=0)
+                observed, null = float(pooled[0]), pooled[1:]
+                p = stats.permutation_p(observed, null, sided="two-sided")
+                p_values.append(p)
+                out[value] = {"ratio": observed, "null_ratio": float(np.mean(null_by_original)),
+                              "excess": float(np.mean(excess[seen])), "ci_low": interval.low,
+                              "ci_high": interval.high, "p_value": p, "n_originals": int(seen.sum())}
+        adjusted = holm(p_values)
+        for entry, p_holm in zip(out.values(), adjusted):
+            significant = math.isfinite(p_holm) and p_holm < 0.05
+            entry["p_holm"] = p_holm
+            entry["favoured"] = bool(significant and entry["ci_low"] > 0)
+            entry["short_changed"] = bool(significant and entry["ci_high"] < 0)
+        return out
+
+
+def _sof_of(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """SOF (``second_order_fairness``) over the last axis of pooled (summed shortfall, samples) tables, for any
+    leading shape; a value in no sample is left out (nan when no value is left). Masked sums instead of nanmean:
+    this runs on resamples × permutations × values arrays."""
+    seen = counts > 0
+    if seen.all():
+        mean_shortfall = sums / counts
+        return np.abs(mean_shortfall - mean_shortfall.mean(axis=-1, keepdims=True)).mean(axis=-1)
+    n_seen = seen.sum(axis=-1)
+    mean_shortfall = np.divide(sums, counts, out=np.zeros_like(sums, dtype=float), where=seen)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = mean_shortfall.sum(axis=-1) / n_seen
+        spread = np.abs(mean_shortfall - centre[..., None])
+        spread *= seen
+        return spread.sum(axis=-1) / n_seen
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values (step-down: sorted p times (m − rank), running maximum, capped at 1); nan stays nan
+    and is not counted. The same numbers as ``stats.adjust_pvalues(p, 'holm')`` (statsmodels), which a test checks;
+    statsmodels' Holm runs ``gc.collect()`` on every call, 0.3 s with spaCy loaded, more than the whole null costs."""
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, math.nan)
+    defined = np.flatnonzero(~np.isnan(p))
+    order = defined[np.argsort(p[defined], kind="stable")]
+    m = order.size
+    if m:
+        adjusted[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(m, 0, -1)))
+    return [float(x) for x in adjusted]

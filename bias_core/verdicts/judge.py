@@ -1,0 +1,156 @@
+"""THE significance rule of summbias (``judge``, METHODS §5; issues 11 and 19) and the verdict it returns.
+
+Every place that marks a result as evidence of bias — the Overview and Metrics pages, the charts, the HTML report and
+the CSV export — asks ``judge`` and nothing else, so the marks cannot contradict each other. ``judge`` reads the
+measure's declared direction and null (``semantics``), the primary estimate (``primary_estimate``: the signed version
+where a score cannot be negative, METHODS §4.1–4.3), the identity noise floor (METHODS §1.7) and Holm's correction
+over the confirmatory family (METHODS §5).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bias_core.common.records import MeasureResult
+from bias_core.verdicts.semantics import (
+    MeasureSemantics,
+    _groups,
+    _kind,
+    _perspective_extremes,
+    group_words,
+    primary_estimate,
+    semantics,
+)
+from bias_core.verdicts.significance import ALPHA, _holm, is_verdict_result, minimum_detectable_effect, test_of
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The one significance verdict of a result (``judge``)."""
+
+    status: str  # "finding" | "no evidence of bias" | IDENTICAL ("no difference: the summaries are identical") |
+    #              "not significant after correction" | "not enough data" | "undefined" | "description"
+    significant: bool
+    favoured: str | None
+    reasons: tuple[str, ...]
+    p_value: float | None = None  # the raw p-value the correction used (None: not applicable)
+    p_holm: float | None = None  # Holm-adjusted within the summarizer's family (None: not applicable)
+    correction: str = ""  # how the correction was made, in words; says "not applicable" and why when it was not
+    clears_floor: bool | None = None  # whether the test against its noise floor excludes it (None: no floor)
+    floor: tuple[float, float] | None = None  # kept for older bundles; the floor is now tested (``floor_used``)
+    mde: float | None = None  # minimum detectable effect at 80% power, α = 0.05, in the estimate's unit
+    null: str = ""  # the null the test used, in words
+    floor_used: str = ""  # the noise floor the test used, in words
+
+
+def _favoured(result: MeasureResult, sem: MeasureSemantics, value: float) -> str | None:
+    """Who the significant result favours, in words (only called for findings)."""
+    if result.measure in ("word_list_inclusion_adjusted", "word_list_inclusion_unadjusted", "entity_inclusion",
+                          "entity_hallucination", "acc_diff"):
+        first, second = _groups(result)[:2]
+        return group_words(first if value > 0 else second)
+    if sem.family == "perspective fairness":
+        favoured = _perspective_extremes(result)[1]
+        return f"the reviews rated {' and '.join(favoured)}" if favoured else None
+    if result.measure == "mbic":
+        return "the biased sentences" if value > 0 else "the neutral sentences"
+    return None
+
+
+IDENTICAL = "no difference: the summaries are identical"
+
+
+def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
+    """THE significance rule of summbias (METHODS §5; issues 11 and 19). A result is a finding only when all hold:
+
+    (a) it is a test, not a description (``semantics(...).kind``), with an interval over originals (d);
+    (b) its test (``test_of``: the measure's own null — a permutation null, the within-group or paired design —
+        else its interval against the measure's null) has a 95% interval that excludes the null on the side of bias
+        (above for "higher is more bias", below for "higher is less bias", either side for signed measures);
+    (c) its p survives Holm at α = 0.05 within its summarizer's family (every test of that summarizer in the run);
+    (d) at least 2 originals.
+    Identical summaries across arms (estimate exactly at the null, no spread) are "no difference", never "not enough
+    data". Every verdict that is not a finding states the minimum detectable effect (``mde``) where there is spread.
+    "favoured" is set only for findings.
+    """
+    sem = semantics(result.measure)
+    if not result.is_defined:
+        return Verdict("undefined", False, None, (result.reason or "the measure is undefined on these data",),
+                       correction="correction not applicable: undefined")
+    if not is_verdict_result(result):
+        why = ("a description of the summaries, shown as context beside the tests; never a finding"
+               if sem.kind == "description" else
+               "an interval over draws of names within each original (s), shown as context; verdicts use "
+               "intervals over originals" if _kind(result) == "s" else
+               "measured on the unchanged articles, shown as context")
+        return Verdict("description", False, None, (why,), correction="correction not applicable: a description")
+    test = test_of(result)
+    if test is None:
+        return Verdict("not enough data", False, None, ("the result has no test or confidence interval",),
+                       correction="correction not applicable: no test")
+    if result.n < 2:
+        return Verdict("not enough data", False, None, (f"only {result.n} original(s); a test needs at least 2",),
+                       correction="correction not applicable: not enough data", null=test.null, floor_used=test.floor)
+    if test.identical:
+        return Verdict(IDENTICAL, False, None, ("what the measure compares is exactly the same in both arms of every "
+                                                f"one of the {result.n} originals",),
+                       correction="correction not applicable: no difference", null=test.null, floor_used=test.floor)
+    if test.low is not None and test.high is not None and not test.high > test.low:
+        if test.floor == "permutation" and test.estimate == test.null_value and test.low == test.null_value:
+            return Verdict("no evidence of bias", False, None,
+                           ("the measure takes the same value on every shuffle of the values: it is saturated on "
+                            "these data (e.g. every summary under-represents some value), so it cannot tell",),
+                           p_value=test.p_value, correction="correction not applicable: no spread", null=test.null,
+                           floor_used=test.floor)
+        if test.estimate == test.null_value and test.low == test.null_value:
+            return Verdict(IDENTICAL, False, None,
+                           (f"the estimate is exactly the null ({_num(test.null_value)}) on every resample of the "
+                            f"{result.n} originals: what the measure compares is the same in both arms",),
+                           correction="correction not applicable: no difference", null=test.null,
+                           floor_used=test.floor)
+        return Verdict("not enough data", False, None, (f"the interval is a single point ({_num(test.low)}) on n = "
+                                                        f"{result.n}: the resamples never vary",),
+                       correction="correction not applicable: not enough data", null=test.null,
+                       floor_used=test.floor)
+    reasons: list[str] = []
+    if test.low is None or test.high is None:
+        excludes = True  # a count of corrected tests: its p decides
+    elif test.sided == "greater":
+        excludes = test.low > test.null_value
+    elif test.sided == "less":
+        excludes = test.high < test.null_value
+    else:
+        excludes = test.low > test.null_value or test.high < test.null_value
+    if not excludes:
+        reasons.append("the 95% interval includes the value meaning no bias")
+    p_raw, p_holm, correction = _holm(result, results)
+    survives = p_holm is not None and p_holm < ALPHA
+    if not survives:
+        reasons.append(f"not significant after correction ({correction}, p = {_p(p_holm)})")
+    if not excludes:
+        status = "no evidence of bias"
+    elif not survives:
+        status = "not significant after correction"
+    else:
+        status = "finding"
+    significant = status == "finding"
+    favoured = _favoured(result, sem, primary_estimate(result)[0] or 0.0) if significant else None
+    mde = minimum_detectable_effect(test)
+    clears = excludes if test.floor not in ("none", "") else None
+    return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, None,
+                   mde=mde, null=test.null, floor_used=test.floor)
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    text = f"{x:.{digits}f}"
+    return "0" if text.strip("-0.") == "" else text
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"

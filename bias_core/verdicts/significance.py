@@ -1,0 +1,201 @@
+"""The test behind a result (METHODS §5): its null, its 95% interval over originals and its p-value, Holm's correction
+within each summarizer's confirmatory family and the minimum detectable effect at 80% power — what ``judge`` reads.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from bias_core.common import stats
+from bias_core.common.records import MeasureResult
+from bias_core.verdicts.semantics import MeasureSemantics, _finite, _kind, primary_estimate, semantics
+
+ALPHA = 0.05
+
+
+@cache
+def z95() -> float:
+    """The normal quantile of 0.975 (1.96), bit for bit what ``scipy.stats.norm.ppf(0.975)`` returns (both call
+    ``scipy.special.ndtri``). Computed on first use: importing scipy.stats at import cost the app's first page about
+    a second (issue 13); ``statistics.NormalDist`` differs from it in the last bit."""
+    from scipy.special import ndtri
+
+    return float(ndtri(0.975))
+
+
+@dataclass(frozen=True)
+class TestOf:
+    """The test a verdict rests on (METHODS §5): an estimate against its null value with a 95% interval over
+    originals and a p-value. For permutation and floor tests the estimate is the excess over the null (observed −
+    null mean), so ``null_value`` is 0; otherwise it is the measure's own value and null."""
+
+    estimate: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    sided: str  # "greater" (bias = above the null), "less" (bias = below) or "two-sided"
+    null_value: float
+    null: str  # what the null is, in words
+    floor: str  # which noise floor the test used, in words
+    identical: bool = False  # what the test compares is exactly the same in both arms (no spread, no difference)
+
+
+_NULLS = {
+    "word_list_inclusion_adjusted": ("the summaries keep the inputs' share of female words (0)",
+                                     "paired: both arms of each original, the swapped people balanced (C_loc)"),
+    "entity_inclusion": ("people of both groups are kept equally often (odds ratio 1)",
+                         "paired: every person appears in both groups across an original's inputs (C_loc)"),
+    "entity_hallucination": ("invented names are as often female as male (50%)", "none: invented names only"),
+    "distinguishability_count": ("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)",
+                                 "within-group: summaries of other name draws of the same arm"),
+    "distinguishability_dense": ("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)",
+                                 "within-group: summaries of other name draws of the same arm"),
+    "mbic": ("sentence scores independent of the bias labels (0)", "none: scores of the unchanged articles"),
+    "acc_diff": ("both groups' entities are included equally often (0)",
+                 "paired: the same entities in both groups (quadruples)"),
+    "delta_i": ("inclusion changes as often across groups as within a group (ΔI = 0)",
+                "within-group swaps: I_within, the change when a name is swapped within its group"),
+}
+
+
+def _sided(sem: MeasureSemantics) -> str:
+    return {"higher_is_more_bias": "greater", "higher_is_less_bias": "less"}.get(sem.direction, "two-sided")
+
+
+def _normal_p(estimate: float, low: float, high: float, null: float, sided: str, n: int) -> float | None:
+    """A p-value from a 95% bootstrap interval: t = (estimate − null) / se, se = the interval's half-width on the
+    null's side / 1.96, widened by √(n / (n − 1)) and read off Student's t with n − 1 degrees of freedom. A percentile
+    bootstrap over n originals underestimates the spread of a mean by √((n − 1) / n) and the normal tail is too thin
+    for small n: on 3 review sets a normal p reached 1e-45. For large n this is the normal approximation, so the
+    interval excluding the null and p < 0.05 (two-sided) then agree."""
+    from scipy.special import stdtr  # imported where used: the app's first page imports this module
+
+    if not high > low or n < 2:
+        return None
+    half = (estimate - low) if estimate >= null else (high - estimate)
+    se = (half / z95() if half > 0 else (high - low) / (2 * z95())) * math.sqrt(n / (n - 1))
+    t = (estimate - null) / se
+    df = n - 1
+    if sided == "two-sided":
+        return float(2.0 * stdtr(df, -abs(t)))
+    if sided == "less":
+        t = -t
+    return float(stdtr(df, -t))
+
+
+def test_of(result: MeasureResult) -> TestOf | None:
+    """The test behind a result, or None where the result is no test (a description, undefined, no interval).
+
+    In order: the measure's own null test in ``details['test']`` (perspective fairness against its permutation null,
+    Fightin' Words against arm labels swapped within originals); ΔI and Acc_Diff with their paired bootstrap p over
+    originals (METHODS §4.8; Acc_Diff two-sided); politician features, the Holm-corrected paired t-tests (family-wise
+    p = the smallest Holm p, Bonferroni over the swap directions); otherwise the primary estimate's interval against
+    the measure's null with a normal-approximation p (``_normal_p``)."""
+    sem = semantics(result.measure)
+    if sem.kind == "description" or not result.is_defined:
+        return None
+    details = result.details if isinstance(result.details, dict) else {}
+    own = details.get("test")
+    if isinstance(own, dict) and _finite(own.get("estimate")) is not None:
+        return TestOf(float(own["estimate"]), _finite(own.get("ci_low")), _finite(own.get("ci_high")),
+                      _finite(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
+                      str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
+                      bool(own.get("identical")))
+    null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
+    if result.measure == "politician_features":
+        every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
+        rows = [r for r in every if _finite(r.get("p_holm")) is not None]
+        def unchanged(row: dict) -> bool:  # "k of n unchanged" with k = n
+            counts = re.match(r"(\d+) of (\d+) unchanged", str(row.get("unchanged") or ""))
+            return bool(counts) and counts.group(1) == counts.group(2)
+
+        if every and all(unchanged(r) for r in every):
+            return TestOf(0.0, None, None, None, "greater", 0.0, "no feature changes between the original and the "
+                          "swapped summaries (paired t-tests)", "paired: the same original before and after the swap",
+                          identical=True)
+        if not rows:
+            return None
+        directions = max(1, len({r.get("direction") for r in rows}))
+        p = min(1.0, directions * min(float(r["p_holm"]) for r in rows))
+        return TestOf(float(result.value), None, None, p, "greater", 0.0,
+                      "no feature changes between the original and the swapped summaries (paired t-tests)",
+                      "paired: the same original summarized before and after the swap")
+    if sem.kind == "tests":
+        return None  # a count of corrected tests without a null test of its own (older runs)
+    value, low, high = primary_estimate(result)
+    if value is None or low is None or high is None:
+        return None
+    p = _finite(details.get("p_one_sided"))
+    if result.measure == "acc_diff" and p is not None:
+        p = min(1.0, 2.0 * p)  # the stored p is one-sided in the observed direction; the test is two-sided
+    if p is None:
+        p = _normal_p(value, low, high, sem.null, _sided(sem), result.n)
+    return TestOf(value, low, high, p, _sided(sem), sem.null, null, floor)
+
+
+def is_verdict_result(result: MeasureResult) -> bool:
+    """Whether a result is judged at all: a test (not a description) with a d interval over originals (or none), on
+    a perturbation — on the unchanged originals only lexical bias is a test (it needs no second version)."""
+    sem = semantics(result.measure)
+    if sem.kind == "description" or _kind(result) == "s":
+        return False
+    return result.perturbation != "identity" or sem.family == "lexical bias"
+
+
+_HOLM_CACHE: dict[tuple, dict[int, tuple[float, float, str]]] = {}
+
+
+def _holm_table(results: Sequence[MeasureResult], summarizer: str | None) -> dict[int, tuple[float, float, str]]:
+    """(raw p, Holm p, label) of every test of one summarizer, keyed by ``id(result)`` (METHODS §5: Holm within
+    each summarizer's confirmatory family, its measures × perturbations, so adding another summarizer to an audit
+    never changes a verdict). Cached per results list: statsmodels' ``multipletests`` is slow."""
+    key = (summarizer, tuple((id(r), r.measure, r.summarizer, r.perturbation, r.ci_kind, r.value, r.ci_low,
+                              r.ci_high) for r in results))
+    table = _HOLM_CACHE.get(key)
+    if table is None:
+        family = []
+        for r in results:
+            if r.summarizer != summarizer or not is_verdict_result(r):
+                continue
+            test = test_of(r)
+            if test is not None and test.p_value is not None:
+                family.append((r, test.p_value))
+        who = summarizer or "results without a summarizer"
+        label = f"Holm over {who}'s {len(family)} test{'s' if len(family) != 1 else ''}"
+        adjusted = stats.adjust_pvalues([p for _, p in family], "holm", alpha=ALPHA).adjusted if family else []
+        table = {id(r): (p, float(q), label) for (r, p), q in zip(family, adjusted)}
+        if len(_HOLM_CACHE) > 64:
+            _HOLM_CACHE.clear()
+        _HOLM_CACHE[key] = table
+    return table
+
+
+def _holm(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
+    """The result's raw p, its Holm-adjusted p over its summarizer's family in ``results`` and the label."""
+    if not any(r is result for r in results):
+        results = [*results, result]
+    found = _holm_table(results, result.summarizer).get(id(result))
+    if found is None:
+        return None, None, "correction not applicable: the result has no p-value"
+    return found
+
+
+# 80% power at α = 0.05 (METHODS §5 "Power"): an effect this many standard errors from the null is detected with
+# probability 0.8 by a test at level 0.05 — z_0.95 + z_0.8 one-sided, z_0.975 + z_0.8 two-sided.
+_POWER_Z = {"greater": 1.6448536269514722 + 0.8416212335729143, "less": 1.6448536269514722 + 0.8416212335729143,
+            "two-sided": 1.959963984540054 + 0.8416212335729143}
+
+
+def minimum_detectable_effect(test: TestOf) -> float | None:
+    """The smallest effect (distance from the null, in the estimate's unit) this audit detects with 80% power at
+    α = 0.05, from the spread of its bootstrap interval at this n: (z_α + z_0.8) · se, se = width / (2 · 1.96)."""
+    if test.low is None or test.high is None or not test.high > test.low:
+        return None
+    se = (test.high - test.low) / (2 * z95())
+    return _POWER_Z.get(test.sided, _POWER_Z["two-sided"]) * se
