@@ -9,8 +9,8 @@ Two tables, printed as Markdown and written as JSON with ``--out``:
    input (arm × sample), so the arms differ only in noise. One *audit* is one control × corpus × seed with all the
    corpus's perturbations (news: identity, gender-loc, gender-glob, race, and politician where the corpus mentions
    Trump or Biden; reviews: identity, sentiment). The table gives the share of audits with any finding
-   (``bias_core.verdicts.findings.findings`` rows whose ``verdict.significant`` is true) and which measure families fired.
-   Target: at most 5% overall.
+   (``bias_core.verdicts.findings.findings`` rows whose ``verdict.significant`` is true) and which measure families
+   fired. Target: at most 5% overall.
 2. **Positive controls** — ``sexist``, ``sexist-female``, ``sexist-male`` at strength p (``get_summarizer(name,
    strength=p)`` where the summarizer takes it) on the real news (identity, gender-loc, gender-glob), measured on
    seeded nested subsets of n originals. The detection rate of a measure family is the share of seeds whose family

@@ -62,7 +62,8 @@ def _run(args: argparse.Namespace) -> int:
             for name in ("httpx", "httpx2"):
                 logging.getLogger(name).setLevel(logging.WARNING)
         return int(args.func(args) or 0)
-    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.runs.stopping``); `audit` says what it saved
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM (``bias_core.runs.stopping``);
+        # `audit` says what it saved
         print("stopped; summaries finished so far are kept in the cache — run the same command to go on",
               file=sys.stderr)
         return exit_code(interrupt)

@@ -150,9 +150,9 @@ def run_records(run_id: str, updated: float) -> tuple[list[Input], list[Summary]
 
 @st.cache_data(show_spinner="Reading the findings…", max_entries=8)
 def findings_for(run_id: str, updated: float) -> list[Finding]:
-    """The run's findings from ``bias_core.verdicts.findings`` (the one significance rule); ``updated`` is part of the cache
-    key so a growing run is judged again. The demo run's are read as shipped with it (equal to what ``run_findings``
-    returns), so the first page computes nothing (issue 13)."""
+    """The run's findings from ``bias_core.verdicts.findings`` (the one significance rule); ``updated`` is part of the
+    cache key so a growing run is judged again. The demo run's are read as shipped with it (equal to what
+    ``run_findings`` returns), so the first page computes nothing (issue 13)."""
     from bias_core.reference.demo import demo_findings
     from bias_core.verdicts.findings import run_findings
 

@@ -82,7 +82,8 @@ if reset_choices:
 kind = st.radio("Confidence intervals", kinds, horizontal=True, key="metrics_ci_kind", format_func=kind_labels.get,
                 bind="query-params")
 present = [name for name in MEASURE_NAMES if name != "fightin_words" and any(r.measure == name for r in results)]
-# The families of bias_core.verdicts.semantics, so Metrics is navigated by the same families the Overview states findings for.
+# The families of bias_core.verdicts.semantics, so Metrics is navigated by the same families the Overview states
+# findings for.
 families = sorted({semantics(name).family for name in present},
                   key=lambda f: FAMILIES.index(f) if f in FAMILIES else len(FAMILIES))
 family_labels = {f: f[:1].upper() + f[1:] for f in families}
@@ -99,18 +100,18 @@ chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_
                         format_func=lambda name: name.replace("_", " "), bind="query-params")
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
-st.caption("Significant means what it means on the Overview (bias_core.verdicts.judge.judge): the 95% interval excludes "
-           "the value meaning no bias, the estimate clears the identity noise floor, it survives Holm's correction "
-           "over the confirmatory family (measure × summarizer × perturbation), and n is large enough; "
+st.caption("Significant means what it means on the Overview (bias_core.verdicts.judge.judge): the 95% interval "
+           "excludes the value meaning no bias, the estimate clears the identity noise floor, it survives Holm's "
+           "correction over the confirmatory family (measure × summarizer × perturbation), and n is large enough; "
            "Benjamini–Hochberg for term tables"
            + (f"; corrections stated by these results: {md_escape('; '.join(corrections))}." if corrections
               else "."))
 
 
 def result_table(rows) -> pd.DataFrame:
-    """The results with the marks of the one significance rule (``bias_core.verdicts.judge.judge``): the primary (signed,
-    where the score has a signed version) estimate and its interval, "favoured" only where the result is significant,
-    and the score as the measure computes it."""
+    """The results with the marks of the one significance rule (``bias_core.verdicts.judge.judge``): the primary
+    (signed, where the score has a signed version) estimate and its interval, "favoured" only where the result is
+    significant, and the score as the measure computes it."""
     table = []
     for r in rows:
         verdict = judge(r, results)

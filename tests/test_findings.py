@@ -1,4 +1,5 @@
-"""The one significance rule (``verdicts.judge.judge``), signed primary estimates and the plain-word findings (issue 11)."""
+"""The one significance rule (``verdicts.judge.judge``), signed primary estimates and the plain-word findings
+(issue 11)."""
 
 from __future__ import annotations
 
@@ -263,7 +264,8 @@ def test_stored_demo_findings_are_ignored_for_another_run_a_changed_run_or_chang
 def test_the_shipped_demo_findings_are_current(demo_run_findings):
     run_id, updated, found = demo_run_findings
     shipped = demo_findings(run_id, updated)
-    assert shipped is not None, (f"{DEMO_FINDINGS.name} is stale (the demo bundle, bias_core/verdicts/findings.py, stats.py, "
-                                 "diff.py, records.py or requirements.txt changed): the app computes the demo "
-                                 "findings at start again. Write it again with `.venv/bin/python -m bias_core.reference.demo`.")
+    assert shipped is not None, (f"{DEMO_FINDINGS.name} is stale (the demo bundle, bias_core/verdicts/findings.py, "
+                                 "stats.py, diff.py, records.py or requirements.txt changed): the app computes the "
+                                 "demo findings at start again. Write it again with "
+                                 "`.venv/bin/python -m bias_core.reference.demo`.")
     assert shipped == found

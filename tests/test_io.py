@@ -1,4 +1,5 @@
-"""Loading and writing (bias_core/documents/): every accepted format of INTERFACES.md, and one clear error for bad input.
+"""Loading and writing (bias_core/documents/): every accepted format of INTERFACES.md, and one clear error for bad
+input.
 
 Loading is all-or-nothing, so every error test asserts that the call raises (and therefore returns nothing).
 """

@@ -1,5 +1,5 @@
-"""Input variants in words (bias_core.views.labels.variant_label/variant_labels): the form Compare's links carry, so a label
-must name exactly one variant of an original."""
+"""Input variants in words (bias_core.views.labels.variant_label/variant_labels): the form Compare's links carry, so a
+label must name exactly one variant of an original."""
 
 from __future__ import annotations
 

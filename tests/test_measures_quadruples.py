@@ -84,7 +84,8 @@ def test_quadruples_command_rejects_bad_outcome_with_line(tmp_path, capsys):
 
 
 def counter_gap_outcomes_csv(model: str, destination: Path) -> Path:
-    """One model's released Counter-GAP predictions as an outcomes.csv (``bias_core.reference.reproduce`` converts them)."""
+    """One model's released Counter-GAP predictions as an outcomes.csv (``bias_core.reference.reproduce`` converts
+    them)."""
     path = destination / f"{model}_outcomes.csv"
     with path.open("w", newline="") as stream:
         writer = csv.writer(stream)

@@ -1,5 +1,5 @@
-"""Power before a run (``bias_core.verdicts.power``, ``python -m bias_core power``) and the verdict lines the audit command
-prints (issue 19; METHODS §5 "Power")."""
+"""Power before a run (``bias_core.verdicts.power``, ``python -m bias_core power``) and the verdict lines the audit
+command prints (issue 19; METHODS §5 "Power")."""
 
 from __future__ import annotations
 

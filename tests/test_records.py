@@ -1,4 +1,5 @@
-"""Records (bias_core/common/records.py): lossless, validated conversion to and from the JSON objects of INTERFACES.md."""
+"""Records (bias_core/common/records.py): lossless, validated conversion to and from the JSON objects of
+INTERFACES.md."""
 
 from __future__ import annotations
 

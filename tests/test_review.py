@@ -1,5 +1,5 @@
-"""bias_core.perturb.review on real perturbations of real text (the demo corpus, tricky names, politician articles): each
-check finds what it claims and nothing on a clean swap; excluded originals leave the inputs and are recorded."""
+"""bias_core.perturb.review on real perturbations of real text (the demo corpus, tricky names, politician articles):
+each check finds what it claims and nothing on a clean swap; excluded originals leave the inputs and are recorded."""
 
 from __future__ import annotations
 

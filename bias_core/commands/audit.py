@@ -167,8 +167,9 @@ def _review(config: AuditConfig) -> int:
 
 def verdict_lines(results) -> list[str]:
     """What the run found, as the Overview opens: the controls line (and its warning), then one answer per
-    summarizer — its strongest row, each "no evidence" with the effect it could have missed (``bias_core.verdicts.findings``).
-    Names come from users and models, so the caller escapes control characters (``terminal_text``)."""
+    summarizer — its strongest row, each "no evidence" with the effect it could have missed
+    (``bias_core.verdicts.findings``). Names come from users and models, so the caller escapes control characters
+    (``terminal_text``)."""
     from bias_core.verdicts.controls import controls
     from bias_core.verdicts.findings import findings
 

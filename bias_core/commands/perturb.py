@@ -44,8 +44,8 @@ OPTION_FIELDS = {
     "last_name_threshold": "last_name_threshold",
     "repeats": "repeats",
 }
-# The count options, checked against the maxima of their config fields (bias_core.safety.validation) under the option's own
-# name, before any document is read: "command line: --samples = 100000000 is out of range: …".
+# The count options, checked against the maxima of their config fields (bias_core.safety.validation) under the option's
+# own name, before any document is read: "command line: --samples = 100000000 is out of range: …".
 COUNT_OPTIONS = {"samples": SAMPLES, "repeats": SAMPLES, "units_per_input": UNITS_PER_INPUT, "top_n_names": NAMES}
 
 

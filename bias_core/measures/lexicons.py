@@ -241,9 +241,10 @@ def _aliases(name: str, record: dict[str, str | None]) -> tuple[str, ...]:
 def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
     """Read a politicians table (CSV with columns name, party, gender, office, years); users may upload their own.
 
-    Read as strictly as a corpus (``bias_core.documents.corpus``: UTF-8, no binary, no unterminated quote, no repeated column), and
-    every row checked (a name, a gender of male, female or empty, no more cells than the header), so a damaged table
-    is one line naming the file and the row, not co-occurrence counts silently computed from garbage (issue 23).
+    Read as strictly as a corpus (``bias_core.documents.corpus``: UTF-8, no binary, no unterminated quote, no repeated
+    column), and every row checked (a name, a gender of male, female or empty, no more cells than the header), so a
+    damaged table is one line naming the file and the row, not co-occurrence counts silently computed from garbage
+    (issue 23).
     """
     from bias_core.documents.corpus import csv_dict_reader, csv_error
     from bias_core.documents.decoding import decode_text

@@ -2,9 +2,9 @@
 
 Every entity with a first name, a gendered pronoun or a gendered title is given a gender and, where it has a first
 name, a new first name from the top-N (default 50) unambiguous 1990 census first names of that gender
-(``bias_core.perturb.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18 content
-words tied to it (``content_words``) and its last name (``replace_last_names``, App. C: drawn from the most frequent
-census surnames that are not also first names).
+(``bias_core.perturb.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18
+content words tied to it (``content_words``) and its last name (``replace_last_names``, App. C: drawn from the most
+frequent census surnames that are not also first names).
 
 - ``gender-loc`` (C_loc): within each input half the entities are male and half female (an odd one out goes to a
   random side); arm ``b`` of each sample inverts every entity's gender and reuses the names of arm ``a``

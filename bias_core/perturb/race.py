@@ -11,8 +11,8 @@ App. K).
   as their generator skips it ("insufficient name inventory").
 - ``rosenman`` — the Rosenman, Olivella & Imai (2023) P(race | name) tables (CC0; ``rosenman.py``). A first name is
   in a cell when P(race | name) ≥ ``first_name_threshold`` and it has a 1990 census gender under the 2× rule
-  (``bias_core.perturb.names``); a surname when P(race | surname) ≥ ``last_name_threshold`` and it is a 1990 census surname
-  that is not also a first name. **Frequency matching:** taken alone these lists confound race with name rarity
+  (``bias_core.perturb.names``); a surname when P(race | surname) ≥ ``last_name_threshold`` and it is a 1990 census
+  surname that is not also a first name. **Frequency matching:** taken alone these lists confound race with name rarity
   (Black-associated surnames are rare voter-file names, White-associated ones common), so each Black name is paired
   with the unused White name of the same gender closest in log census frequency (within ``FREQUENCY_CALIPER``
   log10 units), most frequent Black names first, up to ``names_per_cell`` pairs: both arms draw from the same

@@ -52,8 +52,8 @@ def findings_key() -> str:
 
 
 def write_demo_findings(path: Path = DEMO_FINDINGS) -> int:
-    """Compute the demo run's findings (``bias_core.verdicts.findings.run_findings`` on the bundle imported into a scratch
-    store) and write them with the run's id, its ``updated`` time and ``findings_key``; return how many."""
+    """Compute the demo run's findings (``bias_core.verdicts.findings.run_findings`` on the bundle imported into a
+    scratch store) and write them with the run's id, its ``updated`` time and ``findings_key``; return how many."""
     import tempfile
 
     from bias_core.runs.store import RunStore

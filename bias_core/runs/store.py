@@ -49,8 +49,8 @@ class RunStore:
     """Read and write runs; safe to share between threads and between processes.
 
     ``read_only`` opens an existing store without creating or stamping anything (``runs`` and ``export`` use it).
-    Opening checks the file first (``bias_core.common.sqlite_files``): a newer schema, a damaged file, a folder or a file
-    with other tables raises one ``StoreError`` line and leaves the file untouched.
+    Opening checks the file first (``bias_core.common.sqlite_files``): a newer schema, a damaged file, a folder or a
+    file with other tables raises one ``StoreError`` line and leaves the file untouched.
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):

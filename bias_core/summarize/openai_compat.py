@@ -2,8 +2,8 @@
 
 The API key is read from an environment variable whose *name* is a parameter (empty: no key is sent); the key
 itself is never stored, hashed into the cache key, logged or put in an error message, and credentials in the base URL
-(``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.safety.redact``). Redirects are not
-followed: a request goes to the base URL's server or nowhere, so a prompt and its key never reach another address.
+(``http://user:secret@host/v1?api-key=…``) are recorded and shown redacted (``bias_core.safety.redact``). Redirects are
+not followed: a request goes to the base URL's server or nowhere, so a prompt and its key never reach another address.
 Each request must be answered completely within ``timeout`` seconds and in at most 1 MiB (``bounded_http``): a
 server that trickles its answer, or sends more than any summary needs, gets a failure, never a summary or a cache
 entry. Requests run concurrently up to a limit; the ``openai`` client retries timeouts, connection errors and 5xx

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 from bias_core.common.records import Input, MeasureResult, Summary
 from bias_core.verdicts.evidence import EvidencePair, evidence_pair
 from bias_core.verdicts.judge import IDENTICAL, Verdict, judge
-from bias_core.verdicts.semantics import _SEMANTICS, _kind, primary_estimate, semantics, variant
-from bias_core.verdicts.sentences import _sentence, context_text, effect_text, paper_value_text
+from bias_core.verdicts.semantics import SEMANTICS, interval_kind, primary_estimate, semantics, variant
+from bias_core.verdicts.sentences import context_text, effect_text, finding_sentence, paper_value_text
 from bias_core.verdicts.significance import ALPHA
 
 
@@ -78,11 +78,11 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
     ``inputs`` and ``summaries`` each row gets its evidence pair.
     """
     results = list(results)
-    order = {name: i for i, name in enumerate(_SEMANTICS)}
+    order = {name: i for i, name in enumerate(SEMANTICS)}
     rows: list[Finding] = []
     pairs: dict[tuple[str, str], EvidencePair | None] = {}
     for (summarizer, perturbation, family), members in _family_results(results).items():
-        members = [r for r in members if _kind(r) == "d"] or members
+        members = [r for r in members if interval_kind(r) == "d"] or members
         judged = [(r, judge(r, results)) for r in members]
         context = tuple(context_text(r) for r, v in judged if v.status == "description" and r.is_defined)
         judged.sort(key=lambda rv: (-_strength(rv[1]), order.get(rv[0].measure, 999)))
@@ -109,7 +109,7 @@ def findings(results: Sequence[MeasureResult], inputs: Sequence[Input] | None = 
         survives = None if verdict.p_holm is None else verdict.p_holm < ALPHA
         rows.append(Finding(
             summarizer=summarizer, perturbation=perturbation, family=family, measure=result.measure,
-            sentence=_sentence(result, verdict, summarizer, family), effect=effect_text(result),
+            sentence=finding_sentence(result, verdict, summarizer, family), effect=effect_text(result),
             estimate=value, ci_low=low, ci_high=high, n=result.n, clears_floor=verdict.clears_floor,
             survives_correction=survives, correction=verdict.correction, verdict=verdict,
             strength=_strength(verdict), evidence=evidence, measure_name=semantics(result.measure).name,

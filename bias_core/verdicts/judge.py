@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from bias_core.common.records import MeasureResult
 from bias_core.verdicts.semantics import (
     MeasureSemantics,
-    _groups,
-    _kind,
-    _perspective_extremes,
     group_words,
+    interval_kind,
+    perspective_extremes,
     primary_estimate,
+    result_groups,
     semantics,
 )
-from bias_core.verdicts.significance import ALPHA, _holm, is_verdict_result, minimum_detectable_effect, test_of
+from bias_core.verdicts.significance import ALPHA, holm_p, is_verdict_result, minimum_detectable_effect, test_of
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,10 @@ def _favoured(result: MeasureResult, sem: MeasureSemantics, value: float) -> str
     """Who the significant result favours, in words (only called for findings)."""
     if result.measure in ("word_list_inclusion_adjusted", "word_list_inclusion_unadjusted", "entity_inclusion",
                           "entity_hallucination", "acc_diff"):
-        first, second = _groups(result)[:2]
+        first, second = result_groups(result)[:2]
         return group_words(first if value > 0 else second)
     if sem.family == "perspective fairness":
-        favoured = _perspective_extremes(result)[1]
+        favoured = perspective_extremes(result)[1]
         return f"the reviews rated {' and '.join(favoured)}" if favoured else None
     if result.measure == "mbic":
         return "the biased sentences" if value > 0 else "the neutral sentences"
@@ -83,7 +83,7 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         why = ("a description of the summaries, shown as context beside the tests; never a finding"
                if sem.kind == "description" else
                "an interval over draws of names within each original (s), shown as context; verdicts use "
-               "intervals over originals" if _kind(result) == "s" else
+               "intervals over originals" if interval_kind(result) == "s" else
                "measured on the unchanged articles, shown as context")
         return Verdict("description", False, None, (why,), correction="correction not applicable: a description")
     test = test_of(result)
@@ -106,12 +106,12 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
                            floor_used=test.floor)
         if test.estimate == test.null_value and test.low == test.null_value:
             return Verdict(IDENTICAL, False, None,
-                           (f"the estimate is exactly the null ({_num(test.null_value)}) on every resample of the "
-                            f"{result.n} originals: what the measure compares is the same in both arms",),
+                           (f"the estimate is exactly the null ({format_number(test.null_value)}) on every resample "
+                            f"of the {result.n} originals: what the measure compares is the same in both arms",),
                            correction="correction not applicable: no difference", null=test.null,
                            floor_used=test.floor)
-        return Verdict("not enough data", False, None, (f"the interval is a single point ({_num(test.low)}) on n = "
-                                                        f"{result.n}: the resamples never vary",),
+        return Verdict("not enough data", False, None, (f"the interval is a single point ({format_number(test.low)}) "
+                                                        f"on n = {result.n}: the resamples never vary",),
                        correction="correction not applicable: not enough data", null=test.null,
                        floor_used=test.floor)
     reasons: list[str] = []
@@ -125,7 +125,7 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         excludes = test.low > test.null_value or test.high < test.null_value
     if not excludes:
         reasons.append("the 95% interval includes the value meaning no bias")
-    p_raw, p_holm, correction = _holm(result, results)
+    p_raw, p_holm, correction = holm_p(result, results)
     survives = p_holm is not None and p_holm < ALPHA
     if not survives:
         reasons.append(f"not significant after correction ({correction}, p = {_p(p_holm)})")
@@ -143,7 +143,7 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
                    mde=mde, null=test.null, floor_used=test.floor)
 
 
-def _num(x: float | None, digits: int = 2) -> str:
+def format_number(x: float | None, digits: int = 2) -> str:
     if x is None or not math.isfinite(x):
         return "—"
     text = f"{x:.{digits}f}"

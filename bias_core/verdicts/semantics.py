@@ -35,7 +35,7 @@ def _s(measure, family, direction, null, unit, describe, name, kind="interval") 
     return MeasureSemantics(measure, family, direction, null, unit, describe, name, kind)
 
 
-_SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
+SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
     _s("word_list_inclusion_adjusted", "word lists", "signed", 0.0, "percentage points",
        "The share of female words (she, her, woman …) among the gendered words of the summaries minus the same share "
        "in the inputs; 0 means the summaries keep the inputs' balance (Steen & Markert §3.1).",
@@ -137,7 +137,7 @@ PERTURBATION_NOTES = {
 
 def semantics(measure: str) -> MeasureSemantics:
     """The declared semantics of a measure; an unregistered one gets a neutral two-sided description."""
-    found = _SEMANTICS.get(measure)
+    found = SEMANTICS.get(measure)
     if found is not None:
         return found
     return MeasureSemantics(measure, "other", "signed", 0.0, "value", f"The measure {measure}.",
@@ -151,7 +151,7 @@ def variant(result: MeasureResult) -> str:
     return str(details.get("direction") or details.get("feature") or "")
 
 
-def _finite(x) -> float | None:
+def finite_or_none(x) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
@@ -162,18 +162,19 @@ def primary_estimate(result: MeasureResult) -> tuple[float | None, float | None,
     a TVD, cannot say who is favoured and its percentile interval can exclude it when the estimate is near 0), else
     the result's own value and interval. None where not finite."""
     test = result.details.get("test") if isinstance(result.details, dict) else None
-    if (isinstance(test, dict) and result.is_defined and _finite(test.get("estimate")) is not None
-            and _finite(test.get("ci_low")) is not None and _finite(test.get("ci_high")) is not None):
-        return _finite(test["estimate"]), _finite(test["ci_low"]), _finite(test["ci_high"])
+    if (isinstance(test, dict) and result.is_defined and finite_or_none(test.get("estimate")) is not None
+            and finite_or_none(test.get("ci_low")) is not None and finite_or_none(test.get("ci_high")) is not None):
+        return finite_or_none(test["estimate"]), finite_or_none(test["ci_low"]), finite_or_none(test["ci_high"])
     signed = result.details.get("signed") if isinstance(result.details, dict) else None
-    if isinstance(signed, dict) and _finite(signed.get("value")) is not None:
-        return _finite(signed.get("value")), _finite(signed.get("ci_low")), _finite(signed.get("ci_high"))
+    if isinstance(signed, dict) and finite_or_none(signed.get("value")) is not None:
+        return (finite_or_none(signed.get("value")), finite_or_none(signed.get("ci_low")),
+                finite_or_none(signed.get("ci_high")))
     if not result.is_defined:
         return None, None, None
-    return _finite(result.value), _finite(result.ci_low), _finite(result.ci_high)
+    return finite_or_none(result.value), finite_or_none(result.ci_low), finite_or_none(result.ci_high)
 
 
-def _kind(result: MeasureResult) -> str:
+def interval_kind(result: MeasureResult) -> str:
     return result.ci_kind or "d"
 
 
@@ -188,12 +189,12 @@ def group_words(group: str) -> str:
     return f"{key[:1].upper()}{key[1:]}-associated names" if key else "one group"
 
 
-def _groups(result: MeasureResult) -> list[str]:
+def result_groups(result: MeasureResult) -> list[str]:
     groups = result.details.get("groups") if isinstance(result.details, dict) else None
     return [str(g) for g in groups] if isinstance(groups, list) and len(groups) >= 2 else ["female", "male"]
 
 
-def _perspective_extremes(result: MeasureResult) -> tuple[list[str], list[str]]:
+def perspective_extremes(result: MeasureResult) -> tuple[list[str], list[str]]:
     """(short-changed values, favoured values): those whose representation ratio p_y / p_x differs from its
     permutation null with an interval over originals that excludes it and a Holm p < 0.05 over the values
     (``details['ratio_tests']``, METHODS §4.7). The highest and lowest raw ratio are never enough: a value-blind

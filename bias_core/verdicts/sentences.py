@@ -8,8 +8,8 @@ import math
 from dataclasses import replace
 
 from bias_core.common.records import MeasureResult
-from bias_core.verdicts.judge import IDENTICAL, Verdict, _num
-from bias_core.verdicts.semantics import _groups, _perspective_extremes, group_words, primary_estimate, semantics
+from bias_core.verdicts.judge import IDENTICAL, Verdict, format_number
+from bias_core.verdicts.semantics import group_words, perspective_extremes, primary_estimate, result_groups, semantics
 
 
 def odds_ratio(signed: float) -> float:
@@ -43,7 +43,7 @@ def effect_text(result: MeasureResult) -> str:
         count = int(round(value))
         return f"{count} {sem.unit[:-1] if count == 1 else sem.unit} significant after correction"
     if sem.unit == "odds ratio":
-        first, second = (group_words(g) for g in _groups(result)[:2])
+        first, second = (group_words(g) for g in result_groups(result)[:2])
         if value >= 0:
             text = f"odds {odds_ratio(value):.2f}× for {first} against {second}"
             bounds = (odds_ratio(low), odds_ratio(high)) if interval else None
@@ -59,7 +59,8 @@ def effect_text(result: MeasureResult) -> str:
         scale = 1 if percent else 100
         text = f"{value * scale:.0f}% of summaries"
         return text + (f" (95% interval {low * scale:.0f}–{high * scale:.0f}%)" if interval else "")
-    return f"{_num(value)} ({sem.unit}" + (f"; 95% interval {_num(low)} to {_num(high)})" if interval else ")")
+    return f"{format_number(value)} ({sem.unit}" + (f"; 95% interval {format_number(low)} to {format_number(high)})"
+                                                    if interval else ")")
 
 
 def mde_text(result: MeasureResult, verdict: Verdict) -> str | None:
@@ -77,13 +78,13 @@ def mde_text(result: MeasureResult, verdict: Verdict) -> str | None:
     if sem.unit == "features":
         return None
     if result.measure == "mbic":
-        return f"an MBIC of ±{_num(m)} (−1 to 1)"
+        return f"an MBIC of ±{format_number(m)} (−1 to 1)"
     if sem.unit.startswith("score from"):
-        return f"a score of {_num(m)} ({sem.unit[6:]})"
-    return f"{_num(m)} ({sem.unit})"
+        return f"a score of {format_number(m)} ({sem.unit[6:]})"
+    return f"{format_number(m)} ({sem.unit})"
 
 
-def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: str) -> str:
+def finding_sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: str) -> str:
     """One plain line: what was found, or "no evidence of bias" (with the effect the audit could have detected) /
     "no difference" / "not enough data" / "undefined"."""
     sem = semantics(result.measure)
@@ -106,7 +107,7 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
         return f"{who}: no evidence of bias in {family}{labeller}{qualifier}{missed}"
     favoured = verdict.favoured
     if result.measure == "entity_inclusion":
-        other = next((group_words(g) for g in _groups(result)[:2] if group_words(g) != favoured), "the others")
+        other = next((group_words(g) for g in result_groups(result)[:2] if group_words(g) != favoured), "the others")
         return f"{who} favours {favoured}: it keeps them in its summaries more often than {other}"
     if family == "word lists":
         return f"{who} favours {favoured}: its summaries use relatively more words about {favoured}"
@@ -117,7 +118,7 @@ def _sentence(result: MeasureResult, verdict: Verdict, summarizer: str, family: 
     if family == "fightin words":
         return f"{who} uses different words for the two groups ({int(round(value or 0))} significant)"
     if family == "perspective fairness":
-        short, favoured_values = _perspective_extremes(result)
+        short, favoured_values = perspective_extremes(result)
         parts = []
         if favoured_values:
             parts.append(f"favours the reviews rated {' and '.join(favoured_values)}")

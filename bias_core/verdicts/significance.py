@@ -12,7 +12,7 @@ from functools import cache
 
 from bias_core.common import stats
 from bias_core.common.records import MeasureResult
-from bias_core.verdicts.semantics import MeasureSemantics, _finite, _kind, primary_estimate, semantics
+from bias_core.verdicts.semantics import MeasureSemantics, finite_or_none, interval_kind, primary_estimate, semantics
 
 ALPHA = 0.05
 
@@ -102,15 +102,15 @@ def test_of(result: MeasureResult) -> TestOf | None:
         return None
     details = result.details if isinstance(result.details, dict) else {}
     own = details.get("test")
-    if isinstance(own, dict) and _finite(own.get("estimate")) is not None:
-        return TestOf(float(own["estimate"]), _finite(own.get("ci_low")), _finite(own.get("ci_high")),
-                      _finite(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
+    if isinstance(own, dict) and finite_or_none(own.get("estimate")) is not None:
+        return TestOf(float(own["estimate"]), finite_or_none(own.get("ci_low")), finite_or_none(own.get("ci_high")),
+                      finite_or_none(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
                       str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
                       bool(own.get("identical")))
     null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
     if result.measure == "politician_features":
         every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
-        rows = [r for r in every if _finite(r.get("p_holm")) is not None]
+        rows = [r for r in every if finite_or_none(r.get("p_holm")) is not None]
         def unchanged(row: dict) -> bool:  # "k of n unchanged" with k = n
             counts = re.match(r"(\d+) of (\d+) unchanged", str(row.get("unchanged") or ""))
             return bool(counts) and counts.group(1) == counts.group(2)
@@ -131,7 +131,7 @@ def test_of(result: MeasureResult) -> TestOf | None:
     value, low, high = primary_estimate(result)
     if value is None or low is None or high is None:
         return None
-    p = _finite(details.get("p_one_sided"))
+    p = finite_or_none(details.get("p_one_sided"))
     if result.measure == "acc_diff" and p is not None:
         p = min(1.0, 2.0 * p)  # the stored p is one-sided in the observed direction; the test is two-sided
     if p is None:
@@ -143,7 +143,7 @@ def is_verdict_result(result: MeasureResult) -> bool:
     """Whether a result is judged at all: a test (not a description) with a d interval over originals (or none), on
     a perturbation — on the unchanged originals only lexical bias is a test (it needs no second version)."""
     sem = semantics(result.measure)
-    if sem.kind == "description" or _kind(result) == "s":
+    if sem.kind == "description" or interval_kind(result) == "s":
         return False
     return result.perturbation != "identity" or sem.family == "lexical bias"
 
@@ -176,7 +176,7 @@ def _holm_table(results: Sequence[MeasureResult], summarizer: str | None) -> dic
     return table
 
 
-def _holm(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
+def holm_p(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float | None, float | None, str]:
     """The result's raw p, its Holm-adjusted p over its summarizer's family in ``results`` and the label."""
     if not any(r is result for r in results):
         results = [*results, result]

@@ -1,10 +1,10 @@
 """Export a stored run: everything as JSON, tables as CSV, and one self-contained HTML report for stakeholders.
 
-The HTML report leads with the findings of ``bias_core.verdicts.findings`` (the Overview's lines and table), then the evidence
-pairs with their diffs, the charts (static SVG, no script) and the results table; configuration and sample summaries
-are an appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came from a document, a model or
-a user (article text, summaries, names, config values) is escaped before it becomes HTML, and every CSV cell a
-spreadsheet would evaluate as a formula is neutralised (``spreadsheet_safe``). The Runs page and
+The HTML report leads with the findings of ``bias_core.verdicts.findings`` (the Overview's lines and table), then the
+evidence pairs with their diffs, the charts (static SVG, no script) and the results table; configuration and sample
+summaries are an appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came
+from a document, a model or a user (article text, summaries, names, config values) is escaped before it becomes HTML,
+and every CSV cell a spreadsheet would evaluate as a formula is neutralised (``spreadsheet_safe``). The Runs page and
 ``python -m bias_core export`` produce the same bytes through ``EXPORT_FORMATS``.
 """
 

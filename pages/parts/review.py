@@ -3,8 +3,8 @@ every input — the swaps of names it is not sure are people first, low confiden
 21) — a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word swapping per
 gender perturbation, the originals to exclude and the names to leave unswapped.
 
-A view over ``bias_core.perturb.review``: ``python -m bias_core audit --config … --review`` prints the same checklist and
-sample, and the launched run records them (``reports["review"]``) with the excluded originals and names in its
+A view over ``bias_core.perturb.review``: ``python -m bias_core audit --config … --review`` prints the same checklist
+and sample, and the launched run records them (``reports["review"]``) with the excluded originals and names in its
 config.
 """
 
