@@ -12,11 +12,11 @@ from tqdm import tqdm
 
 from bias_core.commands import terminal_text
 from bias_core.runs.config import AuditConfig
-from bias_core.runs.corpus import check_corpus, corpus_documents
 from bias_core.runs.estimate import Estimate, format_duration
 from bias_core.runs.executors import EXECUTORS, get_executor
 from bias_core.runs.pipeline import build_inputs, run_audit
 from bias_core.runs.run_info import RunBusyError
+from bias_core.runs.selection import check_corpus, corpus_documents
 from bias_core.runs.stopping import AuditStopped
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, one_line

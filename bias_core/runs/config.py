@@ -48,7 +48,7 @@ MEASURE_OPTION_DEFAULTS["steen_markert_rules"] = "summbias"
 # How perspective fairness matches summary tokens to values (METHODS §4.7; ``measures.perspective_scores.MATCHINGS``).
 MEASURES_KEYS = (*MEASURES_KEYS, "perspective_matching")
 MEASURE_OPTION_DEFAULTS["perspective_matching"] = "ngram"
-# The [corpus] table: what each key may hold (see ``io.load_documents``).
+# The [corpus] table: what each key may hold (see ``documents.corpus.load_documents``).
 CORPUS_PARAMETERS = {
     "path": Param(str),
     "text_column": Param(str),
@@ -61,7 +61,7 @@ CORPUS_PARAMETERS = {
 
 @dataclass
 class CorpusSpec:
-    """Where the documents come from and how to read them (see ``io.load_documents``)."""
+    """Where the documents come from and how to read them (see ``documents.corpus.load_documents``)."""
 
     path: str
     text_column: str = "text"

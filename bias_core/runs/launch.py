@@ -18,9 +18,9 @@ from pathlib import Path
 from bias_core.common.records import Document
 from bias_core.documents.record_files import write_jsonl
 from bias_core.runs.config import AuditConfig, ConfigError, config_hash
-from bias_core.runs.corpus import check_corpus
 from bias_core.runs.pipeline import open_run
 from bias_core.runs.run_info import RunBusyError, StoreError
+from bias_core.runs.selection import check_corpus
 from bias_core.runs.store import RunStore
 
 

@@ -19,10 +19,10 @@ from bias_core.documents.corpus import CsvColumns, load_documents
 from bias_core.documents.decoding import megabytes
 from bias_core.documents.language import non_english_documents
 from bias_core.runs.config import AuditConfig, ConfigError, config_hash, environment, perturbation_params
-from bias_core.runs.corpus import check_corpus, documents_for, kept_documents, with_excluded_entities
 from bias_core.runs.estimate import Estimate
 from bias_core.runs.executors import LocalExecutor, RayExecutor
 from bias_core.runs.progress import ProgressCallback, RunProgress
+from bias_core.runs.selection import check_corpus, documents_for, kept_documents, with_excluded_entities
 from bias_core.runs.stopping import AuditStopped, exit_code, mark_stopped
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, StageError, one_line
