@@ -152,10 +152,20 @@ def _short(name: str) -> str:
     return name.removeprefix(PACKAGE + ".") if name != PACKAGE else name
 
 
+def _app_files(root: Path = ROOT) -> list[Path]:
+    """The app's modules: app.py and every module of pages/."""
+    return [root / "app.py", *sorted((root / "pages").rglob("*.py"))]
+
+
+def _top_down(packages) -> list[str]:
+    """Package names with the highest layer first."""
+    return sorted(packages, key=lambda g: -LAYERS.index(g) if g in LAYERS else 0)
+
+
 def _pages_edges(root: Path = ROOT) -> dict[str, int]:
     """Which stage packages the app (app.py and pages/) imports, with how many imports each."""
     counts: dict[str, int] = defaultdict(int)
-    for path in [root / "app.py", *sorted((root / "pages").rglob("*.py"))]:
+    for path in _app_files(root):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = []
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(PACKAGE + "."):
@@ -170,7 +180,7 @@ def _pages_edges(root: Path = ROOT) -> dict[str, int]:
 def page_sizes(root: Path = ROOT) -> list[tuple[str, int]]:
     """The app's modules and their line counts (the same limit holds for them)."""
     return [(str(path.relative_to(root)), len(path.read_text(encoding="utf-8").splitlines()))
-            for path in [root / "app.py", *sorted((root / "pages").rglob("*.py"))]]
+            for path in _app_files(root)]
 
 
 def generated(modules: dict[str, Module], root: Path = ROOT) -> str:
@@ -192,7 +202,7 @@ def generated(modules: dict[str, Module], root: Path = ROOT) -> str:
                 grouped[key][goal] = grouped[key].get(goal, 0) + count
     grouped["app"] = dict(_pages_edges(root))
     for source in order:
-        for goal in sorted(grouped.get(source, {}), key=lambda g: -LAYERS.index(g) if g in LAYERS else 0):
+        for goal in _top_down(grouped.get(source, {})):
             out.append(f"    {source} -->|{grouped[source][goal]}| {goal}")
     out += ["```", "", "### Packages and modules", "",
             "| package | imports (packages below it) | modules (lines) |", "|---|---|---|"]
@@ -203,14 +213,11 @@ def generated(modules: dict[str, Module], root: Path = ROOT) -> str:
         members = sorted(by_layer.get(layer, []), key=lambda m: m.name)
         if not members:
             continue
-        uses = ", ".join(sorted(edges.get(layer, {}), key=lambda g: -LAYERS.index(g) if g in LAYERS else 0))
-        if layer == "(top)":
-            uses = ", ".join(sorted({g for s in ("cli", "__main__") for g in edges.get(s, {}) if g in LAYERS},
-                                    key=lambda g: -LAYERS.index(g) if g in LAYERS else 0))
+        uses = ", ".join(_top_down(grouped.get("cli" if layer == "(top)" else layer, {})))
         listing = ", ".join(f"`{_leaf(m, layer)}` ({m.lines})" for m in members)
         out.append(f"| `{layer}` | {uses or '—'} | {listing} |")
     pages = ", ".join(f"`{name}` ({lines})" for name, lines in page_sizes(root))
-    out.append(f"| app | {', '.join(sorted(_pages_edges(root)))} | {pages} |")
+    out.append(f"| app | {', '.join(sorted(grouped['app']))} | {pages} |")
     total = sum(m.lines for m in modules.values())
     largest = max(modules.values(), key=lambda m: m.lines)
     out += ["", f"{len(modules)} modules, {total:,} lines in bias_core; the largest is `{largest.name}` "

@@ -89,7 +89,8 @@ class SummarizeProgress:
 
     def __init__(self, store: RunStore, run_id: str, total: int, summarizers: list[Summarizer], inputs: list[Input],
                  cache: SummaryCache | None, on_progress: ProgressCallback | None,
-                 on_estimate: Callable[[Estimate], None] | None):
+                 on_estimate: Callable[[Estimate], None] | None, measures: Sequence[str] | None = None,
+                 resamples: int = 0):
         self.store, self.run_id, self.total = store, run_id, total
         self.on_progress, self.on_estimate = on_progress, on_estimate
         self.machine = this_machine()
@@ -112,8 +113,12 @@ class SummarizeProgress:
         self.summarizer: Summarizer | None = None
         self.offset = 0
         self.last_write = -float("inf")
-        # The stages after summarizing (measure), added to every remaining time; set by ``RunProgress.summarizing``.
-        self.after = Estimate(0.0, 0.0, "measure: not estimated", 0, "measure")
+        # The modelled seconds of the perturb and measure stages (``costs.modelled_seconds``), kept for ``finished``;
+        # the measure stage's estimate is added to every remaining time from now on (the stage still to come).
+        self.modelled = modelled_seconds(audit_work(inputs, [s.name for s in summarizers], measures or None,
+                                                    resamples))
+        self.after = estimate_stage("measure", self.modelled["measure"], self.history, self.machine,
+                                    self.load_at_start)
 
     def _later_estimate(self, summarizer: Summarizer, cache: SummaryCache | None) -> Estimate:
         stored = self.store.summarized_ids(self.run_id, summarizer.name)
@@ -175,7 +180,7 @@ class SummarizeProgress:
         if self.on_estimate:
             self.on_estimate(self.after)
 
-    def finished(self, timings: dict[str, float], modelled: dict[str, float]) -> None:
+    def finished(self, timings: dict[str, float]) -> None:
         """The run is done: nothing remains, and the perturb and measure stages' actual time against their modelled
         time is kept for later estimates (``estimate.stage_record``)."""
         progress = {"started": self.started, "updated": time.time(), "stage": "done", "done": self.total,
@@ -183,7 +188,7 @@ class SummarizeProgress:
         self.store.set_progress(self.run_id, self.total, progress)
         load = load_average()
         for stage in ("perturb", "measure"):
-            record = stage_record(stage, modelled[stage], timings[stage], self.machine, load, self.run_id,
+            record = stage_record(stage, self.modelled[stage], timings[stage], self.machine, load, self.run_id,
                                   time.time())
             if record is not None:
                 self.records[record.summarizer] = record.to_dict()
@@ -216,8 +221,6 @@ class RunProgress:
         self.store, self.run_id = store, run_id
         self.on_progress, self.on_estimate = on_progress, on_estimate
         self.summarize: SummarizeProgress | None = None
-        # The modelled seconds of the perturb and measure stages (``costs.modelled_seconds``), for ``finished``.
-        self.modelled: dict[str, float] = {}
 
     def started(self) -> None:
         """The run starts (or resumes) now: its start time is what the page counts from."""
@@ -227,14 +230,8 @@ class RunProgress:
                     measures: Sequence[str] | None, resamples: int) -> None:
         """The summarize stage begins: ``total`` summaries of ``inputs`` by ``summarizers``, then the measure stage
         (``measures``, ``resamples``), whose estimate is added to every remaining time from now on."""
-        tracker = SummarizeProgress(self.store, self.run_id, total, summarizers, inputs, cache, self.on_progress,
-                                    self.on_estimate)
-        # The measure stage's estimate is added to the remaining time from now on (the stages still to come).
-        self.modelled = modelled_seconds(audit_work(inputs, [s.name for s in summarizers], measures or None,
-                                                    resamples))
-        tracker.after = estimate_stage("measure", self.modelled["measure"], tracker.history, tracker.machine,
-                                       tracker.load_at_start)
-        self.summarize = tracker
+        self.summarize = SummarizeProgress(self.store, self.run_id, total, summarizers, inputs, cache,
+                                           self.on_progress, self.on_estimate, measures, resamples)
 
     def summarizer_started(self, summarizer: Summarizer, todo: list[Input], offset: int) -> None:
         """``summarizer`` starts on ``todo`` (its inputs not yet stored); ``offset`` summaries are done before."""
@@ -259,4 +256,4 @@ class RunProgress:
     def finished(self, timings: dict[str, float]) -> None:
         """The run is done; ``timings`` holds each stage's actual seconds."""
         assert self.summarize is not None
-        self.summarize.finished(timings, self.modelled)
+        self.summarize.finished(timings)
