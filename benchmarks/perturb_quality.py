@@ -348,12 +348,38 @@ def entity_figures(templates, gold_records: dict[str, dict]) -> str:
     return f"people found {found}/{total}; non-person entities {len(strays)}: {', '.join(strays) or '-'}"
 
 
+def coherence_table(split: str, samples: int, show: int) -> None:
+    """Issue 27's figures on one half of the GUM gold (``coherence_gold``), one parse per original for all kinds."""
+    import time
+
+    from coherence_gold import judge, load, report
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+    documents, golds = load(split)
+    started = time.perf_counter()
+    templates = build_templates(documents)
+    print(f"code at {head.strip() or '?'} (plus any uncommitted changes); gold half {split!r}: {len(documents)} "
+          f"articles; {samples} samples per original; parse {time.perf_counter() - started:.1f} s")
+    for kind in ("gender-glob", "gender-loc", "race"):
+        started = time.perf_counter()
+        result = get_perturbation(kind, samples=samples, seed=0).run_templates(templates)
+        elapsed = time.perf_counter() - started
+        for line in report(judge(kind, result.inputs, documents, golds), show):
+            print(line)
+        print(f"  ({elapsed:.1f} s to perturb)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10, help="pairs per original (default 10)")
     parser.add_argument("--race", action="store_true", help="also measure the race perturbation")
     parser.add_argument("--show", type=int, default=5, help="examples of non-person substitutions to print")
+    parser.add_argument("--coherence", choices=("heldout", "tune"),
+                        help="only the issue-27 table: coherence of gender-glob, gender-loc and race arm texts on one "
+                             "half of the GUM gold (report on heldout; tune rules on tune only)")
     args = parser.parse_args()
+    if args.coherence:
+        coherence_table(args.coherence, args.samples, args.show)
+        return
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
     print(f"code at {head.strip() or '?'} (plus any uncommitted changes); {args.samples} samples per original\n")
     kinds = ["gender-loc", "gender-glob"] + (["race"] if args.race else [])

@@ -10,7 +10,8 @@ article, with character offsets into the article text as summbias reads it:
 
 - ``people``: every person entity, with ``gender`` (from its gendered pronouns, titles and nouns as annotated:
   ``male``, ``female``, ``mixed`` where its words disagree, ``unknown`` where it has none), ``named`` (it has a
-  mention whose head is a proper noun), its ``mentions`` (``kind`` name / pronoun / nominal) and its
+  mention whose head is a proper noun), ``individual`` (one of those heads is a singular proper noun outside any
+  coordination: a named individual, not "the Afghans" or "Bos and colleagues"), its ``mentions`` (``kind`` name / pronoun / nominal) and its
   ``gendered_words`` (each gendered pronoun, title, suffix and gendered head noun of its mentions, with the gender
   it has in the original);
 - ``non_people``: every other entity with a proper-noun mention, with those mentions (what no name swap may touch).
@@ -144,6 +145,9 @@ def gold_for(doc_id: str, text: str, conllu: str) -> dict:
             kind = ("name" if head["upos"] == "PROPN" else "pronoun" if head["upos"] == "PRON" else "nominal")
             start, end = offsets[first][0], offsets[last][1]
             record["mentions"].append({"start": start, "end": end, "text": text[start:end], "kind": kind})
+            if kind == "name" and head["xpos"] == "NNP" and not any(
+                    tokens[i]["upos"] == "CCONJ" for i in range(first, last + 1)):
+                record["individual"] = True  # named by a singular proper noun, not a group ("Afghans", "X and Y")
             if kind == "pronoun" and head["form"].lower() in PRONOUNS and last == first:
                 record["words"].append((offsets[first], head["form"], PRONOUNS[head["form"].lower()]))
             if kind == "nominal" and head["form"].lower() in NOUNS and heads:
@@ -164,6 +168,7 @@ def gold_for(doc_id: str, text: str, conllu: str) -> dict:
                 "id": record["id"], "identity": record["identity"],
                 "gender": genders.pop() if len(genders) == 1 else ("mixed" if genders else "unknown"),
                 "named": bool(named),
+                "individual": bool(record.get("individual")),
                 "mentions": sorted(record["mentions"], key=lambda m: m["start"]),
                 "gendered_words": [{"start": s, "end": e, "word": w, "gender": g} for s, e, w, g in words],
             })

@@ -1,0 +1,250 @@
+"""Judge perturbed articles against the GUM-derived gold (issue 27, Deliver 6): which swapped entities are not
+people, which people were missed, and which arm texts contradict themselves.
+
+The gold (``tests/fixtures/perturb/gum_gold_{tune,heldout}.jsonl``, built by ``data/news_real/build_gum_gold.py``)
+gives, per article, every person with its mentions and gendered words, and every named non-person. An arm text is
+**incoherent** when any of these holds, each read from the input text through its substitution map (no re-parse):
+
+- ``non-person``: a name substitution whose span lies in a gold non-person name (the smallest gold name mention
+  around it is not a person) or in no gold name at all;
+- ``gender``: a person's gendered words (pronouns, titles, Jr./Sr., gendered head nouns of its mentions) and the
+  census gender of its written first name do not all read as one gender in the input — a swapped person who keeps
+  "the son of …", a pronoun of an unnamed "spokesman" re-gendered, "Mr." left before a woman's name;
+- ``two names``: a word of a person's name reads differently in two of its mentions (one mention swapped, another
+  left, or two different new names).
+
+A swapped entity is *right* when it is a person and that person is coherent in every input of the perturbation;
+precision per confidence level is the share of swapped entities at that level that are right. A named gold individual
+(not a group) is *missed* when no name substitution of any input touches one of its name mentions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bias_core.common.records import Document, Input
+from bias_core.documents.corpus import load_documents
+from bias_core.perturb.names import first_name_gender
+
+REPO = Path(__file__).resolve().parent.parent
+GOLD = REPO / "tests" / "fixtures" / "perturb"
+NAME_KINDS = frozenset({"first_name", "last_name", "full_name", "middle_name"})
+_WORD = re.compile(r"[A-Za-z][\w.'’-]*")
+
+_spec = importlib.util.spec_from_file_location("build_gum_gold", REPO / "data" / "news_real" / "build_gum_gold.py")
+_builder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_builder)
+WORD_GENDER = {**_builder.NOUNS, **_builder.PRONOUNS, **_builder.TITLES}
+TITLE_WORDS = frozenset(_builder.TITLES) | {"dr", "dr.", "president", "sen.", "rep.", "gov.", "prof.", "the"}
+
+
+def load(split: str) -> tuple[list[Document], dict[str, dict]]:
+    """The articles of one half of the gold ("tune" or "heldout") and their gold records."""
+    golds = [json.loads(line) for line in (GOLD / f"gum_gold_{split}.jsonl").read_text().splitlines()]
+    documents: dict[str, Document] = {}
+    for corpus in sorted({gold["corpus"] for gold in golds}):
+        documents.update({d.id: d for d in load_documents(REPO / corpus)})
+    return [documents[gold["id"]] for gold in golds], {gold["id"]: gold for gold in golds}
+
+
+def _original_spans(item: Input) -> list[tuple[int, int, object]]:
+    """Each substitution with its span in the original text."""
+    spans, shift = [], 0
+    for sub in sorted(item.substitutions, key=lambda s: s.start):
+        start = sub.start - shift
+        spans.append((start, start + len(sub.original), sub))
+        shift += len(sub.replacement) - len(sub.original)
+    return spans
+
+
+def _reading(spans, start: int, end: int, original: str) -> str:
+    """How the original words at [start, end) read in the input: the replacement of the substitution covering them
+    (the matching word of it, for a multi-word substitution), else the original."""
+    for s, e, sub in spans:
+        if s <= start and end <= e:
+            old, new = sub.original.split(), sub.replacement.split()
+            if len(old) == len(new) and len(old) > 1:
+                offset = s
+                for old_word, new_word in zip(old, new, strict=True):
+                    position = sub.original.find(old_word, offset - s) + s
+                    if position <= start < position + len(old_word):
+                        return new_word
+                    offset = position + len(old_word)
+            return sub.replacement
+        if s < end and start < e:
+            return sub.replacement
+    return original
+
+
+def _gender(word: str) -> str | None:
+    return WORD_GENDER.get(word.lower().strip(".,'’")) or WORD_GENDER.get(word.lower())
+
+
+@dataclass
+class Judge:
+    """One article's gold, indexed for judging its inputs."""
+
+    text: str
+    gold: dict
+    name_mentions: list[tuple[int, int, str | None]] = field(default_factory=list)  # (start, end, person id/None)
+
+    def __post_init__(self) -> None:
+        for person in self.gold["people"]:
+            for mention in person["mentions"]:
+                if mention["kind"] == "name":
+                    self.name_mentions.append((mention["start"], mention["end"], person["id"]))
+        for other in self.gold["non_people"]:
+            for mention in other["mentions"]:
+                self.name_mentions.append((mention["start"], mention["end"], None))
+
+    def owner(self, start: int, end: int) -> tuple[bool, str | None]:
+        """(is a person, person id) for an original span, by the smallest gold name mention overlapping it."""
+        around = [m for m in self.name_mentions if m[0] < end and start < m[1]]
+        if not around:
+            return False, None
+        smallest = min(around, key=lambda m: m[1] - m[0])
+        return smallest[2] is not None, smallest[2]
+
+    def problems(self, item: Input) -> tuple[list[str], set[str], dict[str, str]]:
+        """The input's incoherences (readable lines), the gold people involved, and each swapped entity's gold
+        person ("" where it is no person)."""
+        spans = _original_spans(item)
+        lines: list[str] = []
+        bad_people: set[str] = set()
+        entity_person: dict[str, str] = {}
+        for start, end, sub in spans:
+            if sub.kind not in NAME_KINDS or sub.entity_id is None:
+                continue
+            person, person_id = self.owner(start, end)
+            if person:
+                entity_person.setdefault(sub.entity_id, person_id)
+            else:
+                entity_person[sub.entity_id] = ""
+                lines.append(f"non-person swapped: {self.text[start:end]!r} → {sub.replacement!r}")
+        for person in self.gold["people"]:
+            genders: dict[str, list[str]] = {}
+            for word in person["gendered_words"]:
+                read = _reading(spans, word["start"], word["end"], word["word"])
+                gender = _gender(read)
+                if gender:
+                    genders.setdefault(gender, []).append(read)
+            readings: dict[str, set[str]] = {}
+            for mention in person["mentions"]:
+                if mention["kind"] != "name":
+                    continue
+                words = [(m.start() + mention["start"], m.end() + mention["start"], m.group())
+                         for m in _WORD.finditer(mention["text"])]
+                names = [w for w in words if w[2].lower() not in TITLE_WORDS and w[2][0].isupper()]
+                for index, (start, end, word) in enumerate(names):
+                    key = re.sub(r"['’]s$", "", word)
+                    read = re.sub(r"['’]s$", "", _reading(spans, start, start + len(key), key))
+                    if self.owner(start, start + len(key))[1] == person["id"]:
+                        readings.setdefault(key, set()).add(read)
+                    if index == 0 and len(names) > 1 and first_name_gender(key):
+                        gender = first_name_gender(read) if read else None
+                        if gender:
+                            genders.setdefault(gender, []).append(read)
+            if len(genders) > 1:
+                bad_people.add(person["id"])
+                lines.append("gender: " + " / ".join(f"{g} ({', '.join(sorted(set(w))[:3])})"
+                                                     for g, w in sorted(genders.items())))
+            for key, read in readings.items():
+                if len(read) > 1:
+                    bad_people.add(person["id"])
+                    lines.append(f"two names: {key!r} reads {' / '.join(sorted(read))}")
+        return lines, bad_people, entity_person
+
+
+@dataclass
+class Figures:
+    """One perturbation's figures on one half of the gold."""
+
+    kind: str
+    arm_texts: int = 0
+    incoherent: int = 0
+    swapped: int = 0
+    non_people: int = 0
+    named_people: int = 0
+    missed: int = 0
+    by_confidence: dict[str, list[int]] = field(default_factory=dict)  # level → [right, all]
+    examples: Counter = field(default_factory=Counter)
+    missed_examples: list[str] = field(default_factory=list)
+
+
+def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict[str, dict]) -> Figures:
+    """Figures of one perturbation's inputs against the gold."""
+    figures = Figures(kind)
+    texts = {d.id: d.text or "" for d in documents}
+    judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
+    entity_person: dict[tuple[str, str], str] = {}
+    confidence: dict[tuple[str, str], str] = {}
+    bad: set[tuple[str, str]] = set()
+    touched: set[tuple[str, str]] = set()
+    for item in inputs:
+        if item.arm is None or item.original_id not in judges:
+            continue
+        verdict = judges[item.original_id]
+        lines, bad_people, owners = verdict.problems(item)
+        figures.arm_texts += 1
+        figures.incoherent += bool(lines)
+        for line in lines:
+            figures.examples[f"{item.original_id}: {line}"] += 1
+        bad.update((item.original_id, p) for p in bad_people)
+        for entity_id, person_id in owners.items():
+            entity_person.setdefault((item.original_id, entity_id), person_id)
+            if person_id:
+                touched.add((item.original_id, person_id))
+        for sub in item.substitutions:
+            if sub.kind in NAME_KINDS and sub.entity_id is not None:
+                confidence.setdefault((item.original_id, sub.entity_id), sub.swap_confidence or "none")
+    figures.swapped = len(entity_person)
+    figures.non_people = sum(1 for person in entity_person.values() if not person)
+    for key, person in entity_person.items():
+        level = confidence.get(key, "none")
+        right = bool(person) and (key[0], person) not in bad
+        tally = figures.by_confidence.setdefault(level, [0, 0])
+        tally[0] += right
+        tally[1] += 1
+    for doc_id, gold in golds.items():
+        for person in gold["people"]:
+            if not person["individual"] or not _has_name_word(person):
+                continue
+            figures.named_people += 1
+            if (doc_id, person["id"]) not in touched:
+                figures.missed += 1
+                figures.missed_examples.append(f"{doc_id}: {_label(person)}")
+    return figures
+
+
+def _has_name_word(person: dict) -> bool:
+    return any(w.lower() not in TITLE_WORDS and w[0].isupper()
+               for m in person["mentions"] if m["kind"] == "name" for w in _WORD.findall(m["text"]))
+
+
+def _label(person: dict) -> str:
+    names = [m["text"] for m in person["mentions"] if m["kind"] == "name"]
+    return max(names, key=len) if names else person["id"]
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part} of {whole} ({100 * part / whole:.1f}%)" if whole else f"{part} of 0"
+
+
+def report(figures: Figures, show: int = 0) -> list[str]:
+    """Readable lines for one perturbation."""
+    lines = [f"{figures.kind}: arm texts with any incoherence {share(figures.incoherent, figures.arm_texts)}; "
+             f"swapped entities not people {share(figures.non_people, figures.swapped)}; "
+             f"people missed {share(figures.missed, figures.named_people)}"]
+    for level in ("high", "medium", "low", "none"):
+        if level in figures.by_confidence:
+            right, total = figures.by_confidence[level]
+            lines.append(f"  {level}: right (a person, and coherent) {share(right, total)}")
+    if show:
+        lines += ["  e.g. " + example for example, _ in figures.examples.most_common(show)]
+        lines += ["  missed: " + ", ".join(figures.missed_examples[:show])] if figures.missed_examples else []
+    return lines
