@@ -5,8 +5,8 @@ The gold (``tests/fixtures/perturb/gum_gold_{tune,heldout}.jsonl``, built by ``d
 gives, per article, every person with its mentions and gendered words, and every named non-person. An arm text is
 **incoherent** when any of these holds, each read from the input text through its substitution map (no re-parse):
 
-- ``non-person``: a name substitution whose span lies in a gold non-person name (the smallest gold name mention
-  around it is not a person) or in no gold name at all;
+- ``non-person``: a name substitution whose span lies in a gold non-person name (the smallest gold name around it —
+  the proper nouns of a mention that belong to its own entity — is not a person's) or in no gold name at all;
 - ``gender``: a person's gendered words (pronouns, titles, Jr./Sr., gendered head nouns of its mentions) and the
   census gender of its written first name do not all read as one gender in the input — a swapped person who keeps
   "the son of …", a pronoun of an unnamed "spokesman" re-gendered, "Mr." left before a woman's name;
@@ -96,11 +96,10 @@ class Judge:
     def __post_init__(self) -> None:
         for person in self.gold["people"]:
             for mention in person["mentions"]:
-                if mention["kind"] == "name":
-                    self.name_mentions.append((mention["start"], mention["end"], person["id"]))
+                self.name_mentions += [(start, end, person["id"]) for start, end in mention["names"]]
         for other in self.gold["non_people"]:
             for mention in other["mentions"]:
-                self.name_mentions.append((mention["start"], mention["end"], None))
+                self.name_mentions += [(start, end, None) for start, end in mention["names"]]
 
     def owner(self, start: int, end: int) -> tuple[bool, str | None]:
         """(is a person, person id) for an original span, by the smallest gold name mention overlapping it."""
@@ -134,11 +133,9 @@ class Judge:
                 if gender:
                     genders.setdefault(gender, []).append(read)
             readings: dict[str, set[str]] = {}
-            for mention in person["mentions"]:
-                if mention["kind"] != "name":
-                    continue
-                words = [(m.start() + mention["start"], m.end() + mention["start"], m.group())
-                         for m in _WORD.finditer(mention["text"])]
+            for name_start, name_end in (span for mention in person["mentions"] for span in mention["names"]):
+                words = [(m.start() + name_start, m.end() + name_start, m.group())
+                         for m in _WORD.finditer(self.text[name_start:name_end])]
                 names = [w for w in words if w[2].lower() not in TITLE_WORDS and w[2][0].isupper()]
                 for index, (start, end, word) in enumerate(names):
                     key = re.sub(r"['’]s$", "", word)
@@ -223,11 +220,11 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
 
 def _has_name_word(person: dict) -> bool:
     return any(w.lower() not in TITLE_WORDS and w[0].isupper()
-               for m in person["mentions"] if m["kind"] == "name" for w in _WORD.findall(m["text"]))
+               for m in person["mentions"] if m["names"] for w in _WORD.findall(m["text"]))
 
 
 def _label(person: dict) -> str:
-    names = [m["text"] for m in person["mentions"] if m["kind"] == "name"]
+    names = [m["text"] for m in person["mentions"] if m["names"]]
     return max(names, key=len) if names else person["id"]
 
 

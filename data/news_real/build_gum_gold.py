@@ -11,7 +11,8 @@ article, with character offsets into the article text as summbias reads it:
 - ``people``: every person entity, with ``gender`` (from its gendered pronouns, titles and nouns as annotated:
   ``male``, ``female``, ``mixed`` where its words disagree, ``unknown`` where it has none), ``named`` (it has a
   mention whose head is a proper noun), ``individual`` (one of those heads is a singular proper noun outside any
-  coordination: a named individual, not "the Afghans" or "Bos and colleagues"), its ``mentions`` (``kind`` name / pronoun / nominal) and its
+  coordination: a named individual, not "the Afghans" or "Bos and colleagues"), its ``mentions`` (``kind`` name — it holds proper nouns of the entity itself, listed as character spans in
+  ``names`` — else pronoun or nominal) and its
   ``gendered_words`` (each gendered pronoun, title, suffix and gendered head noun of its mentions, with the gender
   it has in the original);
 - ``non_people``: every other entity with a proper-noun mention, with those mentions (what no name swap may touch).
@@ -110,11 +111,15 @@ def _sentences(conllu: str):
 def gold_for(doc_id: str, text: str, conllu: str) -> dict:
     """One article's gold record (see the module docstring)."""
     entities: dict[str, dict] = {}
+    kept: list[bool] = []
+    _document("GUM_x_x", conllu, "", kept)  # which sentences the article text keeps, as build_wikinews decides
     cursor = 0
-    for sentence, tokens in _sentences(conllu):
-        found = text.find(sentence, cursor) if sentence else -1
-        if found < 0:
+    for keep, (sentence, tokens) in zip(kept, _sentences(conllu), strict=True):
+        if not keep:
             continue  # a headline, caption or figure the article text leaves out
+        found = text.find(sentence, cursor)
+        if found < 0 or text[cursor:found].strip():
+            raise ValueError(f"{doc_id}: sentence {sentence[:40]!r} not where the text has it")
         cursor = found + len(sentence)
         offsets, position = [], found
         for token in tokens:
@@ -142,22 +147,34 @@ def gold_for(doc_id: str, text: str, conllu: str) -> dict:
             span_ids = {tokens[i]["id"] for i in range(first, last + 1)}
             heads = [i for i in range(first, last + 1) if tokens[i]["head"] not in span_ids]
             head = tokens[heads[0]] if heads else tokens[last]
-            kind = ("name" if head["upos"] == "PROPN" else "pronoun" if head["upos"] == "PRON" else "nominal")
+            # The entity's own name words: runs of proper nouns not inside a mention of another entity nested in
+            # this one ("Eddie Chu" of "nonpartisan pan-democrat Eddie Chu"; not "Washington" of "the Hall in
+            # Washington").
+            nested = {i for other, _, f, l in spans if other != entity_id and first <= f and l <= last
+                      and (f, l) != (first, last) for i in range(f, l + 1)}
+            runs: list[list[int]] = []
+            for i in range(first, last + 1):
+                if tokens[i]["upos"] == "PROPN" and i not in nested:
+                    if runs and runs[-1][-1] == i - 1:
+                        runs[-1].append(i)
+                    else:
+                        runs.append([i])
+            names = [[offsets[run[0]][0], offsets[run[-1]][1]] for run in runs]
+            kind = ("name" if names else "pronoun" if head["upos"] == "PRON" else "nominal")
             start, end = offsets[first][0], offsets[last][1]
-            record["mentions"].append({"start": start, "end": end, "text": text[start:end], "kind": kind})
-            if kind == "name" and head["xpos"] == "NNP" and not any(
-                    tokens[i]["upos"] == "CCONJ" for i in range(first, last + 1)):
+            record["mentions"].append({"start": start, "end": end, "text": text[start:end], "kind": kind,
+                                       "names": names})
+            if names and not any(tokens[i]["upos"] == "CCONJ" for i in range(first, last + 1)) and any(
+                    tokens[i]["xpos"] == "NNP" for run in runs for i in run):
                 record["individual"] = True  # named by a singular proper noun, not a group ("Afghans", "X and Y")
             if kind == "pronoun" and head["form"].lower() in PRONOUNS and last == first:
                 record["words"].append((offsets[first], head["form"], PRONOUNS[head["form"].lower()]))
-            if kind == "nominal" and head["form"].lower() in NOUNS and heads:
-                span = offsets[heads[0]]
-                record["words"].append((span, head["form"], NOUNS[head["form"].lower()]))
-            if kind == "name":
-                for i in range(first, last + 1):
-                    word = tokens[i]["form"].lower()
-                    if word in TITLES and tokens[i]["upos"] in ("PROPN", "NOUN", "ADJ"):
-                        record["words"].append((offsets[i], tokens[i]["form"], TITLES[word]))
+            if head["upos"] == "NOUN" and head["form"].lower() in NOUNS and heads:
+                record["words"].append((offsets[heads[0]], head["form"], NOUNS[head["form"].lower()]))
+            for i in range(first, last + 1):
+                word = tokens[i]["form"].lower()
+                if names and word in TITLES and tokens[i]["upos"] in ("PROPN", "NOUN", "ADJ") and i not in nested:
+                    record["words"].append((offsets[i], tokens[i]["form"], TITLES[word]))
     people, non_people = [], []
     for record in entities.values():
         named = [m for m in record["mentions"] if m["kind"] == "name"]

@@ -31,7 +31,8 @@ def _git(gitdir: str, *args: str) -> str:
                           text=True).stdout
 
 
-def _document(name: str, conllu: str, source: str) -> dict:
+def _document(name: str, conllu: str, source: str, kept: list[bool] | None = None) -> dict:
+    """One article; ``kept``, when given, receives for each sentence whether the text keeps it."""
     meta: dict[str, str] = {}
     paragraphs: list[list[str]] = []
     first_head_seen = False
@@ -60,6 +61,8 @@ def _document(name: str, conllu: str, source: str) -> dict:
                 paragraphs.append([])
             if not skip:
                 paragraphs[-1].append(line[len("# text = "):])
+            if kept is not None:
+                kept.append(not skip)
             remaining -= 1
     text = "\n\n".join(" ".join(p) for p in paragraphs if p)
     genre = name.split("_")[1]
