@@ -10,8 +10,10 @@ article, with character offsets into the article text as summbias reads it:
 
 - ``people``: every person entity, with ``gender`` (from its gendered pronouns, titles and nouns as annotated:
   ``male``, ``female``, ``mixed`` where its words disagree, ``unknown`` where it has none), ``named`` (it has a
-  mention whose head is a proper noun), ``individual`` (one of those heads is a singular proper noun outside any
-  coordination: a named individual, not "the Afghans" or "Bos and colleagues"), its ``mentions`` (``kind`` name — it holds proper nouns of the entity itself, listed as character spans in
+  mention whose head is a proper noun), ``individual`` (a named individual, not a group or a role: a mention outside
+  any coordination names it by two singular proper nouns, or by one when the person also has a gendered word, with
+  no determiner before them — not "the Afghans", "Bos and colleagues", "the Joker", "a Fellow of the Royal
+  Society"), its ``mentions`` (``kind`` name — it holds proper nouns of the entity itself, listed as character spans in
   ``names`` — else pronoun or nominal) and its
   ``gendered_words`` (each gendered pronoun, title, suffix and gendered head noun of its mentions, with the gender
   it has in the original);
@@ -164,9 +166,13 @@ def gold_for(doc_id: str, text: str, conllu: str) -> dict:
             start, end = offsets[first][0], offsets[last][1]
             record["mentions"].append({"start": start, "end": end, "text": text[start:end], "kind": kind,
                                        "names": names})
-            if names and not any(tokens[i]["upos"] == "CCONJ" for i in range(first, last + 1)) and any(
-                    tokens[i]["xpos"] == "NNP" for run in runs for i in run):
-                record["individual"] = True  # named by a singular proper noun, not a group ("Afghans", "X and Y")
+            if not any(tokens[i]["upos"] == "CCONJ" for i in range(first, last + 1)):
+                for run in runs:
+                    words = [i for i in run if tokens[i]["xpos"] == "NNP" and tokens[i]["form"].lower() not in TITLES]
+                    determiner = run[0] > 0 and tokens[run[0] - 1]["upos"] == "DET"
+                    if words and not determiner:
+                        # one singular name word counts when the person also has a gendered word (checked below)
+                        record["individual"] = max(record.get("individual", 0), 2 if len(words) > 1 else 1)
             if kind == "pronoun" and head["form"].lower() in PRONOUNS and last == first:
                 record["words"].append((offsets[first], head["form"], PRONOUNS[head["form"].lower()]))
             if head["upos"] == "NOUN" and head["form"].lower() in NOUNS and heads:
@@ -185,7 +191,7 @@ def gold_for(doc_id: str, text: str, conllu: str) -> dict:
                 "id": record["id"], "identity": record["identity"],
                 "gender": genders.pop() if len(genders) == 1 else ("mixed" if genders else "unknown"),
                 "named": bool(named),
-                "individual": bool(record.get("individual")),
+                "individual": record.get("individual", 0) == 2 or bool(record.get("individual") and words),
                 "mentions": sorted(record["mentions"], key=lambda m: m["start"]),
                 "gendered_words": [{"start": s, "end": e, "word": w, "gender": g} for s, e, w, g in words],
             })
