@@ -1,0 +1,123 @@
+"""The perturbation-quality gold (issue 27): built from GUM's annotation, split once, and judged the way a reader would.
+
+The judge in ``benchmarks/coherence_gold.py`` decides what the closing figures of issue 27 mean, so it is tested here
+on small hand-made inputs: it must catch each kind of incoherence it names and stay silent on a coherent swap.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bias_core.common.records import Input, Substitution
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from coherence_gold import Judge, judge, load  # noqa: E402
+
+TEXT = "Ms. Ann Lund, the daughter of a baker, met Acme Lund Corp. She said her son agreed."
+#       0123456789012345678901234567890123456789012345678901234567890123456789012345678901234
+GOLD = {
+    "id": "doc",
+    "people": [
+        {"id": "1", "identity": "", "gender": "female", "named": True, "individual": True,
+         "mentions": [{"start": 0, "end": 12, "text": "Ms. Ann Lund", "kind": "name", "names": [[0, 12]]},
+                      {"start": 14, "end": 38, "text": "the daughter of a baker", "kind": "nominal", "names": []},
+                      {"start": 58, "end": 61, "text": "She", "kind": "pronoun", "names": []},
+                      {"start": 67, "end": 70, "text": "her", "kind": "pronoun", "names": []}],
+         "gendered_words": [{"start": 0, "end": 3, "word": "Ms.", "gender": "female"},
+                            {"start": 18, "end": 26, "word": "daughter", "gender": "female"},
+                            {"start": 58, "end": 61, "word": "She", "gender": "female"},
+                            {"start": 67, "end": 70, "word": "her", "gender": "female"}]},
+        {"id": "2", "identity": "", "gender": "male", "named": False, "individual": False,
+         "mentions": [{"start": 67, "end": 74, "text": "her son", "kind": "nominal", "names": []}],
+         "gendered_words": [{"start": 71, "end": 74, "word": "son", "gender": "male"}]},
+    ],
+    "non_people": [{"id": "3", "etype": "organization", "identity": "",
+                    "mentions": [{"start": 43, "end": 57, "text": "Acme Lund Corp", "kind": "name",
+                                  "names": [[43, 57]]}]}],
+}
+
+
+def _input(edits: list[tuple[int, int, str, str]]) -> Input:
+    """An arm text made from (start, end, replacement, kind) edits of TEXT, with its substitution map."""
+    pieces, subs, cursor, length = [], [], 0, 0
+    for start, end, replacement, kind in sorted(edits):
+        gap = TEXT[cursor:start]
+        pieces.append(gap)
+        length += len(gap)
+        subs.append(Substitution(length, length + len(replacement), TEXT[start:end], replacement, kind, "e1",
+                                 swap_confidence="high"))
+        pieces.append(replacement)
+        length += len(replacement)
+        cursor = end
+    pieces.append(TEXT[cursor:])
+    return Input(id="doc/a", original_id="doc", text="".join(pieces), perturbation="gender-glob", sample_id=0,
+                 arm="male", substitutions=subs)
+
+
+COHERENT = [(0, 3, "Mr.", "title"), (4, 7, "Tom", "first_name"), (18, 26, "son", "content_word"),
+            (58, 61, "He", "pronoun"), (67, 70, "his", "pronoun")]
+
+
+def test_a_coherent_swap_has_no_problem():
+    lines, bad, owners = Judge(TEXT, GOLD).problems(_input(COHERENT))
+    assert lines == [] and bad == set() and owners == {"e1": "1"}
+
+
+def test_a_gendered_noun_left_behind_is_a_gender_incoherence():
+    lines, bad, _ = Judge(TEXT, GOLD).problems(_input([e for e in COHERENT if e[1] != 26]))
+    assert bad == {"1"} and lines == ["gender: female (daughter) / male (He, Mr., Tom)"]
+
+
+def test_a_pronoun_moved_to_another_person_is_caught_on_that_person():
+    lines, bad, _ = Judge(TEXT, GOLD).problems(_input([*COHERENT, (71, 74, "daughter", "content_word")]))
+    assert bad == set()  # the son's only gendered word changed alone: that person still reads as one gender
+    lines, bad, _ = Judge(TEXT, GOLD).problems(_input([(58, 61, "He", "pronoun")]))
+    assert bad == {"1"} and lines[0].startswith("gender:")
+
+
+def test_a_name_swapped_in_one_mention_only_reads_as_two_names():
+    text_edits = [(4, 7, "Tom", "first_name"), (8, 12, "Moss", "last_name")]
+    gold = json.loads(json.dumps(GOLD))
+    gold["people"][0]["mentions"].append({"start": 48, "end": 52, "text": "Lund", "kind": "name",
+                                          "names": [[48, 52]]})
+    lines, bad, _ = Judge(TEXT, gold).problems(_input(text_edits))
+    assert any(line == "two names: 'Lund' reads Lund / Moss" for line in lines)
+
+
+def test_a_swapped_organisation_name_is_a_non_person():
+    lines, _, owners = Judge(TEXT, GOLD).problems(_input([(48, 52, "Moss", "last_name")]))
+    assert lines == ["non-person swapped: 'Lund' → 'Moss'"] and owners == {"e1": ""}
+
+
+def test_figures_count_arm_texts_entities_and_confidence():
+    figures = judge("gender-glob", [_input(COHERENT), _input(COHERENT[:2])],
+                    [type("D", (), {"id": "doc", "text": TEXT})()], {"doc": GOLD})
+    assert (figures.arm_texts, figures.incoherent, figures.swapped, figures.non_people) == (2, 1, 1, 0)
+    assert figures.by_confidence == {"high": [0, 1]}  # incoherent in one input: not right
+    assert (figures.named_people, figures.missed) == (1, 0)
+
+
+@pytest.mark.parametrize("split", ["tune", "heldout"])
+def test_the_gold_halves_load_with_their_articles(split):
+    documents, golds = load(split)
+    assert len(documents) == len(golds) >= 30
+    for document in documents:
+        for person in golds[document.id]["people"]:
+            for mention in person["mentions"]:
+                assert document.text[mention["start"]:mention["end"]] == mention["text"]
+
+
+def test_the_split_is_disjoint_balanced_by_genre_and_covers_sixty_articles():
+    halves = {split: [json.loads(line) for line in (REPO / f"tests/fixtures/perturb/gum_gold_{split}.jsonl")
+                      .read_text().splitlines()] for split in ("tune", "heldout")}
+    ids = {split: {gold["id"] for gold in rows} for split, rows in halves.items()}
+    assert not ids["tune"] & ids["heldout"] and len(ids["tune"] | ids["heldout"]) >= 60
+    for genre in ("news", "interview", "bio"):
+        counts = [sum(gold["genre"] == genre for gold in rows) for rows in halves.values()]
+        assert abs(counts[0] - counts[1]) <= 1
