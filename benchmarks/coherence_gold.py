@@ -234,9 +234,9 @@ def share(part: int, whole: int) -> str:
 
 def report(figures: Figures, show: int = 0) -> list[str]:
     """Readable lines for one perturbation."""
-    lines = [f"{figures.kind}: arm texts with any incoherence {share(figures.incoherent, figures.arm_texts)}; "
-             f"swapped entities not people {share(figures.non_people, figures.swapped)}; "
-             f"people missed {share(figures.missed, figures.named_people)}"]
+    lines = [(f"{figures.kind}: arm texts with any incoherence {share(figures.incoherent, figures.arm_texts)}; "
+              f"swapped entities not people {share(figures.non_people, figures.swapped)}; "
+              f"people missed {share(figures.missed, figures.named_people)}")]
     for level in ("high", "medium", "low", "none"):
         if level in figures.by_confidence:
             right, total = figures.by_confidence[level]

@@ -17,7 +17,7 @@ from bias_core.common.records import Input, Substitution
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from coherence_gold import Judge, judge, load  # noqa: E402
+from coherence_gold import Judge, judge, load
 
 TEXT = "Ms. Ann Lund, the daughter of a baker, met Acme Lund Corp. She said her son agreed."
 #       0123456789012345678901234567890123456789012345678901234567890123456789012345678901234
@@ -86,7 +86,7 @@ def test_a_name_swapped_in_one_mention_only_reads_as_two_names():
     gold = json.loads(json.dumps(GOLD))
     gold["people"][0]["mentions"].append({"start": 48, "end": 52, "text": "Lund", "kind": "name",
                                           "names": [[48, 52]]})
-    lines, bad, _ = Judge(TEXT, gold).problems(_input(text_edits))
+    lines, _, _ = Judge(TEXT, gold).problems(_input(text_edits))
     assert any(line == "two names: 'Lund' reads Lund / Moss" for line in lines)
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
-from build_wikinews import MAX_WORDS, MIN_WORDS, _document, _git  # noqa: E402
+from build_wikinews import MAX_WORDS, MIN_WORDS, _document, _git
 
 GOLD_DIR = REPO / "tests" / "fixtures" / "perturb"
 BIO_LICENSE = "CC BY-SA 3.0 (https://creativecommons.org/licenses/by-sa/3.0/)"
