@@ -16,6 +16,7 @@ from bias_core.documents.corpus import load_documents
 from bias_core.perturb.review import REVIEW_SAMPLE_SIZE, review_inputs, review_report, sample_inputs
 from bias_core.perturb.review_checks import (
     entity_gender,
+    leftover_content_words,
     leftover_pronouns,
     leftover_titles,
     non_person_swaps,
@@ -49,7 +50,9 @@ def tricky() -> list[Document]:
 
 @pytest.fixture(scope="module")
 def demo_glob(demo):
-    return build_inputs(demo, _config(StageSpec("gender-glob", {"samples": 1})))
+    # Steen & Markert's strict scope, so that gendered words are left for the checks to find (issue 27: the default
+    # "coherent" rewrites the ones tied to a person).
+    return build_inputs(demo, _config(StageSpec("gender-glob", {"samples": 1, "agreement": "names-pronouns-titles"})))
 
 
 def _with_inserted(item: Input, position: int, words: str) -> Input:
@@ -109,7 +112,7 @@ def test_chairman_before_a_woman_is_flagged_until_content_word_swapping_is_switc
     notes = {}
     for content_words in (False, True):
         inputs, reports = build_inputs(rivermouth, _config(StageSpec("gender-glob", {
-            "samples": 1, "content_words": content_words})))
+            "samples": 1, "content_words": content_words, "agreement": "names-pronouns-titles"})))
         review = review_inputs(inputs, reports).get("gender-glob")
         assert review.content_words is content_words
         notes[content_words] = [e.note for e in review.check("leftover_content_words").examples]
@@ -118,14 +121,17 @@ def test_chairman_before_a_woman_is_flagged_until_content_word_swapping_is_switc
     assert notes[True] == []
 
 
-def test_a_role_noun_outside_table_18_is_flagged_as_no_option_rewriting_it(demo):
+def test_a_role_noun_outside_the_gendered_word_table_is_flagged_as_no_option_rewriting_it(demo):
     trump_factory = [d for d in demo if d.id == "news-10-politics-trump-factory"]
     inputs, reports = build_inputs(trump_factory, _config(StageSpec("gender-glob", {"samples": 1,
                                                                                     "content_words": True})))
-    examples = review_inputs(inputs, reports).get("gender-glob").check("leftover_content_words").examples
-    assert [e.span for e in examples] == ["spokeswoman"]
+    # "Laura Bennett, a White House spokeswoman": the table of issue 27 holds spokeswoman, so the swap rewrites it.
+    assert review_inputs(inputs, reports).get("gender-glob").check("leftover_content_words").examples == []
+    male = next(item for item in inputs if item.arm == "male")
+    with_hostess = _with_inserted(male, len(male.text), " Bennett, the hostess, smiled.")
+    examples = leftover_content_words([with_hostess], True).examples
+    assert [e.span for e in examples] == ["hostess"]
     assert examples[0].note.endswith("not a Table 18 content word: no option rewrites it")
-    assert examples[0].input_id.endswith("/male")
 
 
 def test_names_swapped_on_spans_spacy_labels_a_place_or_organisation_are_listed(tricky):
@@ -283,7 +289,7 @@ def test_audit_review_prints_the_checklist_without_creating_a_run(tmp_path):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "excluded originals: news-16-sports-rivermouth-late-goal" in out
-    assert "gender-glob: 28 inputs from 14 originals; content words not swapped" in out
+    assert "gender-glob: 28 inputs from 14 originals; content words swapped" in out  # agreement = "coherent"
     assert "[ok] Leftover pronouns of the other gender" in out
     assert "e.g. news-14-weather-plains-snowstorm: no gendered entity" in out
     assert "sample gender-glob: " in out and "rivermouth" not in out.split("sample gender-glob: ")[1]
@@ -342,7 +348,9 @@ def test_gender_agreement_flags_a_gendered_noun_the_parse_ties_to_the_swapped_pe
     documents = [Document(id="known-as", text="A woman known as Jane Cole told Channel Ten she is sure the car was "
                                               "stolen."),
                  Document(id="clean", text="Jane Cole told Channel Ten she is sure the car was stolen.")]
-    inputs, reports = build_inputs(documents, _config(StageSpec("gender-loc", {"samples": 1})))
+    # Steen & Markert's strict scope leaves "woman" for the check to find ("coherent" rewrites it: issue 27).
+    inputs, reports = build_inputs(documents, _config(StageSpec("gender-loc", {
+        "samples": 1, "agreement": "names-pronouns-titles"})))
     check = review_inputs(inputs, reports).get("gender-loc").check("gender_agreement")
     assert {e.original_id for e in check.examples} == {"known-as"}
     [example] = check.examples

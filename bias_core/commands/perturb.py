@@ -20,6 +20,7 @@ from tqdm import tqdm
 from bias_core.documents.corpus import CsvColumns, load_documents
 from bias_core.documents.record_files import write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
+from bias_core.perturb.gender import AGREEMENT_SCOPES
 from bias_core.perturb.sentiment import VALUE_SOURCES, unknown_value_column
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import NAMES, SAMPLES, UNITS_PER_INPUT, check_option, check_output_path
@@ -37,6 +38,7 @@ OPTION_FIELDS = {
     "units_per_input": "units_per_input",
     "perspective_template": "perspective_template",
     "content_words": "content_words",
+    "agreement": "agreement",
     "replace_last_names": "replace_last_names",
     "top_n_names": "top_n_names",
     "name_source": "name_source",
@@ -72,8 +74,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--focus-value", help="the value whose share --ratios sets (default: first value)")
     parser.add_argument("--units-per-input", type=int, help="units per perspective input (default 10)")
     parser.add_argument("--perspective-template", help="Zhang et al. Table 11 template name (e.g. yelp)")
+    parser.add_argument("--agreement", choices=AGREEMENT_SCOPES,
+                        help="gender: what a swap rewrites: coherent (default: names, pronouns, titles and every "
+                             "gendered noun tied to a swapped person: son, both men, congressman …) or "
+                             "names-pronouns-titles (Steen & Markert's strict scope)")
     parser.add_argument("--content-words", action="store_true", default=None,
-                        help="also rewrite gendered content words tied to a person (Steen & Markert Table 18)")
+                        help="with --agreement names-pronouns-titles: also rewrite the gendered nouns tied to a "
+                             "person (Steen & Markert App. J, Table 18 and more); race: the same, with genders kept")
     parser.add_argument("--replace-last-names", action="store_true", default=None,
                         help="also replace last names with census surnames (gender; Steen & Markert App. C)")
     parser.add_argument("--top-n-names", type=int, help="draw first names from the top N per gender (default 50)")

@@ -111,6 +111,11 @@ class NameSwapPerturbation(Perturbation):
         """Whether last names are replaced too (race always; gender as an option)."""
         return False
 
+    @property
+    def rewrites_content_words(self) -> bool:
+        """Whether gendered nouns tied to a person are rewritten (race: ``content_words``; gender: ``agreement``)."""
+        return self.config.content_words
+
     @abstractmethod
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
         """The entities this perturbation assigns to groups."""
@@ -294,7 +299,7 @@ class NameSwapPerturbation(Perturbation):
                 extra=extra,
             ))
         text, substitutions = template.fill(choices, unattributed_gender=arm.unattributed_gender,
-                                            content_words=self.config.content_words)
+                                            content_words=self.rewrites_content_words)
         return Input(
             id=f"{template.document_id}/{self.name}/s{sample_id}/{arm.label}{suffix}",
             original_id=template.document_id,

@@ -2,9 +2,19 @@
 
 Every entity with a first name, a gendered pronoun or a gendered title is given a gender and, where it has a first
 name, a new first name from the top-N (default 50) unambiguous 1990 census first names of that gender
-(``bias_core.perturb.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally the Table 18
-content words tied to it (``content_words``) and its last name (``replace_last_names``, App. C: drawn from the most
-frequent census surnames that are not also first names).
+(``bias_core.perturb.names``, 2× rule). Its pronouns and titles follow (METHODS §1.1), and optionally its last name
+(``replace_last_names``, App. C: drawn from the most frequent census surnames that are not also first names).
+
+``agreement`` sets the scope of the rewrite (issue 27; docs/fidelity.md):
+
+- ``"coherent"`` (default): also every gendered noun the parse ties to a swapped person (``gendered_nouns``: son →
+  daughter, "both men" → "both women", congressman → congresswoman …), so that the counterfactual reads as one
+  consistent world. An entity whose only gendered word is such a noun is swapped too.
+- ``"names-pronouns-titles"``: Steen & Markert's strict scope (§5.1): names, pronouns and titles only. Their
+  optional content-word adaptation (App. J; validation test 2 finds it changes little) is ``content_words=True``,
+  kept from before issue 27 so that old configurations run as they did; it now rewrites the same tied nouns as
+  ``"coherent"`` (the gendered-word table holds Table 18), so ``content_words`` makes no difference under
+  ``"coherent"``.
 
 - ``gender-loc`` (C_loc): within each input half the entities are male and half female (an odd one out goes to a
   random side); arm ``b`` of each sample inverts every entity's gender and reuses the names of arm ``a``
@@ -26,9 +36,12 @@ from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbati
 from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.names import top_first_names, top_last_names
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
-from bias_core.safety.validation import NAMES, SAMPLES
+from bias_core.safety.validation import NAMES, SAMPLES, Param
 
 MALE, FEMALE = (Cell(gender, gender) for gender in GENDERS)
+# The scopes of the rewrite (module docstring): the coherent text, or Steen & Markert's names, pronouns and titles.
+AGREEMENT_SCOPES = ("coherent", "names-pronouns-titles")
+AGREEMENT = Param(str, choices=AGREEMENT_SCOPES)
 
 
 @dataclass(frozen=True)
@@ -42,11 +55,19 @@ class GenderConfig:
     content_words: bool = False
     replace_last_names: bool = False
     top_n_last_names: int = 200
+    agreement: str = "coherent"
 
     def __post_init__(self) -> None:
         SAMPLES.check("samples", self.samples)  # ParamError is a ValueError: "samples = 0 is out of range: …"
         NAMES.check("top_n_names", self.top_n_names)
         NAMES.check("top_n_last_names", self.top_n_last_names)
+        AGREEMENT.check("agreement", self.agreement)  # "agreement = 'x' must be one of coherent, names-pronouns-…"
+
+    @property
+    def rewrites_content_words(self) -> bool:
+        """Whether gendered nouns tied to a swapped person are rewritten: always under ``"coherent"``, and under
+        ``"names-pronouns-titles"`` only with the old ``content_words`` switch (module docstring)."""
+        return self.agreement == "coherent" or self.content_words
 
 
 class _Gender(NameSwapPerturbation):
@@ -57,8 +78,12 @@ class _Gender(NameSwapPerturbation):
     def replaces_last_names(self) -> bool:
         return self.config.replace_last_names
 
+    @property
+    def rewrites_content_words(self) -> bool:
+        return self.config.rewrites_content_words
+
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
-        return template.gendered_entities(content_words=self.config.content_words)
+        return template.gendered_entities(content_words=self.rewrites_content_words)
 
     def no_member_reason(self) -> str:
         return "no gendered entity: no person with a first name, gendered pronoun or gendered title"

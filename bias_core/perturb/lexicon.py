@@ -4,13 +4,29 @@
   ``him`` and ``his`` to ``her`` or ``hers`` depending on its use (METHODS §1.1 step 4; Steen & Markert App. D).
 - Titles: Mr. ↔ Ms. (Mrs. and Miss map to Mr.), Sir ↔ Dame, Lord ↔ Lady (METHODS §1.1 step 5). The period style
   of the source is kept ("Mr" → "Ms", "Mr." → "Ms.").
-- Content words: Steen & Markert App. J, Table 18, less its last row: *mistress* ↔ *lover* is not a gender pair
-  (*lover* is neutral), so rewriting *lover* as *mistress* would change the meaning.
+- Content words (gendered nouns): read from ``data/perturb/gendered_words.tsv`` (issue 27), one female–male pair a
+  row with its ``kind`` and ``source``: Steen & Markert App. J, Table 18 (``TABLE_18_PAIRS``), HELM's gender term
+  mappings (after Garg et al. 2018 and Bolukbasi et al. 2016, Apache-2.0) and role nouns added by the summbias
+  authors (congressman, spokesman, schoolboy, widower …). ``kind`` is ``relation`` for a noun that names someone by
+  their tie to another person (son, wife, niece: "the mother" alone is somebody's mother) and ``person`` otherwise
+  (man, girl, congressman). Where a word has two counterparts (*dad*: *mum* in Table 18, *mom* in HELM) the first
+  row wins. Left out on purpose, because one of the pair has a neutral reading that the swap would turn into another
+  meaning: *mistress* ↔ *lover* (Table 18's last row; *lover* is neutral), *master* ↔ *mistress* (a master's degree,
+  a chess master), *host*/*hostess*, *hero*/*heroine*, *heir*/*heiress*, *steward*/*stewardess*,
+  *priest*/*priestess*, *landlord*/*landlady*, *guy*/*gal*, *fellow*, *bachelor*/*spinster*, *count*/*countess*,
+  *monk*/*nun*, *god*/*goddess*; *paternal*/*maternal* say which side a relative is on, not the person's gender.
 
 Every mapping keeps the capitalisation of the source word (``He`` → ``She``, ``HIS`` → ``HERS``).
 """
 
 from __future__ import annotations
+
+import csv
+import functools
+from pathlib import Path
+
+from bias_core.common.paths import DATA_DIR
+from bias_core.safety.errors import InputError
 
 GENDERS = ("male", "female")
 
@@ -41,8 +57,9 @@ NEUTRAL_TITLES = frozenset({
 })
 NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 
-# Steen & Markert Table 18 (female, male), less mistress/lover (see the module docstring).
-CONTENT_WORD_PAIRS = (
+# Steen & Markert Table 18 (female, male), less mistress/lover (see the module docstring): the words their optional
+# content-word adaptation rewrote. The table rewritten now is the larger ``gendered_words.tsv``, which holds these.
+TABLE_18_PAIRS = (
     ("daughter", "son"), ("mother", "father"), ("woman", "man"), ("girl", "boy"), ("female", "male"),
     ("sister", "brother"), ("daughters", "sons"), ("mothers", "fathers"), ("women", "men"), ("girls", "boys"),
     ("females", "males"), ("sisters", "brothers"), ("aunt", "uncle"), ("aunts", "uncles"), ("niece", "nephew"),
@@ -50,11 +67,35 @@ CONTENT_WORD_PAIRS = (
     ("actresses", "actors"), ("chairwoman", "chairman"), ("chairwomen", "chairmen"), ("mum", "dad"),
     ("mums", "dads"), ("waitress", "waiter"), ("waitresses", "waiters"),
 )
-CONTENT_WORD_GENDER: dict[str, str] = {}
-CONTENT_WORD_SWAP: dict[str, str] = {}
-for _female, _male in CONTENT_WORD_PAIRS:
-    CONTENT_WORD_GENDER[_female], CONTENT_WORD_GENDER[_male] = "female", "male"
-    CONTENT_WORD_SWAP[_female], CONTENT_WORD_SWAP[_male] = _male, _female
+CONTENT_WORD_PAIRS = TABLE_18_PAIRS  # the name used before issue 27
+GENDERED_WORDS_PATH = DATA_DIR / "perturb" / "gendered_words.tsv"
+NOUN_KINDS = ("relation", "person")
+
+
+@functools.cache
+def gendered_word_table(path: Path = GENDERED_WORDS_PATH) -> tuple[tuple[str, str, str], ...]:
+    """Return the (female, male, kind) rows of the gendered-word table, lower case, in file order."""
+    if not path.is_file():
+        raise InputError(str(path), "gendered-word table not found", hint="reinstall summbias")
+    rows = []
+    with path.open(newline="", encoding="utf-8") as stream:
+        for line, row in enumerate(csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
+            female, male, kind = (row.get(column, "").strip().lower() for column in ("female", "male", "kind"))
+            if not female or not male or kind not in NOUN_KINDS:
+                raise InputError(f"{path}, line {line}", f"a row needs a female and a male word and a kind "
+                                 f"({', '.join(NOUN_KINDS)}), got {female!r}, {male!r}, {kind!r}")
+            rows.append((female, male, kind))
+    return tuple(rows)
+
+
+CONTENT_WORD_GENDER: dict[str, str] = {}  # every gendered noun of the table → its gender
+CONTENT_WORD_SWAP: dict[str, str] = {}  # → its counterpart (the first row listing the word wins)
+CONTENT_WORD_KIND: dict[str, str] = {}  # → "relation" or "person"
+for _female, _male, _kind in gendered_word_table():
+    for _word, _gender, _other in ((_female, "female", _male), (_male, "male", _female)):
+        CONTENT_WORD_GENDER.setdefault(_word, _gender)
+        CONTENT_WORD_SWAP.setdefault(_word, _other)
+        CONTENT_WORD_KIND.setdefault(_word, _kind)
 
 
 def title_key(word: str) -> str:

@@ -53,7 +53,8 @@ from bias_core.perturb.name_parts import (
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
-from bias_core.perturb.pronouns import content_word_slots, pronoun_slots
+from bias_core.perturb.gendered_nouns import content_word_slots
+from bias_core.perturb.pronouns import pronoun_slots
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -362,7 +363,7 @@ class NerBuilder:
         for slot in pronoun_slots:
             if slot.entity_id is not None:
                 owner[self.token_at[slot.start].i] = slot.entity_id
-        return content_word_slots(self.tokens, owner)
+        return content_word_slots(self.tokens, owner, {e.entity_id: e.gender for e in self.found.entities})
 
 
 def _set_apart(token: Token, ent) -> bool:

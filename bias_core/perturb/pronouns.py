@@ -1,5 +1,5 @@
-"""Pronoun and content-word attribution: which person each gendered pronoun and gendered noun refers to (METHODS
-§1.1 steps 4–5 and 7; Steen & Markert App. D and J).
+"""Pronoun attribution: which person each gendered pronoun refers to (METHODS §1.1 steps 4–5; Steen & Markert
+App. D).
 
 A subject pronoun (he, she) goes to the person named last when that person's gender is still unknown, a title or
 full name already shows it is a person (``person_evidence``), and the mention is in the same or the previous
@@ -12,10 +12,7 @@ possessive when tagged PRP$ (→ *his*) and an object otherwise (→ *him*); ``h
 independent (→ *hers*). Known limit: a pronoun for an unnamed person ("the judge ... she") goes to the nearest named
 person of that gender.
 
-Content words (Steen & Markert App. J, Table 18) belong to an entity only when the parse ties them to one of its
-mentions: a compound or apposition ("Chairman Diane Sasser", "Sasser, the chairwoman"), or a predicate noun ("She is
-the chairwoman"). Kinship words reached through a possessive ("Smith's mother") are somebody else and are left alone;
-so is every content word not tied to an entity.
+Gendered nouns (content words) tied to a person are found in ``gendered_nouns``.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import Slot, TemplateEntity
-from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, PRONOUN_GENDER
+from bias_core.perturb.lexicon import PRONOUN_GENDER
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -93,34 +90,6 @@ def attribute(token: Token, gender: str, entities: Sequence[TemplateEntity],
     if entity.gender is None:
         entity.gender, entity.gender_source = gender, "pronoun"
     return entity
-
-
-def content_word_slots(tokens: Sequence[Token], owner: dict[int, str]) -> list[Slot]:
-    """A slot per Table 18 content word the parse ties to an entity; ``owner`` maps the token index of every name
-    mention and attributed pronoun to its entity."""
-    slots = []
-    for token in tokens:
-        if token.text.lower() not in CONTENT_WORD_GENDER:
-            continue
-        eid = syntactic_owner(token, owner)
-        if eid is not None:
-            slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, eid))
-    return slots
-
-
-def syntactic_owner(token: Token, owner: dict[int, str]) -> str | None:
-    """Return the entity a content word describes through compound, apposition or a copula, if any (§1.1)."""
-    head = token.head
-    if token.dep_ in ("compound", "appos", "amod", "nmod") and head.i in owner:
-        return owner[head.i]
-    for child in token.children:
-        if child.dep_ in ("appos", "compound") and child.i in owner:
-            return owner[child.i]
-    if token.dep_ == "attr":
-        for child in head.children:
-            if child.dep_ in ("nsubj", "nsubjpass") and child.i in owner:
-                return owner[child.i]
-    return None
 
 
 def pronoun_form(token: Token) -> str:

@@ -66,6 +66,7 @@ def review_inputs(inputs: Sequence[Input], reports: dict[str, Any], excluded: Co
 def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded: set[str],
                 excluded_names: Mapping[str, Collection[str]]) -> PerturbationReview:
     config = (report.get("run_info") or {}).get("config") or {}
+    words_swapped = bool(config.get("content_words")) or config.get("agreement") == "coherent"  # gender.py
     checks: list[Check] = []
     if kind in NAME_SWAP_KINDS or kind == "politician":
         checks.append(doubtful_swaps(items, excluded_names))
@@ -73,7 +74,7 @@ def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded:
         checks.append(non_person_swaps(items))
         checks.append(gender_agreement(items))
         checks.append(leftover_titles(items, one_gender_arms=kind == "gender-glob"))
-        checks.append(leftover_content_words(items, bool(config.get("content_words")),
+        checks.append(leftover_content_words(items, words_swapped,
                                              same_in_both_arms=kind not in GENDER_KINDS))
         if kind == "gender-glob":
             checks.append(leftover_pronouns(items))
@@ -81,7 +82,7 @@ def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded:
     if kind == "politician":
         checks.append(politician_aliases(items))
     checks.append(skipped_originals(report.get("skips") or {}, excluded))
-    content_words = bool(config.get("content_words")) if kind in NAME_SWAP_KINDS else None
+    content_words = words_swapped if kind in NAME_SWAP_KINDS else None
     return PerturbationReview(kind, len(items), len({item.original_id for item in items}), checks, content_words)
 
 

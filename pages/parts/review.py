@@ -1,6 +1,6 @@
 """The Audit page's "Review the swaps" section (issue 14): before any model runs, per perturbation the checklist over
 every input — the swaps of names it is not sure are people first, low confidence first, each with its sentence (issue
-21) — a seeded sample of inputs with each substitution highlighted and listed, a switch for content-word swapping per
+21) — a seeded sample of inputs with each substitution highlighted and listed, a switch for agreeing gendered nouns per
 gender perturbation, the originals to exclude and the names to leave unswapped.
 
 A view over ``bias_core.perturb.review``: ``python -m bias_core audit --config … --review`` prints the same checklist
@@ -19,6 +19,7 @@ import streamlit as st
 
 from bias_core.common.records import Document, Input
 from bias_core.common.words import counted, plural
+from bias_core.perturb.gender import AGREEMENT_SCOPES
 from bias_core.perturb.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
 from bias_core.perturb.review_checklist import Check, Example
 from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
@@ -27,20 +28,23 @@ from bias_core.safety.errors import BiasCoreError
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
 EXCLUDE_KEY = "review_exclude"
+STRICT_SCOPE = AGREEMENT_SCOPES[1]  # names, pronouns and titles only (Steen & Markert)
 EXCLUDE_NAMES_KEY = "review_exclude_names"
 # Streamlit's own icon font (no emoji font needed in the browser) in Streamlit's colour directives.
 PASSED, FOUND, INFO = ":green[:material/check_circle:]", ":orange[:material/warning:]", ":blue[:material/info:]"
 EXAMPLE_COLUMNS = ("input", "span", "what", "context")
 DOUBTFUL_COLUMNS = ("original", "name", "confidence", "why", "sentence")
-CONTENT_WORDS_HELP = ("Steen & Markert App. J, Table 18: daughter ↔ son, mother ↔ father, chairwoman ↔ chairman, "
-                      "actress ↔ actor … are rewritten when the parse ties them to a person (\"Chairman Diane "
-                      "Sasser\", \"Sasser, the chairwoman\"). Off by default, as in the paper's main runs.")
+AGREEMENT_HELP = ("On (the default): a swap also rewrites every gendered noun the parse ties to a swapped person — "
+                  "son → daughter, \"both men\" → \"both women\", congressman → congresswoman (the word list and "
+                  "its sources: data/perturb/gendered_words.tsv) — so the counterfactual reads as one consistent "
+                  "world. Off: Steen & Markert's strict scope, names, pronouns and titles only (their validation "
+                  "test 2 finds that adapting content words changes little). See docs/fidelity.md.")
 
 
 def review_swaps(perturbations: list[StageSpec], documents: list[Document],
                  seed: int) -> tuple[list[StageSpec], list[str], dict[str, list[str]]]:
-    """Show the review section; return the perturbations with each gender perturbation's ``content_words`` as
-    switched here, the originals the analyst excluded, and per original the names to leave unswapped."""
+    """Show the review section; return the perturbations with each gender perturbation's ``agreement`` as switched
+    here, the originals the analyst excluded, and per original the names to leave unswapped."""
     st.subheader("Review the swaps")
     st.caption("Before any model runs: the checklist covers every input of each perturbation; the sample shows a few "
                "inputs with every swap highlighted (hover a swap to see what it replaced). Exclude an original to "
@@ -49,9 +53,12 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
     perturbations = [dataclasses.replace(spec, params=dict(spec.params)) for spec in perturbations]
     for spec in perturbations:
         if spec.name in GENDER_KINDS:
-            spec.params["content_words"] = st.toggle(f"{spec.name}: also swap gendered content words (chairman → "
-                                                     "chairwoman, mother → father …)", key=f"{spec.name}_content",
-                                                     help=CONTENT_WORDS_HELP)
+            # The old content_words switch is folded into agreement (bias_core.perturb.gender): on means coherent.
+            coherent = spec.params.pop("content_words", False) or spec.params.get("agreement") != STRICT_SCOPE
+            coherent = st.toggle(f"{spec.name}: make gendered nouns agree with the swapped person (son → daughter, "
+                                 "both men → both women …)", value=coherent, key=f"{spec.name}_agreement",
+                                 help=AGREEMENT_HELP)
+            spec.params["agreement"] = AGREEMENT_SCOPES[0] if coherent else STRICT_SCOPE
     if all(spec.name == "identity" for spec in perturbations):
         st.caption("Only the unchanged originals are chosen: nothing is swapped.")
         return perturbations, [], {}
@@ -139,7 +146,7 @@ def _show_review(inputs: list[Input], reports: dict, excluded: list[str], seed: 
     for tab, perturbation in zip(tabs, review.perturbations, strict=True):
         with tab:
             words = "" if perturbation.content_words is None else \
-                f"; content words {'swapped' if perturbation.content_words else 'not swapped'}"
+                f"; gendered nouns {'agree with the swapped people' if perturbation.content_words else 'kept'}"
             st.markdown(md_escape(f"{counted(perturbation.n_inputs, 'input')} from "
                                   f"{counted(perturbation.n_originals, 'original')}{words}."))
             for check in perturbation.checks:

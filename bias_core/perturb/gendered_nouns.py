@@ -1,0 +1,237 @@
+"""Gendered nouns tied to a person through the parse, so that a gender swap can make them agree (issue 27, Deliver 1;
+METHODS §1.1 step 7; Steen & Markert App. J).
+
+The nouns are those of ``data/perturb/gendered_words.tsv`` (``lexicon.CONTENT_WORD_GENDER``: Steen & Markert's
+Table 18, HELM's gender term mappings and role nouns such as *congressman*), plus the adjectives *female*/*male*
+where they describe a noun tied to a person. A noun belongs to a person — a name mention or an attributed pronoun —
+only when the parse says the noun denotes that person:
+
+- **compound** ("schoolgirl Charlotte Baker", "Chairman Diane Sasser");
+- **apposition**, either way ("Lund, the son of a physicist"; "a British man, Ruth Okafor"; "a man who lost his
+  job, John Smith"), and the fronted "The son of a physicist, Ms. Lund studied …" that the small model parses as two
+  subjects: the noun's phrase ends in a comma right before the name, and the name does not hang from a word inside
+  that phrase ("the son of a physicist, Ms. Lund" with *Lund* in apposition to *physicist* says the physicist is
+  Lund, not the son);
+- **copula**, either way ("She is a mother", "The chairman is John Smith"), and a **naming clause** ("a woman named
+  Jane Doe", "a man known as X");
+- **coordination**: a plural noun in apposition with or predicated of coordinated people ("Okafor and Sims, both
+  women"; "Lund and Okafor are sisters"), and a plural subject continuing the previous sentence whose subject is
+  coordinated people ("Okafor and Sims met. Both women said …");
+- **continuation**: a definite singular subject ("The congressman said …") refers back to a person of the previous
+  sentence or earlier in its own sentence, only when exactly one person of the noun's gender is named there, and
+  only for nouns of kind ``person``: a ``relation`` noun alone ("The mother said") is somebody's relative, usually of
+  someone just named, not that person;
+- **repetition**: a definite repeat of a noun the parse tied to exactly one person elsewhere in the text ("Ahmed
+  Mohamed, a 14-year-old boy … images of the boy"), and for a relation noun a repeat with a possessor of the same
+  person ("his daughter, Sofia Ferreira … Luis pointed at his daughter").
+
+Never tied: a noun for an unnamed person ("a spokesman for Acme"), a noun whose possessor is a person ("Okafor's
+wife", "her husband": somebody else; the possessor is never a referent), a noun inside a name of something other
+than a person ("Boys & Girls Club", tagged ORG), and a noun whose gender disagrees with the person's known original
+gender (a parse error, or a woman who is "chairman" in the original; rewriting it would change the original arm's
+wording). A plural noun needs every referent to be a person of its gender; its slot belongs to the first referent,
+so under C_loc, where coordinated people may get different genders, it follows the first one (a known limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from bias_core.perturb.entity_template import Slot
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+_NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+_PLURAL_TAGS = frozenset({"NNS", "NNPS"})
+_ADJECTIVES = frozenset({"female", "male"})  # describe the noun they modify ("a female officer")
+_PERSON_ENTS = frozenset({"", "PERSON", "NORP"})  # any other label: part of a name of a place, firm, work …
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_DEFINITE = frozenset({"the", "this", "that", "these", "those", "both"})
+_NAMING_VERBS = frozenset({"named", "called", "known", "identified", "dubbed", "nicknamed"})
+_NAMED_DEPS = frozenset({"oprd", "attr", "pobj", "dobj", "appos", "npadvmod"})
+# Children that make a definite noun a new referent ("the man who …", "the spokesman for Acme", "the Acme spokesman").
+_RESTRICTIVE = frozenset({"relcl", "acl", "prep", "poss", "compound"})
+
+
+def content_word_slots(tokens: Sequence[Token], owner: Mapping[int, str],
+                       genders: Mapping[str, str | None] | None = None) -> list[Slot]:
+    """A ``content_word`` slot per gendered noun the parse ties to a person (module docstring). ``owner`` maps the
+    token index of every name mention and attributed pronoun to its entity; ``genders`` gives each entity's original
+    gender (None: unknown), used to reject disagreeing ties and for the continuation rule."""
+    genders = genders or {}
+    candidates = [token for token in tokens if token.text.lower() in CONTENT_WORD_GENDER and token.i not in owner
+                  and _usable(token, token.text.lower(), owner)]
+    tied: dict[int, list[str]] = {}
+    for token in candidates:
+        entities = _agreeing(token, _referents(token, owner), owner, genders)
+        if entities:
+            tied[token.i] = entities
+    described = _descriptions(tied, tokens, owner)
+    for token in candidates:
+        if token.i in tied or token.text.lower() in _ADJECTIVES:
+            continue
+        gender = CONTENT_WORD_GENDER[token.text.lower()]
+        entities = _agreeing(token, _continuation(token, gender, owner, genders), owner, genders) \
+            or _repeated(token, described, owner)
+        if entities:
+            tied[token.i] = entities
+    return [Slot(token.idx, token.idx + len(token.text), "content_word", token.text, tied[token.i][0])
+            for token in candidates if token.i in tied]
+
+
+def _agreeing(token: Token, referents: list[int], owner: Mapping[int, str],
+              genders: Mapping[str, str | None]) -> list[str]:
+    """The entities of ``referents`` when they agree with the noun: none of another known gender, and for a plural
+    noun at least two, all of its gender."""
+    gender = CONTENT_WORD_GENDER[token.text.lower()]
+    entities = list(dict.fromkeys(owner[i] for i in referents))
+    if not entities or any(genders.get(eid) not in (None, gender) for eid in entities):
+        return []
+    if token.tag_ in _PLURAL_TAGS and (len(entities) < 2 or any(genders.get(e) != gender for e in entities)):
+        return []
+    return entities
+
+
+def _descriptions(tied: Mapping[int, list[str]], tokens: Sequence[Token],
+                  owner: Mapping[int, str]) -> dict[tuple[str, str | None], set[str]]:
+    """Per gendered noun (and, for a relation noun, the entity of its possessor) the singular people the parse tied
+    it to: "Ahmed Mohamed, a 14-year-old boy" describes Ahmed as *boy*; "his brother, George Whitman" describes George
+    as *brother* of the entity "his" refers to."""
+    described: dict[tuple[str, str | None], set[str]] = {}
+    for i, entities in tied.items():
+        if len(entities) == 1:
+            described.setdefault(_description_key(tokens[i], owner), set()).add(entities[0])
+    return described
+
+
+def _description_key(token: Token, owner: Mapping[int, str]) -> tuple[str, str | None]:
+    word = token.text.lower()
+    if CONTENT_WORD_KIND.get(word) != "relation":
+        return word, None
+    possessor = next((child for child in token.children if child.dep_ == "poss"), None)
+    return word, owner.get(possessor.i) if possessor is not None else None
+
+
+def _repeated(token: Token, described: Mapping[tuple[str, str | None], set[str]],
+              owner: Mapping[int, str]) -> list[str]:
+    """The one person a noun already describes elsewhere in the text, for a definite repeat of it ("a 14-year-old
+    boy … images of the boy"; a relation noun with a possessor of the same person: "his brother, George Whitman …
+    his brother was injured"). Not for a noun in a relative clause's head ("the man who …") or the plural."""
+    if token.tag_ in _PLURAL_TAGS or any(child.dep_ == "relcl" for child in token.children):
+        return []
+    key = _description_key(token, owner)
+    if CONTENT_WORD_KIND.get(key[0]) == "relation":
+        if key[1] is None:
+            return []
+    else:
+        determiners = [c.text.lower() for c in token.children if c.dep_ == "det"]
+        if not determiners or determiners[0] not in _DEFINITE or any(c.dep_ == "poss" for c in token.children):
+            return []
+    people = described.get(key, set())
+    return sorted(people) if len(people) == 1 else []
+
+
+def syntactic_owner(token: Token, owner: Mapping[int, str]) -> str | None:
+    """Return the entity a gendered noun denotes through the parse alone (compound, apposition, copula, naming
+    clause), if any; the continuation rule, which needs the people's genders, is in ``content_word_slots``."""
+    referents = _referents(token, owner)
+    return owner[referents[0]] if referents else None
+
+
+def _usable(token: Token, word: str, owner: Mapping[int, str]) -> bool:
+    """Whether a gendered word is a common noun (or *female*/*male* describing one) outside a non-person name; a
+    capitalised one only as a compound before a name ("Congressman Dale Hughes", not "Man Booker Prize")."""
+    if token.ent_type_ not in _PERSON_ENTS:
+        return False
+    if word in _ADJECTIVES and token.dep_ == "amod":
+        return True
+    if token.tag_ not in _NOUN_TAGS:
+        return False
+    if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
+        return token.dep_ == "compound" and token.head.i in owner
+    return True
+
+
+def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
+    """Token indices (in ``owner``) of the people a noun denotes through the parse, in text order."""
+    if token.text.lower() in _ADJECTIVES and token.dep_ == "amod":
+        head = token.head
+        return [head.i] if head.i in owner else _referents(head, owner)
+    head = token.head
+    if token.dep_ in ("compound", "amod", "nmod") and head.i in owner:
+        return [head.i]
+    if token.dep_ == "appos" and head.i in owner:  # "Lund, the son of …"; "Okafor and Sims, both women"
+        return _with_conjuncts(head, owner)
+    for child in token.children:
+        if child.dep_ in ("appos", "compound") and child.i in owner:  # "a British man, Ruth Okafor"
+            return _with_conjuncts(child, owner)
+        if child.dep_ == "acl" and child.text.lower() in _NAMING_VERBS:  # "a woman named Jane Doe"
+            named = [t for t in child.subtree if t.i in owner and t.dep_ in _NAMED_DEPS]
+            if named:
+                return _with_conjuncts(named[0], owner)
+    if token.dep_ in ("attr", "oprd") or token.dep_ in _SUBJECTS:  # "She is a mother"; "The chairman is John Smith"
+        partner_deps = _SUBJECTS if token.dep_ in ("attr", "oprd") else frozenset({"attr"})
+        for child in head.children:
+            if child.dep_ in partner_deps and child.i in owner and child.i != token.i:
+                return _with_conjuncts(child, owner)
+    return _fronted_apposition(token, owner)
+
+
+def _with_conjuncts(token: Token, owner: Mapping[int, str]) -> list[int]:
+    """A name token and the names coordinated with it ("Okafor and Sims")."""
+    found = [token.i]
+    for conj in token.conjuncts:
+        if conj.i in owner:
+            found.append(conj.i)
+    return sorted(found)
+
+
+def _fronted_apposition(token: Token, owner: Mapping[int, str]) -> list[int]:
+    """The name right after the noun's phrase and a comma ("The son of a physicist, Ms. Lund studied"; "a man who
+    lost his job, John Smith"), when the parse joins them (below) and the name is not one of a list."""
+    doc = token.doc
+    phrase = list(token.subtree)
+    end = phrase[-1].i
+    while end > token.i and doc[end].is_punct:
+        end -= 1
+    if end + 2 >= len(doc) or doc[end + 1].text != ",":
+        return []
+    name = doc[end + 2]
+    while name.dep_ == "compound" and name.head.i > name.i:
+        name = name.head
+    if name.i not in owner or name.dep_ == "conj" or any(c.dep_ == "conj" for c in name.children):
+        return []
+    # The name hangs from the noun itself, or the parser made both subjects of one verb (its mistake on a fronted
+    # apposition); "After meeting the king, Smith said" has the name as the only subject, so it is not tied.
+    if name.head.i == token.i or (token.dep_ in _SUBJECTS and name.dep_ in _SUBJECTS and name.head == token.head):
+        return [name.i]
+    return []
+
+
+def _continuation(token: Token, gender: str, owner: Mapping[int, str],
+                  genders: Mapping[str, str | None]) -> list[int]:
+    """A definite subject noun referring back (module docstring): a singular one to the only person of its gender
+    named in the previous sentence or earlier in its own; a plural one to the coordinated subject of the previous
+    sentence."""
+    if token.dep_ not in _SUBJECTS or CONTENT_WORD_KIND.get(token.text.lower()) != "person":
+        return []
+    determiners = [c.text.lower() for c in token.children if c.dep_ in ("det", "predet")]
+    if not determiners or determiners[0] not in _DEFINITE or any(c.dep_ in _RESTRICTIVE for c in token.children):
+        return []
+    sentence = token.sent
+    doc = token.doc
+    previous = doc[sentence.start - 1].sent if sentence.start > 0 else None
+    if token.tag_ in _PLURAL_TAGS:
+        if previous is None:
+            return []
+        subjects = [t for t in previous if t.dep_ in _SUBJECTS and t.head == previous.root and t.i in owner]
+        return _with_conjuncts(subjects[0], owner) if subjects else []
+    start = previous.start if previous is not None else sentence.start
+    in_scope: dict[str, int] = {}
+    for i in range(start, token.i):
+        if i in owner and genders.get(owner[i]) == gender:
+            in_scope.setdefault(owner[i], i)
+    return list(in_scope.values()) if len(in_scope) == 1 else []
