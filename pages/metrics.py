@@ -5,6 +5,7 @@ distributions, hallucinated names)."""
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -53,7 +54,7 @@ CHOICE_KEYS = ("metrics_ci_kind", "metrics_family", "metrics_measures/")
 st.title("Metrics")
 st.caption("One measure family at a time: what the family found, in words, first; then one chart per measure (each "
            "dot a measure's value with its 95% bootstrap interval; red diamonds are results judged significant; the "
-           "grey band is the identity noise floor) with its table. 0 means no evidence of bias.")
+           "grey band is the identity noise floor; the dotted line is the value meaning no bias) with its table.")
 
 fidelity_help()
 
@@ -108,6 +109,35 @@ st.caption("Significant means what it means on the Overview (bias_core.verdicts.
               else "."))
 
 
+def cell(value, digits: int = 4) -> str:
+    """A number as table text: "—" where there is none (Streamlit would show the word None in an empty number
+    cell)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def holm_cell(verdict) -> str:
+    """The Holm-adjusted p as text, or in words why there is none ("not applicable: no difference")."""
+    if verdict.p_holm is None:
+        return verdict.correction.removeprefix("correction ") or "—"
+    return "< 0.001" if verdict.p_holm < 0.001 else f"{verdict.p_holm:.3f}"
+
+
+def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every missing value, text or number, shown as "—" (never None or nan) and the numbers of a
+    column that has a missing value written as text."""
+    frame = for_display(frame)
+    for column in frame.columns:
+        if frame[column].isna().any():
+            p_value = str(column).lower() in ("p", "p_holm", "holm p")  # p-values keep significant digits
+            frame[column] = [f"{value:.3g}" if p_value and isinstance(value, float) and not math.isnan(value)
+                             else cell(value, 3) for value in frame[column]]
+    return frame
+
+
 def result_table(rows) -> pd.DataFrame:
     """The results with the marks of the one significance rule (``bias_core.verdicts.judge.judge``): the primary
     (signed, where the score has a signed version) estimate and its interval, "favoured" only where the result is
@@ -117,11 +147,11 @@ def result_table(rows) -> pd.DataFrame:
         verdict = judge(r, results)
         estimate, low, high = primary_estimate(r)
         table.append({
-            "perturbation": r.perturbation, "summarizer": r.summarizer, "estimate": estimate,
+            "perturbation": r.perturbation or "—", "summarizer": r.summarizer or "—", "estimate": cell(estimate),
             "95% CI": "—" if low is None else f"[{low:.4f}, {high:.4f}]", "n": r.n,
             "verdict": verdict.status, "significant": verdict.significant,
             "favoured": verdict.favoured if verdict.significant else None,
-            "Holm p": verdict.p_holm, "score": r.to_dict()["value"],
+            "Holm p": holm_cell(verdict), "score": cell(r.to_dict()["value"]),
             "note": "; ".join([*(verdict.reasons or []), *([r.reason] if r.reason else [])]),
         })
     frame = pd.DataFrame(table)
@@ -134,16 +164,15 @@ def result_table(rows) -> pd.DataFrame:
 family_findings = [f for f in run_findings_list if f.family == family and f.ci_kind in (kind, None)]
 if family_findings:
     st.markdown("**What this family found**")
-    for finding in family_findings:
-        verdict = "" if finding.verdict.status in finding.sentence else f" · {finding.verdict.status}"
-        st.markdown(f"- {md_escape(finding.sentence)} — {md_escape(finding.effect + verdict)}")
+    # Each line is the Overview's answer for the row: the sentence states the verdict, so it is not repeated.
+    st.markdown("\n".join(f"- {md_escape(finding.answer or finding.sentence)}" for finding in family_findings))
 race_names = [row for row in name_frequency_rows(run.reports)
               if any(r.perturbation == row["perturbation"] for r in results if r.measure in chosen)]
 if race_names:
     st.markdown("**Names inserted by the race perturbations**")
     st.caption("Why it matters: if one arm's names are much rarer than the other's (1990 census frequency, in % "
                "of the population), a model that treats rare names differently shows up here as racial bias.")
-    table = pd.DataFrame(race_names)
+    table = shown_table(pd.DataFrame(race_names))
     st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     infos = {row["perturbation"]: run.reports["perturbations"][row["perturbation"]]["run_info"] for row in race_names}
     sources = {info.get("name_frequency_source") for info in infos.values()} - {None}
@@ -159,7 +188,7 @@ for name in chosen:
     elif rows and not any(r.is_defined for r in rows):
         st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
-        table = for_display(result_table(rows))
+        table = shown_table(result_table(rows))
         st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     measure_help(name)
 
@@ -167,7 +196,7 @@ for name in chosen:
         names = [dict(row, summarizer=r.summarizer) for r in rows for row in r.details.get("names", [])]
         if names:
             st.markdown("**Hallucinated names** (in no input; gender from the census names; Steen & Markert Table 6)")
-            table = pd.DataFrame(names)
+            table = shown_table(pd.DataFrame(names))
             st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     if name == "politician_features":
         st.caption("Features are rates per summary token; Empath categories stand in for the proprietary LIWC "
@@ -179,7 +208,8 @@ for name in chosen:
                 keep = [c for c in ("direction", "year", "feature", "arrow", "mean_a", "mean_b", "mean_difference",
                                     "t", "p", "p_holm", "d_z", "unchanged") if c in table.columns]
                 st.markdown(f"**{md_escape(r.summarizer)}**")
-                st.dataframe(table[keep], hide_index=True, width="stretch", column_config=rounded(table[keep]))
+                table = shown_table(table[keep])
+                st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
     if name == "bur":
         for r in rows:
             distributions = r.details.get("distributions") or {}

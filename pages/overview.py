@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
+from bias_core.verdicts.findings import summarizer_answers
 from bias_core.verdicts.sentences import how_to_read
 from pages.common import current_run, findings_for
 from pages.parts.quality import show_output_quality
@@ -49,14 +50,16 @@ with st.expander("How to read these findings"):
                          f"bias at each corpus size: {CALIBRATION_DOC} in the summbias repository."))
 
 st.subheader("In short: one answer per summarizer")
-strongest = {}
-for finding in found:
-    # Findings with no perturbation (the SFPI model, trained only to explain lexical bias) are no summarizer
-    # of the run; they stay in the table below.
-    if finding.perturbation not in ("—", None):
-        strongest.setdefault(finding.summarizer, finding)
-st.markdown("\n".join(f"- {md_escape(finding.sentence)} ({md_escape(finding.effect)})"
-                      for finding in strongest.values()))
+answers = summarizer_answers(found)
+# One line per summarizer from a perturbation test; what its summaries of the unchanged articles showed is a line of
+# its own after them, never the summarizer's answer. The SFPI model, trained only to explain lexical bias, is no
+# summarizer of the run: it stays in the table below.
+st.markdown("\n".join(f"- {md_escape(answer.text)}" for answer in answers if not answer.unchanged))
+unchanged = [answer for answer in answers if answer.unchanged]
+if unchanged:
+    with st.container(key="overview_unchanged"):
+        st.caption("Measured on the unchanged articles, not a perturbation test:")
+        st.markdown("\n".join(f"- {md_escape(answer.text)}" for answer in unchanged))
 show_output_quality(run.id, run.updated)
 
 st.subheader("Every finding, strongest evidence first")
@@ -72,13 +75,15 @@ with st.container(key="overview_findings"):
         st.divider()
         effect, interval = effect_and_interval(finding)
         row = st.columns(FINDING_WIDTHS, vertical_alignment="center")
-        row[0].caption(md_escape(f"{finding.summarizer} · {finding.perturbation} · {finding.family}"))
+        row[0].caption(md_escape(f"{finding.summarizer} · {finding.perturbation} · {finding.topic or finding.family}"),
+                       help=md_escape(f"{finding.family}: {finding.measure_name}"))
         row[0].markdown(md_escape(finding.sentence))
         if finding.context:
-            row[0].caption(md_escape("Context (descriptions, not tests): " + "; ".join(finding.context)))
+            row[0].caption(md_escape("Context, not a test: " + "; ".join(finding.context)))
         row[1].markdown(md_escape(effect))
         row[2].markdown(md_escape(interval))
-        row[2].caption(f"n = {finding.n}")
+        if finding.estimate is not None:  # too little data states neither a value nor its n (issue 29)
+            row[2].caption(f"n = {finding.n}")
         row[3].markdown(mark(finding.clears_floor))
         row[4].markdown(mark(finding.survives_correction), help=md_escape(finding.correction) or None)
         row[5].markdown(md_escape(finding.verdict.status))

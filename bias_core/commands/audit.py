@@ -171,16 +171,12 @@ def verdict_lines(results) -> list[str]:
     (``bias_core.verdicts.findings``). Names come from users and models, so the caller escapes control characters
     (``terminal_text``)."""
     from bias_core.verdicts.controls import controls
-    from bias_core.verdicts.findings import findings
+    from bias_core.verdicts.findings import findings, summarizer_answers
 
     rows = findings(results)
     lines = []
     checked = controls(rows)
     if checked is not None:
         lines += [checked.line] + ([checked.warning] if checked.warning else [])
-    strongest: dict[str, object] = {}
-    for row in rows:  # strongest first
-        if row.perturbation not in ("—", None):
-            strongest.setdefault(row.summarizer, row)
-    lines += [f"- {row.sentence} ({row.effect})" for row in strongest.values()]
+    lines += [f"- {answer.text}" for answer in summarizer_answers(rows)]  # the Overview's answers
     return lines

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import MeasureResult
+from bias_core.common.words import counted
 from bias_core.verdicts.semantics import (
     MeasureSemantics,
     group_words,
@@ -91,32 +92,34 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         return Verdict("not enough data", False, None, ("the result has no test or confidence interval",),
                        correction="correction not applicable: no test")
     if result.n < 2:
-        return Verdict("not enough data", False, None, (f"only {result.n} original(s); a test needs at least 2",),
+        return Verdict("not enough data", False, None, (f"only {counted(result.n, 'original')}; a test needs at least 2",),
                        correction="correction not applicable: not enough data", null=test.null, floor_used=test.floor)
     if test.identical:
-        return Verdict(IDENTICAL, False, None, ("what the measure compares is exactly the same in both arms of every "
-                                                f"one of the {result.n} originals",),
+        return Verdict(IDENTICAL, False, None, (("what the measure compares is exactly the same in both arms of every "
+                                                f"one of the {result.n} originals"),),
                        correction="correction not applicable: no difference", null=test.null, floor_used=test.floor)
     if test.low is not None and test.high is not None and not test.high > test.low:
         if test.floor == "permutation" and test.estimate == test.null_value and test.low == test.null_value:
             return Verdict("no evidence of bias", False, None,
-                           ("the measure takes the same value on every shuffle of the values: it is saturated on "
-                            "these data (e.g. every summary under-represents some value), so it cannot tell",),
+                           (("the measure takes the same value on every shuffle of the values: it is saturated on "
+                            "these data (e.g. every summary under-represents some value), so it cannot tell"),),
                            p_value=test.p_value, correction="correction not applicable: no spread", null=test.null,
                            floor_used=test.floor)
         if test.estimate == test.null_value and test.low == test.null_value:
             return Verdict(IDENTICAL, False, None,
-                           (f"the estimate is exactly the null ({format_number(test.null_value)}) on every resample "
-                            f"of the {result.n} originals: what the measure compares is the same in both arms",),
+                           ((f"the estimate is exactly the null ({format_number(test.null_value)}) on every resample "
+                            f"of the {result.n} originals: what the measure compares is the same in both arms"),),
                            correction="correction not applicable: no difference", null=test.null,
                            floor_used=test.floor)
-        return Verdict("not enough data", False, None, (f"the interval is a single point ({format_number(test.low)}) "
-                                                        f"on n = {result.n}: the resamples never vary",),
+        return Verdict("not enough data", False, None, ((f"the interval is a single point ({format_number(test.low)}) "
+                                                        f"on n = {result.n}: the resamples never vary"),),
                        correction="correction not applicable: not enough data", null=test.null,
                        floor_used=test.floor)
     reasons: list[str] = []
     if test.low is None or test.high is None:
-        excludes = True  # a count of corrected tests: its p decides
+        # a count of corrected tests has no interval: its own p, before the summarizer's correction, decides whether
+        # it is a difference at all (then Holm decides whether it survives), so a p of 1 is "no evidence"
+        excludes = test.p_value is not None and test.p_value < ALPHA
     elif test.sided == "greater":
         excludes = test.low > test.null_value
     elif test.sided == "less":

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bias_core.common.records import MeasureResult
 from bias_core.verdicts.judge import Verdict
-from bias_core.verdicts.semantics import semantics
+from bias_core.verdicts.semantics import plain_name, semantics
 from bias_core.verdicts.sentences import mde_text
 from bias_core.verdicts.significance import is_verdict_result, minimum_detectable_effect, test_of
 
@@ -50,7 +50,7 @@ class PowerRow:
     """One measure's planning figures at ``n`` originals."""
 
     measure: str
-    name: str
+    name: str  # in words, without its code (the Audit page shows it)
     family: str
     n: int
     mde: float
@@ -97,7 +97,7 @@ def planning_table(n: int, results: Sequence[MeasureResult] | None = None) -> li
         mde = per_original / math.sqrt(n)
         stated = STATED_EFFECTS.get(measure)
         needed = max(2, math.ceil((per_original / stated) ** 2)) if stated else None
-        rows.append(PowerRow(measure, sem.name, sem.family, n, mde, _words(example, mde), stated,
+        rows.append(PowerRow(measure, plain_name(measure), sem.family, n, mde, _words(example, mde), stated,
                              _words(example, stated) if stated else None, needed, reference_n, count))
     order = {name: i for i, name in enumerate(STATED_EFFECTS)}
     return sorted(rows, key=lambda row: (order.get(row.measure, 99), row.measure))

@@ -6,6 +6,7 @@ version where a score cannot be negative, METHODS §4.1–4.3) and the groups in
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from bias_core.common.records import MeasureResult
@@ -133,6 +134,54 @@ PERTURBATION_NOTES = {
     "politician": "one politician's name replaced by another's",
     "sentiment": "the reviews mixed in different proportions of ratings",
 }
+
+
+# Each family in words (issue 29): the topic names it where a label is needed ("how often women and men are
+# included"); the claim completes "no evidence that …" and "too little data to judge whether …". {both} is the two
+# groups of the result ("women and men"), {either} the same with "or".
+FAMILY_WORDS: dict[str, tuple[str, str]] = {
+    "inclusion": ("how often {both} are included", "it keeps {both} in its summaries at different rates"),
+    "hallucination": ("the gender of the names it invents", "the names it invents favour {either}"),
+    "distinguishability": ("whether summaries about {both} can be told apart",
+                           "its summaries about {both} can be told apart"),
+    "word lists": ("how many words about {both} the summaries use",
+                   "its summaries shift the balance of words about {both} away from the articles'"),
+    "perspective fairness": ("how fairly each rating of the reviews is represented",
+                             "it short-changes the reviews of some rating"),
+    "politician features": ("how one politician is written about against another",
+                            "it writes differently about the two politicians"),
+    "lexical bias": ("whether loaded sentences are kept more or less often than neutral ones",
+                     "loaded sentences are kept more or less often than neutral ones"),
+    "counterfactual": ("whether a person's group changes whether they are included",
+                       "a person's group changes whether it keeps them, beyond what any change of name does"),
+    "fightin words": ("words used more for one group", "it uses some words more for one group than the other"),
+}
+
+
+def _groups_phrase(groups: list[str], joiner: str) -> str:
+    """Two groups in words: "women and men", "people with Black- or White-associated names"."""
+    first, second = (group_words(g) for g in groups[:2])
+    suffix = "-associated names"
+    if first.endswith(suffix) and second.endswith(suffix):
+        return f"people with {first[:-len(suffix)]}- {joiner} {second}"
+    return f"{first} {joiner} {second}"
+
+
+def family_words(family: str, result: MeasureResult | None = None) -> tuple[str, str]:
+    """(topic, claim) of a family in words, with the result's groups (women and men by default)."""
+    groups = result_groups(result) if result is not None else ["female", "male"]
+    topic, claim = FAMILY_WORDS.get(family, (f"{family}", f"its summaries show bias in {family}"))
+    both, either = _groups_phrase(groups, "and"), _groups_phrase(groups, "or")
+    return topic.format(both=both, either=either), claim.format(both=both, either=either)
+
+
+_CODE = re.compile(r" \((?:[A-Z]{2,}|Δ\w*)\)")
+
+
+def plain_name(measure: str) -> str:
+    """The measure's name without its code ("lexical bias", not "lexical bias (MBIC)"): codes stay on Metrics and
+    in tooltips."""
+    return _CODE.sub("", semantics(measure).name)
 
 
 def semantics(measure: str) -> MeasureSemantics:

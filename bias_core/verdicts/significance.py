@@ -50,11 +50,11 @@ _NULLS = {
     "entity_inclusion": ("people of both groups are kept equally often (odds ratio 1)",
                          "paired: every person appears in both groups across an original's inputs (C_loc)"),
     "entity_hallucination": ("invented names are as often female as male (50%)", "none: invented names only"),
-    "distinguishability_count": ("summaries of the female and male versions are no easier to tell apart than two "
-                                 "summaries of the same version (0)",
+    "distinguishability_count": (("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)"),
                                  "within-group: summaries of other name draws of the same arm"),
-    "distinguishability_dense": ("summaries of the female and male versions are no easier to tell apart than two "
-                                 "summaries of the same version (0)",
+    "distinguishability_dense": (("summaries of the female and male versions are no easier to tell apart than two "
+                                 "summaries of the same version (0)"),
                                  "within-group: summaries of other name draws of the same arm"),
     "mbic": ("sentence scores independent of the bias labels (0)", "none: scores of the unchanged articles"),
     "acc_diff": ("both groups' entities are included equally often (0)",

@@ -212,7 +212,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
     for index, row in enumerate(data.rows):
         y = top + row_height * index + row_height / 2
         colour = FINDING_COLOUR if row.verdict.significant else OTHER_COLOUR
-        tip = (f"{row.result.summarizer} · {row.result.perturbation}: {row.value:.4f} "
+        tip = (f"{row.result.summarizer or '—'} · {row.result.perturbation or '—'}: {row.value:.4f} "
                f"[{row.low:.4f}, {row.high:.4f}], n = {row.result.n}, {row.verdict.status}")
         parts.append(f"<text x='{left - 8}' y='{y + 4:.1f}' text-anchor='end'>{_label(row.result)}</text>"
                      f"<line x1='{x_of(row.low):.1f}' x2='{x_of(row.high):.1f}' y1='{y:.1f}' y2='{y:.1f}' "

@@ -15,6 +15,7 @@ import datetime
 import html
 import io
 import json
+import math
 import os
 import re
 import tempfile
@@ -31,7 +32,7 @@ from bias_core.runs.store import RunStore
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import output_file
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
-from bias_core.verdicts.findings import Finding, findings
+from bias_core.verdicts.findings import Finding, findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
 from bias_core.verdicts.sentences import how_to_read
@@ -113,7 +114,7 @@ def summaries_csv(store: RunStore, run_id: str) -> str:
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None or value != value else f"{value:.4f}"
+    return "—" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
 _STYLE = ("<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}"
@@ -123,6 +124,10 @@ _STYLE = ("<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:
           "font-size:14px}.diff div{border:1px solid #ddd;padding:.5em}ins{background:#d9f0d3;text-decoration:none}"
           "del{background:#f6d2d2}ins.swap,del.swap{background:#e8e8e8;text-decoration:none}"
           "svg.chart{display:block;margin:1em 0}</style>")
+
+
+def _finding_class(finding: Finding) -> str:
+    return " class='finding'" if finding.verdict.significant else ""
 
 
 def _tick(flag: bool | None) -> str:
@@ -220,9 +225,9 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>summbias report — {e(info.name or info.id)}</title>", _STYLE, "</head><body>",
         f"<h1>summbias audit report: {e(info.name or info.id)}</h1>",
-        f"<p>Run <code>{e(info.id)}</code>, status <b>{e(info.status)}</b>, created "
-        f"{e(datetime.datetime.fromtimestamp(info.created).isoformat(timespec='seconds'))}. "
-        f"{e(info.message or '')}</p>",
+        (f"<p>Run <code>{e(info.id)}</code>, status <b>{e(info.status)}</b>, created "
+         f"{e(datetime.datetime.fromtimestamp(info.created).isoformat(timespec='seconds'))}. "
+         f"{e(info.message or '')}</p>"),
         "<h2 id='overview'>Findings</h2>",
     ]
     checked = controls(rows) if rows else None
@@ -233,10 +238,16 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
     parts.append(f"<p>{e(how_to_read())} How often this rule calls a neutral summarizer biased, and how often it "
                  f"catches a planted bias at each corpus size: {e(CALIBRATION_DOC)} in the summbias repository.</p>")
     if rows:
-        significant = [f for f in rows if f.verdict.significant]
-        parts.append("<ul>" + "".join(f"<li class='finding'>{e(f.sentence)} — {e(f.effect)}</li>"
-                                      for f in significant) + "</ul>" if significant else
-                     "<p>No result passes every check: no evidence of bias in this run.</p>")
+        if not any(f.verdict.significant for f in rows):
+            parts.append("<p>No result passes every check: no evidence of bias in this run.</p>")
+        answers = summarizer_answers(rows)
+        parts.append("<h3 id='answers'>In short: one answer per summarizer</h3><ul>"
+                     + "".join(f"<li{_finding_class(a.finding)}>{e(a.text)}</li>" for a in answers if not a.unchanged)
+                     + "</ul>")
+        unchanged = [a for a in answers if a.unchanged]
+        if unchanged:
+            parts.append("<p>Measured on the unchanged articles, not a perturbation test:</p><ul>"
+                         + "".join(f"<li{_finding_class(a.finding)}>{e(a.text)}</li>" for a in unchanged) + "</ul>")
         parts.append("<table id='findings'><tr><th>finding</th><th>effect (95% interval)</th><th>measure</th>"
                      "<th>perturbation</th><th>n</th><th>beyond noise floor</th><th>survives correction</th>"
                      "<th>verdict</th><th>evidence</th></tr>")
@@ -248,7 +259,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                 evidence = f"<a href='#{anchors[key]}'>{evidence}</a>"
             parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
                          f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}"
-                         + (f"<br><small>Context (descriptions, not tests): {e('; '.join(f.context))}</small>"
+                         + (f"<br><small>Context, not a test: {e('; '.join(f.context))}</small>"
                             if f.context else "")
                          + f"</td><td>{e(f.effect)}</td>"
                          f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
@@ -299,8 +310,8 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
             parts.append(f"<tr data-measure='{e(r.measure)}' data-summarizer='{e(str(r.summarizer))}' "
                          f"data-perturbation='{e(str(r.perturbation))}' data-ci-kind='{e(str(r.ci_kind))}' "
                          f"data-variant='{e(variant(r))}' data-status='{e(verdict.status)}'><td>{e(semantics(r.measure).name)}</td>"
-                         f"<td>{e(str(r.perturbation))}{' · ' + e(variant(r)) if variant(r) else ''}</td>"
-                         f"<td>{e(str(r.summarizer))}</td><td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
+                         f"<td>{e(r.perturbation or 'none')}{' · ' + e(variant(r)) if variant(r) else ''}</td>"
+                         f"<td>{e(r.summarizer or '—')}</td><td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
                          f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(verdict.status)}</td>"
                          f"<td>{e(verdict.favoured or '')}</td><td>{holm}</td><td>{e(r.reason or '')}</td></tr>")
         parts.append("</table>")
