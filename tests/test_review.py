@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 from bias_core.common.records import Document, Input, Substitution
 from bias_core.documents.corpus import load_documents
+from bias_core.perturb.lexicon import PRONOUN_GENDER
+from bias_core.perturb.pronoun_referents import readings_of
 from bias_core.perturb.review import REVIEW_SAMPLE_SIZE, review_inputs, review_report, sample_inputs
 from bias_core.perturb.review_checks import (
     entity_gender,
@@ -100,11 +103,22 @@ def test_a_leftover_honorific_before_an_unknown_name_counts_only_in_one_gender_a
 def test_a_leftover_he_in_an_all_female_input_is_flagged_and_real_c_glob_inputs_have_none(demo_glob):
     inputs, _ = demo_glob
     glob = [item for item in inputs if item.perturbation == "gender-glob"]
-    assert leftover_pronouns(glob).occurrences == 0
+    # Issue 27: a pronoun whose referent is an unnamed person ("her father ... he") is left as written in every arm;
+    # those are the only pronouns of the other gender a real C_glob input keeps.
+    kept = {(text, reading.start) for text in {item.original_text() for item in glob}
+            for reading in readings_of(text) or () if reading.status == "unnamed"}
+    leftovers = []
+    for item in glob:
+        for match in re.finditer(r"\b(?:he|him|his|himself|she|her|hers|herself)\b", item.text, re.IGNORECASE):
+            if PRONOUN_GENDER[match.group(0).lower()] != item.arm:
+                shift = sum(len(s.replacement) - len(s.original) for s in item.substitutions if s.end <= match.start())
+                leftovers.append((item.original_text(), match.start() - shift))
+    assert leftovers and set(leftovers) <= kept
+    assert leftover_pronouns(glob).occurrences == 0  # the check leaves those out
     item, _ = _female_arm_with_a_woman(glob)
     check = leftover_pronouns([_with_inserted(item, len(item.text), " He declined to comment.")])
-    assert check.occurrences == 1 and check.examples[0].span == "He"
-    assert check.examples[0].note == "'He' in the all-female arm"
+    assert check.examples[-1].span == "He" and check.examples[-1].note == "'He' in the all-female arm"
+    assert check.examples[-1].context.endswith("[He] declined to comment.")
 
 
 def test_chairman_before_a_woman_is_flagged_until_content_word_swapping_is_switched_on(demo):
@@ -272,8 +286,9 @@ def test_a_run_records_the_checklist_the_sample_and_the_excluded_originals(tmp_p
     assert recorded["sample_ids"]["gender-glob"] == [i.id for i in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, 0)[
         "gender-glob"]]
     counts = {c["key"]: c["occurrences"] for c in recorded["perturbations"]["gender-glob"]["checks"]}
-    assert list(counts)[0] == "doubtful_swaps"  # the checklist shows the doubtful swaps first (issue 21)
-    assert set(counts) == {"doubtful_swaps", "non_person", "gender_agreement", "leftover_titles",
+    # the checklist shows the coherence flags first (issue 27), then the doubtful swaps (issue 21)
+    assert list(counts)[:2] == ["coherence", "doubtful_swaps"]
+    assert set(counts) == {"coherence", "doubtful_swaps", "non_person", "leftover_titles",
                            "leftover_content_words", "leftover_pronouns", "partial_names", "skipped"}
     assert {i.original_id for i in store.inputs(run_id)} == {d.id for d in documents[1:]}
 
@@ -304,7 +319,7 @@ def test_doubtful_swaps_come_first_low_before_medium_each_with_its_sentence(tmp_
     document = Document(id="doubt", text=DOUBTFUL_TEXT)
     inputs, reports = build_inputs([document], _config(StageSpec("gender-loc", {"samples": 2})))
     review = review_inputs(inputs, reports).get("gender-loc")
-    check = review.checks[0]
+    check = review.checks[1]  # after the coherence flags (issue 27)
     assert check.key == "doubtful_swaps" and not check.passed
     assert [(e.span, e.note.split(":")[0]) for e in check.examples] == [
         ("Walli Hanifi", "low"), ("Brian Collins", "medium"), ("Sarah Lee", "medium")]
@@ -351,8 +366,9 @@ def test_gender_agreement_flags_a_gendered_noun_the_parse_ties_to_the_swapped_pe
     # Steen & Markert's strict scope leaves "woman" for the check to find ("coherent" rewrites it: issue 27).
     inputs, reports = build_inputs(documents, _config(StageSpec("gender-loc", {
         "samples": 1, "agreement": "names-pronouns-titles"})))
-    check = review_inputs(inputs, reports).get("gender-loc").check("gender_agreement")
+    check = review_inputs(inputs, reports).get("gender-loc").check("coherence")  # issue 27: gender flags are in it
     assert {e.original_id for e in check.examples} == {"known-as"}
     [example] = check.examples
-    assert example.span == "woman" and "who is male in this input" in example.note
+    assert example.span == "woman" and example.note.startswith("gender: ") and "who is male in this input" in \
+        example.note
     assert example.context.startswith("A [woman] known as ")

@@ -5,13 +5,14 @@ politician is found before hours of model time, not after.
 ``review_inputs(inputs, reports)`` returns one :class:`PerturbationReview` per perturbation with these checks, each
 with counts and concrete examples (input id, span, context):
 
+- ``coherence``: every place an input contradicts itself (issue 27; ``perturb.agreement``) — a pronoun or gendered
+  noun the parse ties to a person of the other gender, an ambiguous pronoun left as written that fits nobody, a person
+  with two names, a title or suffix of the other gender — shown first, with the share of inputs carrying any flag;
 - ``doubtful_swaps``: swaps the perturbation is not sure name a person (medium or low confidence, issue 21), low
   first, each with its sentence — shown first, and what the analyst can exclude per original or per name;
 - ``non_person``: name swaps of spans spaCy labelled something other than a person (GPE, ORG, …);
 - ``leftover_titles``, ``leftover_content_words``, ``leftover_pronouns``: gendered words the input kept that disagree
   with the gender the input gives the person next to them (or, for C_glob's one-gender arms, with the arm);
-- ``gender_agreement``: a pronoun or gendered noun that spaCy's parse ties to a person of the other gender in the
-  input, in the same sentence or the next (issue 21; ``perturb.agreement``);
 - ``partial_names``: an original first or last name the input replaced but still contains;
 - ``politician_aliases``: the original politician's surname or given names left in a swapped input;
 - ``skipped``: originals the perturbation could not use, with its reasons.
@@ -29,8 +30,8 @@ from typing import Any
 from bias_core.common.records import Input
 from bias_core.perturb.review_checklist import Check, PerturbationReview, Review
 from bias_core.perturb.review_checks import (
+    coherence,
     doubtful_swaps,
-    gender_agreement,
     leftover_content_words,
     leftover_pronouns,
     leftover_titles,
@@ -68,11 +69,12 @@ def _review_one(kind: str, items: list[Input], report: dict[str, Any], excluded:
     config = (report.get("run_info") or {}).get("config") or {}
     words_swapped = bool(config.get("content_words")) or config.get("agreement") == "coherent"  # gender.py
     checks: list[Check] = []
+    if kind in NAME_SWAP_KINDS:
+        checks.append(coherence(items))  # first: what makes an input contradict itself (issue 27)
     if kind in NAME_SWAP_KINDS or kind == "politician":
         checks.append(doubtful_swaps(items, excluded_names))
     if kind in NAME_SWAP_KINDS:
         checks.append(non_person_swaps(items))
-        checks.append(gender_agreement(items))
         checks.append(leftover_titles(items, one_gender_arms=kind == "gender-glob"))
         checks.append(leftover_content_words(items, words_swapped,
                                              same_in_both_arms=kind not in GENDER_KINDS))

@@ -14,6 +14,7 @@ CONTEXT_CHARS = 60
 CONFIDENCE_RANK = {"low": 0, "medium": 1}  # the doubtful confidences, most doubtful first
 
 CHECK_TITLES = {
+    "coherence": "Places where an input contradicts itself (coherence flags: gender, pronoun, name, title)",
     "doubtful_swaps": "Swaps of names the perturbation is not sure are people (low or medium confidence)",
     "non_person": "Names swapped although spaCy labelled them something other than a person",
     "leftover_titles": "Leftover titles of the other gender (Mr, Mrs, Ms, Sir, Lady …)",
@@ -27,6 +28,14 @@ CHECK_TITLES = {
     "skipped": "Originals skipped, with reasons",
 }
 CHECK_HOW = {
+    "coherence": "The coherence check run after the perturbation (issue 27; perturb.agreement), per input: a pronoun "
+                 "or gendered noun the parse of the original ties to a swapped person of the other gender in the "
+                 "input (gender); an ambiguous pronoun left as written whose gender fits none of the people it may "
+                 "refer to (pronoun); a person with two names — an original name the input replaced but still "
+                 "holds, or one name replaced two ways (name); a gendered title before, or Jr./Sr. after, a person "
+                 "of the other gender (title). Each flag lowers that person's swap confidence in the input by one "
+                 "level (high → medium → low, reason 'coherence: …'). Inputs made before the check are checked "
+                 "here from the original's parse.",
     "doubtful_swaps": "Every swapped name whose substitutions record a low or medium confidence, one line per "
                       "original and name, low first, with its sentence in the original. Low: a cue against it (a "
                       "place, work or organisation word, a quoted title or a gazetteer place around another mention "
@@ -43,7 +52,8 @@ CHECK_HOW = {
                               "input gives that person.",
     "leftover_pronouns": "Every he/him/his/himself/she/her/hers/herself of the other gender in a C_glob input, "
                          "where every person and unattributed pronoun takes the arm's gender (C_loc inputs mix "
-                         "genders, so their pronouns are not checked).",
+                         "genders, so their pronouns are not checked), less the pronouns of an unnamed person ('a "
+                         "spokesman … he') that the perturbation leaves as written on purpose (issue 27).",
     "gender_agreement": "Every he/him/his/himself/she/her/hers/herself and gendered noun (man, woman, boy, mother, "
                         "chairman …) that spaCy's parse of the original ties to a swapped person — as the subject of "
                         "the clause it reports or continues, the subject of the sentence before, or through a "
@@ -183,7 +193,7 @@ class Review:
         return lines
 
 
-SHORT_NAMES = {"doubtful_swaps": "doubtful swap", "gender_agreement": "gender disagreement",
+SHORT_NAMES = {"coherence": "coherence flag", "doubtful_swaps": "doubtful swap", "gender_agreement": "gender disagreement",
                "non_person": "non-person swapped", "leftover_titles": "leftover title",
                "leftover_content_words": "leftover gendered word", "leftover_pronouns": "leftover pronoun",
                "partial_names": "partially swapped name", "politician_aliases": "leftover politician name",

@@ -1,5 +1,5 @@
-"""The checks of the swap review, each over all inputs of one perturbation: doubtful and non-person swaps, gender
-disagreement, leftover titles, gendered words and pronouns, partial names, politician aliases and skipped originals."""
+"""The checks of the swap review, each over all inputs of one perturbation: coherence flags (issue 27), doubtful and
+non-person swaps, gender disagreement, leftover titles, gendered words and pronouns, partial names, politician aliases and skipped originals."""
 
 from __future__ import annotations
 
@@ -7,10 +7,19 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from bias_core.common.records import Entity, Input, Substitution
-from bias_core.perturb.agreement import gender_of, gendered_word_ties
+from bias_core.common.records import Input, Substitution
+from bias_core.perturb.agreement import (
+    GENDERED_NOUNS,
+    NAME_KINDS,
+    CoherenceFlag,
+    coherence_flags,
+    entity_gender,
+    gendered_word_ties,
+    original_positions,
+    stored_flags,
+)
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, GENDERS, PRONOUN_GENDER, TITLE_GENDER, title_key
-from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.pronoun_referents import readings_of
 from bias_core.perturb.review_checklist import (
     CHECK_HOW,
     CHECK_TITLES,
@@ -21,23 +30,6 @@ from bias_core.perturb.review_checklist import (
     doubt,
 )
 
-NAME_KINDS = frozenset({"first_name", "last_name", "full_name", "politician_name"})
-# Gendered role nouns that Steen & Markert's Table 18 (``perturb.lexicon.CONTENT_WORD_PAIRS``) does not list, so no
-# option rewrites them; a leftover one next to a person of the other gender is worth seeing before a run.
-ROLE_NOUNS_OUTSIDE_TABLE_18 = {
-    **dict.fromkeys(("spokesman", "spokesmen", "congressman", "congressmen", "businessman", "businessmen",
-                     "councilman", "councilmen", "assemblyman", "alderman", "policeman", "policemen", "fireman",
-                     "firemen", "salesman", "sportsman", "chairmen", "headmaster", "grandfather", "grandson",
-                     "boyfriend", "widower", "stepfather", "stepson"), "male"),
-    **dict.fromkeys(("spokeswoman", "spokeswomen", "congresswoman", "congresswomen", "businesswoman",
-                     "businesswomen", "councilwoman", "councilwomen", "assemblywoman", "alderwoman", "policewoman",
-                     "policewomen", "firewoman", "saleswoman", "sportswoman", "chairwomen", "headmistress",
-                     "grandmother", "granddaughter", "girlfriend", "widow", "stepmother", "stepdaughter", "mom",
-                     "hostess"), "female"),
-}
-ROLE_NOUNS_OUTSIDE_TABLE_18 = {word: gender for word, gender in ROLE_NOUNS_OUTSIDE_TABLE_18.items()
-                               if word not in CONTENT_WORD_GENDER and word not in TITLE_GENDER}
-GENDERED_NOUNS = {**ROLE_NOUNS_OUTSIDE_TABLE_18, **CONTENT_WORD_GENDER}
 # Honorifics that stand only before a name; Sir, Dame, Lord and Lady are also nouns and parts of names ("Lady
 # Gaga", "Lord of the Rings"), so they are checked only before a name the input gives a person.
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss"})
@@ -91,7 +83,7 @@ def doubtful_swaps(items: Iterable[Input], excluded_names: Mapping[str, Collecti
     excluded_names = excluded_names or {}
     for item in items:
         original_text: str | None = None
-        for sub, start in _original_positions(item):
+        for sub, start in original_positions(item):
             if sub.swap_confidence not in CONFIDENCE_RANK or sub.kind not in NAME_KINDS:
                 continue
             name = swapped_name(item, sub)
@@ -114,15 +106,6 @@ def swapped_name(item: Input, sub: Substitution) -> str:
     return sub.original
 
 
-def _original_positions(item: Input) -> list[tuple[Substitution, int]]:
-    """Each substitution with the start of its span in the original text."""
-    shift, placed = 0, []
-    for sub in sorted(item.substitutions, key=lambda s: s.start):
-        placed.append((sub, sub.start - shift))
-        shift += len(sub.replacement) - len(sub.original)
-    return placed
-
-
 def sentence(text: str, start: int, end: int, width: int = SENTENCE_CHARS) -> str:
     """The sentence around ``text[start:end]`` on one line, the span in [brackets], cut to about ``width``
     characters around it (… where cut)."""
@@ -137,81 +120,58 @@ def sentence(text: str, start: int, end: int, width: int = SENTENCE_CHARS) -> st
     return " ".join(shown.split())
 
 
+def coherence(items: Iterable[Input]) -> Check:
+    """Every place an input contradicts itself (``perturb.agreement``: gender, unresolved pronoun, two names, title
+    or suffix), as the perturbation's coherence check stored it with the input, else as the same check finds it from
+    the original's parse (inputs made before issue 27); the title gives the share of inputs with any flag."""
+    findings = Findings("coherence")
+    items = list(items)
+    flagged = 0
+    for item, flags in zip(items, _flags_of(items), strict=True):
+        flagged += bool(flags)
+        for flag in flags:
+            findings.add(item, flag.start, flag.end, f"{flag.kind}: {flag.note}",
+                         same_as=f"{flag.kind}@{','.join(flag.entity_ids)}@{_where(item, flag.start)}",
+                         span=flag.span, shown=sentence(item.text, flag.start, flag.end))
+    check = findings.done()
+    check.title = f"{check.title} — {coherence_share(flagged, len(items))}"
+    return check
+
+
+def coherence_share(flagged: int, total: int) -> str:
+    """"7 of 40 inputs (18%) carry a coherence flag"."""
+    share = f" ({100 * flagged / total:.0f}%)" if total else ""
+    return f"{flagged} of {total} inputs{share} carry a coherence flag"
+
+
 def gender_agreement(items: Iterable[Input]) -> Check:
-    """Pronouns and gendered nouns that spaCy's parse of the original ties to a swapped person (``perturb.agreement``)
-    and whose gender in the input is not that person's gender there, with the input's sentence (issue 21)."""
+    """The gender flags of the coherence check alone: pronouns and gendered nouns that spaCy's parse of the original
+    ties to a swapped person and whose gender in the input is not that person's gender there (issue 21)."""
     findings = Findings("gender_agreement")
-    items = [item for item in items if item.substitutions and any(entity_gender(e) for e in item.entities)]
-    originals = {item.id: item.original_text() for item in items}
-    ties = gendered_word_ties(list(originals.values()), GENDERED_NOUNS)
-    for item in items:
-        original = originals[item.id]
-        placed = _original_positions(item)
-        at = {start: sub for sub, start in placed}
-        for entity in item.entities:
-            gender = entity_gender(entity)
-            mentions = _mention_offsets(original, entity, placed)
-            if gender is None or not mentions:
-                continue
-            before = _original_gender(item, entity)
-            for word in ties[original]:
-                sub = at.get(word.start)
-                written = sub.replacement if sub is not None else word.word
-                now = gender_of(written, GENDERED_NOUNS)
-                if now is None or now == gender or not word.owners & mentions:
-                    continue
-                if before is not None and word.gender != before:
-                    continue  # the word disagreed with this person before the swap too: it is somebody else's
-                start = _to_input(placed, word.start)
-                name = " ".join(n for n in (entity.first_name, entity.last_name) if n)
-                other = f"; the perturbation gave it to {sub.entity_id}" if sub is not None and sub.entity_id \
-                    and sub.entity_id != entity.entity_id else ""
-                findings.add(item, start, start + len(written),
-                             f"'{written}' ({now}) refers to {name}, who is {gender} in this input{other}",
-                             same_as=f"{entity.entity_id}@{word.start}",
-                             shown=sentence(item.text, start, start + len(written)))
+    items = list(items)
+    for item, flags in zip(items, _flags_of(items), strict=True):
+        for flag in flags:
+            if flag.kind == "gender":
+                findings.add(item, flag.start, flag.end, flag.note, same_as=f"{','.join(flag.entity_ids)}@"
+                             f"{_where(item, flag.start)}", shown=sentence(item.text, flag.start, flag.end))
     return findings.done()
 
 
-def _original_gender(item: Input, entity: Entity) -> str | None:
-    """The gender a person had in the original: that of the pronouns, titles or gendered nouns the input rewrote for
-    them, else of their original first name in the census, else None."""
-    for sub in item.substitutions:
-        if sub.entity_id == entity.entity_id and sub.kind in ("pronoun", "title", "content_word"):
-            gender = PRONOUN_GENDER.get(sub.original.lower()) or TITLE_GENDER.get(title_key(sub.original)) \
-                or GENDERED_NOUNS.get(sub.original.lower())
-            if gender:
-                return gender
-    return first_name_gender(entity.original_first_name) if entity.original_first_name else None
-
-
-def _mention_offsets(original: str, entity: Entity, placed: list[tuple[Substitution, int]]) -> set[int]:
-    """Where the original names a person: the starts of its swapped spans and of every whole-word occurrence of its
-    original first or last name (a gender swap leaves the last name as it was)."""
-    offsets = {start for sub, start in placed if sub.entity_id == entity.entity_id and sub.kind in NAME_KINDS}
-    for name in (entity.original_first_name, entity.original_last_name):
-        for word in (name or "").split():
-            offsets |= {m.start() for m in re.finditer(r"(?<![\w'’-])" + re.escape(word) + r"(?![\w-])", original)}
-    return offsets
-
-
-def _to_input(placed: list[tuple[Substitution, int]], position: int) -> int:
-    """Map a position of the original to the input through the substitutions before it."""
-    shift = sum(len(sub.replacement) - len(sub.original) for sub, start in placed if start < position)
-    return position + shift
+def _flags_of(items: list[Input]) -> list[list[CoherenceFlag]]:
+    """Each input's coherence flags: stored by the perturbation, else found from the original's parse (one batched
+    parse of the originals not parsed before)."""
+    stored = [stored_flags(item) for item in items]
+    missing = [item for item, flags in zip(items, stored, strict=True)
+               if flags is None and item.substitutions and any(entity_gender(e) for e in item.entities)]
+    originals = {item.id: item.original_text() for item in missing}
+    ties = gendered_word_ties(list(originals.values()), GENDERED_NOUNS) if originals else {}
+    return [flags if flags is not None else
+            coherence_flags(item, ties[originals[item.id]], originals[item.id]) if item.id in originals else []
+            for item, flags in zip(items, stored, strict=True)]
 
 
 _EVIDENCE_RISK = {"pronoun": 0, "no recorded": 1, "first-name+surname": 2, "initials+surname": 3, "title": 4,
                   "gold": 5}
-
-
-def entity_gender(entity: Entity) -> str | None:
-    """The gender an input gives a person: the group of a gender perturbation, else the ``gender`` a race
-    perturbation records with the entity."""
-    if entity.group in GENDERS:
-        return entity.group
-    gender = entity.extra.get("gender")
-    return gender if gender in GENDERS else None
 
 
 def _names_by_gender(item: Input) -> dict[str, set[str]]:
@@ -286,13 +246,20 @@ def _content_word_note(word: str, swapped: bool, same_in_both_arms: bool) -> str
 
 def leftover_pronouns(items: Iterable[Input]) -> Check:
     """Pronouns of the other gender in C_glob inputs, whose arm gives every person and unattributed pronoun one
-    gender."""
+    gender — less those the perturbation left to an unnamed person on purpose ("a spokesman … he", issue 27), where
+    this process built the original's template (``pronoun_referents.readings_of``)."""
     findings = Findings("leftover_pronouns")
     for item in items:
         if item.arm not in GENDERS:
             continue
+        kept: set[int] | None = None
         for match in _PRONOUN.finditer(item.text):
             if PRONOUN_GENDER[match["word"].lower()] != item.arm:
+                if kept is None:
+                    kept = {reading.start for reading in readings_of(item.original_text()) or ()
+                            if reading.status == "unnamed"}
+                if int(_where(item, match.start())[1:]) in kept:
+                    continue
                 findings.add(item, match.start(), match.end(), f"'{match['word']}' in the all-{item.arm} arm")
     return findings.done()
 

@@ -1,0 +1,247 @@
+"""What the parse says a gendered pronoun refers to, before any named person is considered (issue 27, item 2).
+
+A pronoun is re-gendered with a swapped person only when it resolves to that person without ambiguity
+(``pronouns.attribute``); this module reads the clues the parse gives:
+
+- **the clause subject above the pronoun** (a simplified Hobbs search): climbing from the pronoun's clause through
+  reported, continued, adverbial, relative and controlled clauses, the first subject that could be the pronoun's
+  antecedent is it ("Sarvis discusses his background", "Nick told reporters he was sure"). Binding: a reflexive goes to
+  its own clause's subject; an object pronoun never does ("Mr. Abel says he defended him": *him* is somebody else),
+  so its search starts one clause up; a subject pronoun starts one clause up too.
+- **person nouns**: a singular common noun that names a person — a gendered noun of ``lexicon`` (spokesman, widow) or
+  one of the WordNet nouns whose every sense is a person (judge, lawyer, vicar; ``data/perturb/person_nouns.tsv``) —
+  that no compound, apposition, copula or "known as" ties to a name is an *unnamed person*: a pronoun whose antecedent
+  it is belongs to nobody a swap renames ("A spokesman for Acme declined. He said …").
+- a proper noun of a person that is no swapped entity (a name the finder left out) is somebody else too.
+
+Gender: a gendered noun agrees with a pronoun of its gender only; the other person nouns agree with both.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bias_core.common.paths import DATA_DIR
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, PRONOUN_GENDER
+from bias_core.safety.errors import InputError
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+PERSON_NOUNS_PATH = DATA_DIR / "perturb" / "person_nouns.tsv"
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+OBJECT_DEPS = frozenset({"dobj", "dative", "iobj", "obj"})
+# The clauses a search climbs out of to the clause they hang from: reported (ccomp), controlled (xcomp), adverbial
+# (advcl), coordinated (conj), relative (relcl, acl) and loosely attached (parataxis) clauses.
+CLIMB_DEPS = frozenset({"ccomp", "xcomp", "advcl", "conj", "relcl", "acl", "parataxis", "pcomp"})
+# A subject pronoun climbs only out of reported, controlled, adverbial and coordinated clauses: the subject of a
+# relative clause is its relative pronoun, whose antecedent is a noun, not the pronoun's.
+SUBJECT_CLIMB_DEPS = frozenset({"ccomp", "xcomp", "advcl", "conj", "parataxis"})
+# Where a person noun stands as a participant of a clause: its subject or object (issue 27, item 2).
+PARTICIPANT_DEPS = frozenset({*SUBJECT_DEPS, *OBJECT_DEPS})
+_NAMING_VERBS = frozenset({"known", "named", "called", "identified", "dubbed"})
+_PROPER = frozenset({"NNP", "NNPS"})
+
+
+@dataclass(frozen=True)
+class Referent:
+    """What a pronoun's search found: a swapped entity (``entity_id``), or an unnamed person (``entity_id`` None)
+    with the word that shows it (``word``, ``start``: its offset in the original)."""
+
+    entity_id: str | None
+    word: str = ""
+    start: int = -1
+
+
+UNRESOLVED = Referent(None)  # a pronoun left unresolved (ambiguous): one that continues it is unresolved too
+
+
+@dataclass(frozen=True)
+class PronounReading:
+    """What attribution made of one gendered pronoun of an original: ``status`` "entity" (given to ``entity_id``),
+    "unnamed" (an unnamed person's, ``referent`` the word that shows it: left alone), "ambiguous" (``candidates``, the
+    swapped people it may be, nearest first: left as written and flagged) or "none" (no person it can refer to)."""
+
+    start: int
+    end: int
+    word: str
+    gender: str
+    status: str
+    entity_id: str | None
+    candidates: tuple[str, ...]
+    note: str
+    referent: str = ""
+    referent_start: int = -1
+
+
+_READINGS_KEPT = 4096  # originals whose readings are kept for the coherence check (a perturbation's chunk is 500)
+_readings: dict[str, tuple[PronounReading, ...]] = {}
+
+
+def remember_readings(text: str, readings: Sequence[PronounReading]) -> None:
+    """Keep what attribution made of an original's pronouns, for the coherence check after the perturbation (the
+    template is built from the one parse; the check must not parse again)."""
+    _readings.pop(text, None)
+    if len(_readings) >= _READINGS_KEPT:
+        _readings.pop(next(iter(_readings)))
+    _readings[text] = tuple(readings)
+
+
+def readings_of(text: str) -> tuple[PronounReading, ...] | None:
+    """The pronoun readings of an original built in this process (None when not built here or forgotten)."""
+    return _readings.get(text)
+
+
+@functools.cache
+def person_nouns(path: Path = PERSON_NOUNS_PATH) -> frozenset[str]:
+    """The common nouns all of whose senses are people (lower case), read from ``person_nouns.tsv``."""
+    if not path.is_file():
+        raise InputError(str(path), "person-noun table not found", hint="reinstall summbias")
+    with path.open(newline="", encoding="utf-8") as stream:
+        return frozenset(row["noun"].strip().lower() for row in csv.DictReader(stream, delimiter="\t")
+                         if row.get("noun", "").strip())
+
+
+def noun_gender(token: Token) -> str | None:
+    """The gender of a gendered person noun (None for a neutral one or any other word)."""
+    return CONTENT_WORD_GENDER.get(token.text.lower())
+
+
+def is_person_noun(token: Token) -> bool:
+    """Whether a token is a singular common noun naming a person (module docstring)."""
+    word = token.text.lower()
+    return token.tag_ == "NN" and (word in CONTENT_WORD_GENDER or word in person_nouns())
+
+
+def agrees(token: Token, gender: str) -> bool:
+    """Whether a person noun may be the antecedent of a pronoun of ``gender``."""
+    return noun_gender(token) in (None, gender)
+
+
+def clause_verb(token: Token) -> Token:
+    """The verb of the clause a word is in (its head, climbing over nouns and prepositions)."""
+    head = token.head
+    while head.tag_[:2] not in ("VB", "MD") and head.head.i != head.i:
+        head = head.head
+    return head
+
+
+def subject_of(verb: Token) -> Token | None:
+    return next((child for child in verb.children if child.dep_ in SUBJECT_DEPS), None)
+
+
+def is_object_pronoun(pronoun: Token) -> bool:
+    """An object of its clause's verb, directly or through a preposition hanging from the verb ("gave it to him")."""
+    if pronoun.dep_ in OBJECT_DEPS:
+        return True
+    return pronoun.dep_ == "pobj" and pronoun.head.dep_ in ("prep", "dative") \
+        and pronoun.head.head.tag_[:2] == "VB"
+
+
+def name_tied(noun: Token, name_of: dict[int, str]) -> str | None:
+    """The entity a person noun is tied to by a compound, an apposition, a copula or "known as" (None: unnamed)."""
+    if noun.dep_ in ("compound", "appos") and noun.head.i in name_of:
+        return name_of[noun.head.i]
+    for child in noun.children:
+        if child.dep_ in ("appos", "compound") and child.i in name_of:
+            return name_of[child.i]
+        if child.dep_ == "acl" and child.text.lower() in _NAMING_VERBS:
+            found = next((name_of[t.i] for t in child.subtree if t.i in name_of), None)
+            if found is not None:
+                return found
+    if noun.dep_ == "attr":
+        subject = subject_of(noun.head)
+        if subject is not None and subject.i in name_of:
+            return name_of[subject.i]
+    return None
+
+
+def unnamed_person(token: Token, gender: str, name_of: dict[int, str]) -> bool:
+    """Whether a token stands for a person of ``gender`` that no swapped entity names: an unnamed person noun, or a
+    proper noun the NER calls a person but the name finder did not take."""
+    if token.i in name_of:
+        return False
+    if is_person_noun(token):
+        return agrees(token, gender) and name_tied(token, name_of) is None
+    return token.tag_ in _PROPER and token.ent_type_ == "PERSON"
+
+
+def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders: dict[str, str | None],
+                   earlier: dict[int, Referent], bound: frozenset[str] = frozenset()) -> Referent | None:
+    """The first clause subject above the pronoun that can be its antecedent (module docstring), as a swapped entity
+    of a fitting gender (``genders``: each entity's gender, None unknown), an unnamed person or ``UNRESOLVED`` (the
+    subject is a pronoun of the same gender that was left unresolved); None when the search meets none in the
+    sentence. ``name_of`` maps the token index of every name mention to its entity; ``earlier`` holds the referents
+    of the pronouns before this one; ``bound`` the entities binding rules out (an object pronoun's clause subject:
+    "Abel says he defended him", *him* is not Abel)."""
+    word = pronoun.text.lower()
+    verb = clause_verb(pronoun)
+    climb = SUBJECT_CLIMB_DEPS if pronoun.dep_ in SUBJECT_DEPS else CLIMB_DEPS
+    if word in ("himself", "herself"):
+        return _candidate(subject_of(verb), gender, name_of, genders, earlier)
+    clause = verb if pronoun.dep_ == "poss" else _up(verb, climb)
+    while clause is not None:
+        subject = subject_of(clause)
+        # not the pronoun itself, nor the noun it is the possessor of ("his father carried …")
+        if subject is not None and subject.i != pronoun.i and pronoun not in subject.subtree:
+            found = _candidate(subject, gender, name_of, genders, earlier)
+            if found is not None and found.entity_id not in bound:
+                return found
+        clause = _up(clause, climb)
+    return None
+
+
+def _up(clause: Token, climb: frozenset[str]) -> Token | None:
+    """The clause a clause hangs from through a clause of the kinds in ``climb``, or None."""
+    if clause.dep_ not in climb or clause.head.i == clause.i:
+        return None
+    return clause_verb(clause) if clause.head.tag_[:2] not in ("VB", "MD") else clause.head
+
+
+def _possessor_agrees(child: Token, gender: str, name_of: dict[int, str]) -> bool:
+    return child.dep_ == "poss" and (PRONOUN_GENDER.get(child.text.lower()) == gender or child.i in name_of)
+
+
+def _candidate(subject: Token | None, gender: str, name_of: dict[int, str], genders: dict[str, str | None],
+               earlier: dict[int, Referent]) -> Referent | None:
+    if subject is None:
+        return None
+    if subject.i in earlier:
+        return earlier[subject.i] if PRONOUN_GENDER.get(subject.text.lower()) == gender else None
+    tied = name_of.get(subject.i)
+    if tied is None and is_person_noun(subject):
+        tied = name_tied(subject, name_of)
+        if tied is None:
+            if not agrees(subject, gender):
+                return None
+            # "Her mentor did not return her love": the possessor's person or the mentor: ambiguous
+            return UNRESOLVED if any(_possessor_agrees(child, gender, name_of) for child in subject.children) \
+                else Referent(None, subject.text, subject.idx)
+    if tied is not None:
+        return Referent(tied) if genders.get(tied) in (None, gender) else None
+    if subject.tag_ in _PROPER and subject.ent_type_ == "PERSON":
+        return Referent(None, subject.text, subject.idx)
+    return None
+
+
+def previous_subject(pronoun: Token, gender: str, name_of: dict[int, str], genders: dict[str, str | None],
+                     earlier: dict[int, Referent]) -> Referent | None:
+    """For a pronoun in the subject of its sentence's main clause ("He went …", "His chief work is …"), what the
+    subject of the previous sentence's main clause (or of the clause it reports) stands for: the topic goes on
+    (centering). None when the pronoun is elsewhere or that subject cannot be its antecedent."""
+    sentence = pronoun.sent
+    root = sentence.root
+    subject = subject_of(root)
+    if sentence.start == 0 or subject is None or pronoun not in subject.subtree:
+        return None
+    previous = pronoun.doc[sentence.start - 1].sent
+    for clause in (previous.root, *(c for c in previous.root.children if c.dep_ == "ccomp")):
+        found = _candidate(subject_of(clause), gender, name_of, genders, earlier)
+        if found is not None:
+            return found
+    return None
