@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import Document, Entity, Input
-from bias_core.perturb.agreement import check_coherence
 from bias_core.perturb.base import (
     EntityWithoutFirstName,
     Perturbation,
@@ -152,7 +151,7 @@ class NameSwapPerturbation(Perturbation):
                 report.skip(template.document_id, self.no_member_reason())
                 continue
             try:
-                inputs += check_coherence(template, self._original_inputs(template, members, pool))
+                inputs += self._original_inputs(template, members, pool)
             except _PoolExhausted:
                 report.skip(template.document_id, f"not enough names: {len(members)} people need more distinct "
                                                   "names per group than the name lists hold")
@@ -317,10 +316,13 @@ class NameSwapPerturbation(Perturbation):
 
 
 def people_report(templates: Sequence[EntityTemplate]) -> dict[str, dict[str, list[dict]]]:
-    """Per original, the people found with the evidence each was taken on, and the names not taken for people
-    with the reason (issue 10), for the run record: ``{"people": {doc: [...]}, "not_people": {doc: [...]}}``."""
+    """Per original, the people found with the evidence each was taken on (and, for a person kept as written, why:
+    ``unswapped``), and the names not taken for people with the reason (issue 10), for the run record:
+    ``{"people": {doc: [...]}, "not_people": {doc: [...]}}``."""
     people = {t.document_id: [{"entity_id": e.entity_id, "name": e.label, "gender": e.gender,
-                               "gender_source": e.gender_source, "evidence": e.evidence} for e in t.entities]
+                               "gender_source": e.gender_source, "evidence": e.evidence,
+                               **({"unswapped": e.unswapped_reason} if e.unswapped_reason else {})}
+                              for e in t.entities]
               for t in templates if t.entities}
     declined = {t.document_id: list(t.declined) for t in templates if t.declined}
     return {"people": people, "not_people": declined}

@@ -1,7 +1,8 @@
 """The entity template of one original and how it is filled (METHODS §1.1; Steen & Markert §5.1 and App. D).
 
 A template holds the original text and a sorted list of non-overlapping *slots* (first name, last name, pronoun,
-title, content word), each with its character span and the entity it belongs to. Perturbations never re-parse: they
+title, content word, and the name forms of ``name_forms``: middle name, initials, generational suffix, plural
+title), each with its character span and the entity it belongs to. Perturbations never re-parse: they
 choose a gender and names per entity and call :meth:`EntityTemplate.fill`, which assembles the input text by string
 concatenation and records the substitution map with offsets into the new text.
 
@@ -14,15 +15,25 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from bias_core.common.records import Substitution
 from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for
+from bias_core.perturb.name_forms import (
+    drop_middle_name,
+    drop_suffix,
+    initials_for,
+    plural_title_for,
+    taken_words,
+)
 
 # Kept when an entity gathers several kinds of evidence: the lower the rank, the stronger (issue 10).
 EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "pronoun": 3}
+# The substitution kind (INTERFACES.md) each slot kind of ``name_forms`` is recorded as: a middle name or initials
+# are part of the name ("full_name", so that first-name reports count only first names), a generational suffix and
+# a plural title are titles.
+SUBSTITUTION_KIND = {"middle_name": "full_name", "initial": "full_name", "suffix": "title", "plural_title": "title"}
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,7 @@ class Slot:
     entity_id: str | None
     form: str | None = None  # pronoun form: subject, object, possessive, independent or reflexive
     ner_label: str | None = None  # spaCy's label of the span ("" untagged; None where no parse was consulted)
+    group: tuple[str, ...] = ()  # a plural title's people ("Messrs. Levy and Cohen"); entity_id is the first
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,9 @@ class TemplateEntity:
     # How sure that is — "high", "medium" or "low" — and why (issue 21; ``person_evidence.confidence``).
     confidence: str | None = None
     confidence_reason: str | None = None
+    # Why this person is kept as written by every name swap (a surname-first East-Asian name; ``name_forms``).
+    unswapped_reason: str | None = None
+    surname_first: bool = False  # the name is written surname first ("Wang Jianguo": last_name "Wang")
 
     def add_evidence(self, evidence: str) -> None:
         """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
@@ -70,7 +85,8 @@ class TemplateEntity:
     @property
     def label(self) -> str:
         """The entity's fullest name as written, for reports."""
-        return " ".join(part for part in (self.first_name, self.last_name) if part)
+        parts = (self.last_name, self.first_name) if self.surname_first else (self.first_name, self.last_name)
+        return " ".join(part for part in parts if part)
 
 
 @dataclass
@@ -81,6 +97,7 @@ class EntityTemplate:
     text: str
     entities: list[TemplateEntity]
     slots: list[Slot]
+    # Capitalised words of the text (``name_forms.taken_words``): no drawn name may equal one (issue 27, item 3).
     capitalized_words: frozenset[str] = field(default_factory=frozenset)
     meta: dict[str, Any] = field(default_factory=dict)  # the document's meta (date, source, title), for inputs
     # Names the builder did not take for people, each with the reason ({"name", "reason"}), for the run's report.
@@ -89,6 +106,8 @@ class EntityTemplate:
     skip_reason: str | None = None
     # Names the analyst excluded from swapping in this original (issue 21; ``exclude``).
     excluded_names: list[str] = field(default_factory=list)
+    # The original genders of the people ``exclude`` removed, for the plural titles they share with others.
+    excluded_genders: dict[str, str | None] = field(default_factory=dict)
 
     def exclude(self, names: list[str]) -> None:
         """Leave the people named ``names`` (as the review lists them: first and last name, or the one name written)
@@ -101,9 +120,12 @@ class EntityTemplate:
         self.excluded_names = sorted(wanted)
         self.declined += [{"name": entity.label, "reason": "excluded by the analyst"}
                           for entity in self.entities if entity.entity_id in gone]
+        self.excluded_genders |= {entity.entity_id: entity.gender for entity in self.entities
+                                  if entity.entity_id in gone}
         self.entities = [entity for entity in self.entities if entity.entity_id not in gone]
-        self.slots = [dataclasses.replace(slot, entity_id=None) if slot.entity_id in gone else slot
-                      for slot in self.slots if slot.entity_id not in gone or slot.kind == "pronoun"]
+        self.slots = [dataclasses.replace(slot, entity_id=None) if slot.entity_id in gone and slot.kind == "pronoun"
+                      else slot for slot in self.slots
+                      if slot.entity_id not in gone or slot.kind in ("pronoun", "plural_title")]
         for cached in ("_kinds_by_entity", "_entity"):
             self.__dict__.pop(cached, None)
 
@@ -128,13 +150,17 @@ class EntityTemplate:
         return [slot for slot in self.slots if slot.kind == "pronoun" and slot.entity_id is None]
 
     def gendered_entities(self, *, content_words: bool = False) -> list[TemplateEntity]:
-        """Entities a gender perturbation can change: with a first name, gendered pronoun or title (§1.1 step 6)."""
+        """Entities a gender perturbation can change: with a first name, gendered pronoun or title (§1.1 step 6);
+        people kept as written (``unswapped_reason``) are left out."""
         kinds = {"first_name", "pronoun", "title"} | ({"content_word"} if content_words else set())
-        return [entity for entity in self.entities if self.slot_kinds(entity.entity_id) & kinds]
+        return [entity for entity in self.entities
+                if self.slot_kinds(entity.entity_id) & kinds and entity.unswapped_reason is None]
 
     def named_entities(self) -> list[TemplateEntity]:
-        """Entities with a first or last name mention (those a name swap such as race can change)."""
-        return [entity for entity in self.entities if self.slot_kinds(entity.entity_id) & {"first_name", "last_name"}]
+        """Entities with a first or last name mention (those a name swap such as race can change), less people kept
+        as written."""
+        return [entity for entity in self.entities if self.slot_kinds(entity.entity_id) & {"first_name", "last_name"}
+                and entity.unswapped_reason is None]
 
     def fill(
         self,
@@ -147,8 +173,11 @@ class EntityTemplate:
 
         Entities missing from ``choices`` stay as they are. Unattributed pronouns take ``unattributed_gender`` when
         given (C_glob, where every entity has one gender). Content-word slots are rewritten only when
-        ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). Only spans whose text
-        changes get a substitution; offsets are into the returned text.
+        ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). The name forms follow the
+        person (``name_forms``): initials take the new first name's, a Jr./Sr. and a middle name of the other
+        gender are dropped with the space or comma before them, a plural title takes its people's common gender or
+        is dropped when they differ. Only spans whose text changes get a substitution; offsets are into the
+        returned text.
         """
         pieces: list[str] = []
         substitutions: list[Substitution] = []
@@ -163,7 +192,8 @@ class EntityTemplate:
             length += len(gap)
             entity = self._entity.get(slot.entity_id) if slot.entity_id is not None else None
             substitutions.append(Substitution(
-                length, length + len(replacement), slot.text, replacement, slot.kind, slot.entity_id,
+                length, length + len(replacement), slot.text, replacement, SUBSTITUTION_KIND.get(slot.kind, slot.kind),
+                slot.entity_id,
                 entity_label="PERSON" if slot.entity_id is not None else None,
                 evidence=entity.evidence if entity else ("unattributed" if slot.entity_id is None else None),
                 ner_label=slot.ner_label, swap_confidence=entity.confidence if entity else None,
@@ -175,24 +205,40 @@ class EntityTemplate:
         pieces.append(self.text[cursor:])
         return "".join(pieces), substitutions
 
-    @staticmethod
     def _replacement(
-        slot: Slot, choices: dict[str, EntityChoice], unattributed_gender: str | None, content_words: bool
+        self, slot: Slot, choices: dict[str, EntityChoice], unattributed_gender: str | None, content_words: bool
     ) -> str | None:
         choice = choices.get(slot.entity_id) if slot.entity_id is not None else None
         if slot.kind == "first_name":
             return match_case(slot.text, choice.first_name) if choice and choice.first_name else None
         if slot.kind == "last_name":
             return match_case(slot.text, choice.last_name) if choice and choice.last_name else None
+        if slot.kind == "initial":
+            return initials_for(choice.first_name, slot.text) if choice and choice.first_name else None
+        if slot.kind == "plural_title":
+            if not any(entity_id in choices for entity_id in slot.group):
+                return None
+            return plural_title_for([self._gender_in(entity_id, choices) for entity_id in slot.group], slot.text)
         gender = choice.gender if choice else (unattributed_gender if slot.entity_id is None else None)
         if gender is None:
             return None
+        if slot.kind == "suffix":
+            return "" if drop_suffix(gender, slot.text) else None
+        if slot.kind == "middle_name":
+            return "" if drop_middle_name(gender, slot.text) else None
         if slot.kind == "pronoun":
             return pronoun_for(gender, slot.form or "subject", slot.text)
         if slot.kind == "title":
             return title_for(gender, slot.text)
         return content_word_for(gender, slot.text) if content_words else None
 
+    def _gender_in(self, entity_id: str, choices: dict[str, EntityChoice]) -> str | None:
+        """The gender a person has in one input: the chosen one, else the original one."""
+        choice = choices.get(entity_id)
+        if choice is not None and choice.gender is not None:
+            return choice.gender
+        entity = self._entity.get(entity_id)
+        return entity.gender if entity is not None else self.excluded_genders.get(entity_id)
 
 
 def finish_template(document_id: str, text: str, entities: list[TemplateEntity], slots: list[Slot]) -> EntityTemplate:
@@ -204,5 +250,4 @@ def finish_template(document_id: str, text: str, entities: list[TemplateEntity],
         ordered.append(slot)
     used = {slot.entity_id for slot in ordered}
     kept = [entity for entity in entities if entity.entity_id in used]
-    capitalized = frozenset(w for w in re.findall(r"\b[^\W\d_][\w'-]+\b", text) if w[0].isupper())
-    return EntityTemplate(document_id, text, kept, ordered, capitalized)
+    return EntityTemplate(document_id, text, kept, ordered, taken_words(text))

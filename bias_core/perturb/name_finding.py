@@ -23,6 +23,12 @@
    the one introduced first; a bare first name goes to the entity with that first name mentioned most recently.
 4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
    attributed to it (``pronouns``).
+5. One person, one name (issue 27; ``name_forms``): a full name whose first name is a nickname of another's with
+   the same surname (Marty / Martin Hale) joins that person; initials before a surname ("J. Smith") join the
+   person whose first name they start, and take a slot of their own; gendered middle names and Jr./Sr. after a
+   surname get slots; a plural title ("Messrs. Levy and Cohen") is title evidence for each of its people and one
+   slot for them all; a name written surname first ("Wang Jianguo ... Mr. Wang") is one person, kept as written,
+   and noted among the declined names with the reason.
 
 Entities are then kept only with evidence of being people (``person_evidence``).
 """
@@ -34,8 +40,19 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
+from bias_core.perturb.gendered_nouns import content_word_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name
+from bias_core.perturb.name_forms import (
+    PLURAL_TITLE_GENDER,
+    UNSWAPPED_SURNAME_FIRST,
+    middle_name_span,
+    named_alone,
+    plural_title_members,
+    same_given_name,
+    suffix_span,
+    surname_first_tradition,
+)
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     NAME_TITLES,
@@ -53,7 +70,6 @@ from bias_core.perturb.name_parts import (
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
-from bias_core.perturb.gendered_nouns import content_word_slots
 from bias_core.perturb.pronouns import pronoun_slots
 
 if TYPE_CHECKING:
@@ -62,6 +78,7 @@ if TYPE_CHECKING:
 # Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
 # any other type means the string is something else ("Virginia" the state, "May" the month).
 _MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
+_PLURAL_TITLE = re.compile(r"\b(?:Messrs|Mmes|Mses|MESSRS|MMES|MSES)\b")
 _PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
 
 
@@ -84,6 +101,9 @@ class NerBuilder:
         # entity an occurrence left out because its context says it is no person ("a Stephen King novel").
         self.declined_names: list[tuple[tuple[str, ...], str]] = []
         self.cue_against: dict[str, str] = {}
+        # Plural titles ("Messrs.") with the character starts of the surnames they stand before.
+        self.plural_titles: list[tuple[Token, list[int]]] = []
+        self._by_text: dict[str, list[Token]] | None = None
 
     def build(self) -> EntityTemplate:
         """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
@@ -101,8 +121,12 @@ class NerBuilder:
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
         assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
+        for entity in self.found.entities:
+            if entity.unswapped_reason:
+                self._decline(entity.label, entity.unswapped_reason)
         kept = {entity.entity_id for entity in self.found.entities}
         slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronouns
+        slots += self._plural_title_slots()
         slots += self._content_word_slots(pronouns)
         template = finish_template(self.document_id, self.text, self.found.entities, slots)
         template.declined = self.declined
@@ -127,7 +151,7 @@ class NerBuilder:
                                if mention[0] not in dropped}
 
     def _name_spans(self) -> list[NameSpan]:
-        spans = []
+        spans = self._plural_title_spans()
         covered: set[int] = set()
         for ent in self.ents:
             if ent.text.isupper():  # an all-caps headline: no new person from it, but mentions of known ones
@@ -148,7 +172,7 @@ class NerBuilder:
                 continue
             title = title_before(self.tokens[start])
             span = parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
-                               self.common_words)
+                              self.common_words, self._surname_first)
             if span:
                 span.person_label = is_person
                 spans.append(span)
@@ -160,11 +184,43 @@ class NerBuilder:
             while end < len(self.tokens) and end - token.i <= 3 and end not in covered and self._is_name_token(end):
                 end += 1
             if end > token.i + 1:
-                span = parse_name(self.text, *self._chars(token.i + 1, end), key, self.common_words)
+                span = parse_name(self.text, *self._chars(token.i + 1, end), key, self.common_words,
+                                  self._surname_first)
                 if span:
                     span.person_label = True
                     spans.append(span)
         return spans
+
+    def _plural_title_spans(self) -> list[NameSpan]:
+        """The surnames after a capitalised plural title ("Messrs. Levy, Stein and Cohen"), each a titled span of
+        the title's gender; the title and the surnames' starts are kept for its slot (``_plural_title_slots``)."""
+        spans: list[NameSpan] = []
+        if not _PLURAL_TITLE.search(self.text):
+            return spans
+        for token in self.tokens:
+            gender = PLURAL_TITLE_GENDER.get(title_key(token.text))
+            starts: list[int] = []
+            for start, end in plural_title_members(self.tokens, token.i, self._is_name_token) if gender else ():
+                span = parse_name(self.text, *self._chars(start, end), None, self.common_words)
+                if span is None or span.last is None:
+                    break
+                span.title_gender, span.titled, span.surname_certain, span.person_label = gender, True, True, True
+                spans.append(span)
+                starts.append(span.last.start)
+            if starts:
+                self.plural_titles.append((token, starts))
+        return spans
+
+    def _surname_first(self, words: list[str]) -> str | None:
+        """Whether a name is written surname first here, and in which tradition (``name_forms``)."""
+        return surname_first_tradition(words, self._named_alone)
+
+    def _named_alone(self, word: str) -> bool:
+        if self._by_text is None:
+            self._by_text = {}
+            for token in self.tokens:
+                self._by_text.setdefault(token.text, []).append(token)
+        return named_alone(self._by_text.get(word, ()))
 
     def _chars(self, start: int, end: int) -> tuple[int, int]:
         """Character range of the tokens ``start`` up to (not including) ``end``."""
@@ -172,11 +228,17 @@ class NerBuilder:
         return self.tokens[start].idx, last.idx + len(last.text)
 
     def _extend_single_name(self, ent) -> tuple[int, int]:
-        """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell")."""
+        """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell",
+        "Ebony [Marie Tate]": a first name before a first and last name makes the span's first word a middle
+        name)."""
         start, end = ent.start, ent.end
+        before = self.tokens[start - 1] if start > 0 else None
+        if end - start == 2 and before is not None and is_first_name(self.tokens[start].text) \
+                and self._is_name_token(before.i) and is_first_name(before.text) and first_name_gender(before.text) \
+                and title_key(before.text) not in ALL_TITLES and not before.ent_type_:
+            return start - 1, end
         if end - start != 1:
             return start, end
-        before = self.tokens[start - 1] if start > 0 else None
         after = self.tokens[end] if end < len(self.tokens) else None
         if before is not None and self._is_name_token(before.i) and is_first_name(before.text) \
                 and title_key(before.text) not in OFFICE_TITLES and not before.ent_type_:
@@ -192,19 +254,30 @@ class NerBuilder:
 
     def _add_full_name(self, span: NameSpan) -> None:
         assert span.first is not None and span.last is not None
-        entity = next((e for e in self.found.entities if e.last_name == span.last.text
-                       and e.first_name in (None, span.first.text)), None)
+        first, last = span.first.text, span.last.text
+        same_surname = [e for e in self.found.entities if e.last_name == last
+                        and e.surname_first == bool(span.surname_first)]
+        entity = next((e for e in same_surname if e.first_name in (None, first)), None)
+        if entity is None and not span.surname_first:  # Marty Hale is Martin Hale (a nickname of the same name)
+            entity = next((e for e in same_surname if e.first_name and same_given_name(e.first_name, first)), None)
+            if entity is not None:
+                self.found.aliases.setdefault(entity.entity_id, set()).add(first)
         if entity is None:
-            entity = self.found.new(span.first.text, span.last.text)
-        if entity.first_name is None:
-            entity.first_name = span.first.text
+            entity = self.found.new(first, last)
+            if span.surname_first:  # the census says nothing of the gender of an East-Asian given name
+                entity.surname_first, entity.gender, entity.gender_source = True, None, None
+                entity.unswapped_reason = UNSWAPPED_SURNAME_FIRST.format(tradition=span.surname_first)
+        if entity.first_name is None and not entity.surname_first:
+            entity.first_name = first
             gender_from_first_name(entity)
         self.found.add_mention(entity, "first_name", span.first)
         self.found.add_mention(entity, "last_name", span.last)
+        for part in span.middle:
+            self.found.add_mention(entity, "middle_name", part)
         self.found.anchors.setdefault(entity.entity_id, []).append(span.start)
         if span.titled:
             entity.add_evidence("title")
-        elif span.person_label and is_listed_surname(span.last.text):
+        elif span.person_label and (is_listed_surname(last) or span.surname_first):
             entity.add_evidence("first-name+surname")
 
     def _add_single_name(self, span: NameSpan) -> None:
@@ -217,12 +290,19 @@ class NerBuilder:
         part = span.last
         assert part is not None
         if span.surname_certain:
-            entity = self.found.by_last_name(part.text, span.title_gender, part.start, strict=True)
+            initial = span.initial.text[:1] if span.initial else None
+            entity = self.found.by_last_name(part.text, span.title_gender, part.start, strict=True, initial=initial)
+            kind = "last_name"
+            if entity is None:  # "Mr. Dung" after "Nguyen Tan Dung": the given name of a surname-first name
+                entity = next((e for e in self.found.entities if e.surname_first and e.first_name == part.text), None)
+                kind = "first_name"
             if entity is None:
-                entity = self.found.new(None, part.text)
+                entity, kind = self.found.new(None, part.text), "last_name"
                 if span.title_gender:
                     entity.gender, entity.gender_source = span.title_gender, "title"
-            self.found.add_mention(entity, "last_name", part)
+            self.found.add_mention(entity, kind, part)
+            if span.initial is not None:
+                self.found.add_mention(entity, "initial", span.initial)
             self.found.anchors.setdefault(entity.entity_id, []).append(part.start)
             if span.titled:
                 entity.add_evidence("title")
@@ -242,7 +322,7 @@ class NerBuilder:
             self.found.add_mention(self.found.new(None, part.text), "last_name", part)
 
     def _scan_name_occurrences(self) -> None:
-        names = {e.first_name for e in self.found.entities if e.first_name}
+        names = {name for e in self.found.entities for name in self.found.first_names(e)}
         names |= {e.last_name for e in self.found.entities if e.last_name}
         if not names:
             return
@@ -262,7 +342,7 @@ class NerBuilder:
             titled = title is not None and title_key(title.text) not in NO_EVIDENCE_TITLES
             entity = self.found.by_last_name(word, title_gender, start)
             kind = "last_name"
-            if entity is None or not (title or not any(e.first_name == word for e in self.found.entities)):
+            if entity is None or not (title or not any(word in self.found.first_names(e) for e in self.found.entities)):
                 entity, kind = self.found.by_first_name(word, start), "first_name"
             if entity is None:
                 continue
@@ -313,8 +393,7 @@ class NerBuilder:
         """Whether a multi-word entity is exactly the full name of a person found ("Denzel Washington" tagged ORG
         in a headline)."""
         key = ent_key(ent.text)
-        return any(e.first_name and e.last_name and ent_key(f"{e.first_name} {e.last_name}") == key
-                   for e in self.found.entities)
+        return any(e.first_name and e.last_name and ent_key(e.label) == key for e in self.found.entities)
 
     def _named_before(self, token: Token) -> bool:
         """Whether a person bearing this name was mentioned before ``token``. A place-labelled occurrence of a
@@ -329,11 +408,31 @@ class NerBuilder:
         return False
 
     def _name_slots(self) -> list[Slot]:
+        """A slot per name mention; a middle name's takes the space before it, and a Jr./Sr. after a last name
+        gets a slot of its own with its comma or space (``name_forms``)."""
         slots = []
         for eid, kind, part in self.found.mentions.values():
             token = self.token_at.get(part.start)
-            slots.append(Slot(part.start, part.end, kind, part.text, eid,
-                              ner_label=token.ent_type_ if token is not None else None))
+            label = token.ent_type_ if token is not None else None
+            start, end = middle_name_span(self.text, part.start, part.end) if kind == "middle_name" \
+                else (part.start, part.end)
+            slots.append(Slot(start, end, kind, self.text[start:end], eid, ner_label=label))
+            suffix = suffix_span(self.text, part.end) if kind == "last_name" else None
+            if suffix is not None:
+                slots.append(Slot(*suffix, "suffix", self.text[slice(*suffix)], eid, ner_label=label))
+        return slots
+
+    def _plural_title_slots(self) -> list[Slot]:
+        """One slot per plural title, with the space after it, for the people it stands before (``name_forms``)."""
+        slots = []
+        for token, starts in self.plural_titles:
+            group = tuple(dict.fromkeys(self.found.mentions[start][0] for start in starts
+                                        if start in self.found.mentions))
+            if group:
+                end = token.idx + len(token.text)
+                end += len(self.text[end:]) - len(self.text[end:].lstrip(" "))
+                slots.append(Slot(token.idx, end, "plural_title", self.text[token.idx:end], group[0],
+                                  ner_label=token.ent_type_, group=group))
         return slots
 
     def _title_slots(self) -> list[Slot]:
@@ -349,8 +448,15 @@ class NerBuilder:
         return slots
 
     def _set_gender_from_titles(self) -> None:
+        plural: dict[str, list[str]] = {}
+        for token, starts in self.plural_titles:
+            for start in starts:
+                if start in self.found.mentions:
+                    plural.setdefault(self.found.mentions[start][0], []).append(
+                        PLURAL_TITLE_GENDER[title_key(token.text)])
         for entity in self.found.entities:
             titles = Counter(TITLE_GENDER[title_key(t.text)] for t in self.titles.get(entity.entity_id, []))
+            titles.update(plural.get(entity.entity_id, []))
             if titles:
                 entity.gender, entity.gender_source = titles.most_common(1)[0][0], "title"
 

@@ -1,19 +1,22 @@
 """Name words (METHODS §1.1 step 2): how a capitalised span splits into title, first, middle and last name, and the
 name tables that say whether a word can be a first name or a surname.
 
-A span with two or more name parts gives a first name (its first part) and a last name (its last part); middle
-names stay unchanged. The first part counts as a first name only if it is a census or voter-file (Rosenman) first
-name and the last part can be a surname — listed in the census or voter-file surnames, or a word the text never
-writes in lower case ("Norris Software" is a company because the article also says "software"). A single part after
-a title is a last name (METHODS §1.1 step 2), except after Sir and Dame, which in British usage precede the given
-name ("Sir Richard"). Leading titles ("President", "Judge"), a job word before a first name ("Historian"), trailing
-suffixes ("Jr.") and initials ("J.") are no name parts.
+A span with two or more name parts gives a first name (its first part) and a last name (its last part); middle given
+names with a census gender are kept as such (``NameSpan.middle``), initials before a surname as the initials of the
+first name (``NameSpan.initial``), and a name written surname first ("Wang Jianguo", ``name_forms``) as a surname
+(its first part) and a given name (the rest). The first part counts as a first name only if it is a census or
+voter-file (Rosenman) first name and the last part can be a surname — listed in the census or voter-file surnames, or a
+word the text never writes in lower case ("Norris Software" is a company because the article also says "software").
+A single part after a title is a last name (METHODS §1.1 step 2), except after Sir and Dame, which in British usage
+precede the given name ("Sir Richard"). Leading titles ("President", "Judge"), a job word before a first name
+("Historian"), trailing suffixes ("Jr.") and initials ("J.") are no name parts.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.lexicon import (
@@ -24,7 +27,7 @@ from bias_core.perturb.lexicon import (
     TITLE_GENDER,
     title_key,
 )
-from bias_core.perturb.names import census_first_names, census_last_names
+from bias_core.perturb.names import census_first_names, census_last_names, first_name_gender
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 
@@ -40,6 +43,10 @@ NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, 
 NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
 INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
 PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+# Words that begin a surname ("Farouk Ben Mustapha", "Ludwig van Beethoven") and so are no middle given names, even
+# where the census lists them as first names ("Ben", "Van", "Del").
+SURNAME_PARTICLES = frozenset({"ben", "bin", "bint", "ibn", "abu", "al", "el", "van", "von", "der", "den", "de", "del",
+                               "della", "di", "da", "dos", "du", "la", "le", "mac", "st", "ter"})
 # A first name is *rare* below this share of its gender in the 1990 census (percent; "Tora" 0.001, "Diego" 0.011),
 # or when only the voter files list it (issue 21): a rare first name is weak evidence of a person.
 RARE_FIRST_NAME_PERCENT = 0.005
@@ -65,17 +72,22 @@ class NameSpan:
     titled: bool = False  # a title stands before it or inside the span ("Sen.", "President", "Mr")
     initials: bool = False  # initials stand for the first name ("J.D. Vance", "George W Bush")
     person_label: bool = False  # spaCy labelled the span PERSON, or a gendered or surname title announced it
+    middle: list[NamePart] = field(default_factory=list)  # middle given names with a census gender ("James")
+    initial: NamePart | None = None  # initials standing for the first name ("J." of "J. Smith", "J.D.")
+    surname_first: str | None = None  # the tradition of a name written surname first ("chinese"); first = given
 
     @property
     def parts(self) -> list[NamePart]:
         return [part for part in (self.first, self.last) if part is not None]
 
 
-def parse_name(text: str, start: int, end: int, title: str | None, common_words: frozenset[str]) -> NameSpan | None:
+def parse_name(text: str, start: int, end: int, title: str | None, common_words: frozenset[str],
+               surname_first: Callable[[list[str]], str | None] | None = None) -> NameSpan | None:
     """Split ``text[start:end]`` into title, first, middle and last name parts (METHODS §1.1 step 2).
 
     A lone part after Sir or Dame is a given name, after any other title a last name. ``common_words`` are the
-    words the document also writes in lower case (see ``is_surname``).
+    words the document also writes in lower case (see ``is_surname``). ``surname_first`` says, from the name's
+    words, whether the text writes it surname first and in which tradition (``name_forms.surname_first_tradition``).
     """
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
     words = [(s, w.rstrip(",;:")) for s, w in words]
@@ -87,12 +99,22 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     while words and title_key(words[0][1]) in ALL_TITLES:
         titles.append(title_key(words[0][1]))
         words = words[1:]
+    while words and title_key(words[-1][1]) in NAME_SUFFIXES:
+        words = words[:-1]
+    tradition = surname_first([w for _, w in words]) if surname_first and len(words) > 1 else None
+    if tradition and all(NAME_WORD.fullmatch(w) and w[0].isupper() for _, w in words):
+        # A Vietnamese person is called by the last word ("Nguyen Tan Dung ... Mr. Dung"), others by all after
+        # the surname ("Lee Hsien Loong").
+        first_given = words[-1] if tradition == "vietnamese" else words[1]
+        given_end = words[-1][0] + len(words[-1][1])
+        given = NamePart(first_given[0], given_end, text[first_given[0]:given_end])
+        surname = NamePart(words[0][0], words[0][0] + len(words[0][1]), words[0][1])
+        return NameSpan(surname.start, given.end, given, surname, _title_gender(titles), surname_certain=True,
+                        titled=any(t not in NO_EVIDENCE_TITLES for t in titles), surname_first=tradition)
     # A job word the NER took into the span ("Historian Margaret Ellis", "Nurse Tracy Woodson"): drop it when a
     # first name follows and the span still has a first and a last part.
     if len(words) >= 3 and not is_first_name(words[0][1]) and is_first_name(words[1][1]):
         words = words[1:]
-    while words and title_key(words[-1][1]) in NAME_SUFFIXES:
-        words = words[:-1]
     if words and title_key(words[-1][1]) in ORGANISATION_WORDS:
         return None
     if not words or any(not (NAME_WORD.fullmatch(w) and w[0].isupper()) and not INITIALS.fullmatch(w)
@@ -101,7 +123,7 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     parts = [NamePart(s, s + len(w), w) for s, w in words]
     if INITIALS.fullmatch(parts[-1].text):
         return None
-    title_gender = next((TITLE_GENDER[t] for t in titles if t in TITLE_GENDER), None)
+    title_gender = _title_gender(titles)
     titled = any(t not in NO_EVIDENCE_TITLES for t in titles)
     if len(parts) == 1 and titles and titles[-1] in GIVEN_NAME_TITLES:
         return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
@@ -109,9 +131,19 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     last = parts[-1]
     is_full = len(parts) > 1 and is_first_name(parts[0].text) and is_surname(last.text, common_words) \
         and not is_common_word_more_than_name(parts[0].text, common_words)
+    middle = [part for part in parts[1:-1] if is_full and not INITIALS.fullmatch(part.text)
+              and first_name_gender(part.text) and part.text.lower() not in SURNAME_PARTICLES]
+    initial = None
+    if not is_full and len(parts) > 1 and all(INITIALS.fullmatch(part.text) for part in parts[:-1]):
+        initial = NamePart(parts[0].start, parts[-2].end, text[parts[0].start:parts[-2].end])
     return NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
                     surname_certain=len(parts) > 1 or bool(titles), titled=titled,
-                    initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]))
+                    initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]), middle=middle,
+                    initial=initial)
+
+
+def _title_gender(titles: list[str]) -> str | None:
+    return next((TITLE_GENDER[t] for t in titles if t in TITLE_GENDER), None)
 
 
 def lowercase_words(text: str) -> frozenset[str]:
@@ -177,10 +209,14 @@ def is_proper(token: Token) -> bool:
 
 
 def title_before(token: Token) -> Token | None:
-    """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case."""
-    if token.i == 0:
+    """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case; spaces
+    between them are skipped ("Mr  Levy")."""
+    i = token.i - 1
+    while i >= 0 and token.doc[i].is_space:  # "Mr  Levy": a doubled space is a token of its own
+        i -= 1
+    if i < 0:
         return None
-    previous = token.doc[token.i - 1]
+    previous = token.doc[i]
     key = title_key(previous.text)
     if previous.text[:1].isupper() and key in NAME_TITLES:
         return previous

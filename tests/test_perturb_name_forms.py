@@ -1,0 +1,181 @@
+"""One person, one name (issue 27, items 1 and 3; ``bias_core.perturb.name_forms``): generational suffixes, middle
+names, titles in every spelling, plural titles, nicknames, initials, surname-first East-Asian names and names that
+must not collide — each on short sentences written for the test, through the real spaCy parse."""
+
+from __future__ import annotations
+
+import pytest
+
+from bias_core.common.records import Document
+from bias_core.perturb import build_templates, get_perturbation
+from bias_core.perturb.entity_template import EntityTemplate
+from bias_core.perturb.name_forms import same_given_name, surname_first_tradition, taken_words
+from bias_core.perturb.templates import EntityChoice
+
+TEXTS = {
+    "suffix": "Karl Lund Jr. opened the store in 1990. Karl Lund, Jr., later retired. Lund Jr. said he was proud.",
+    "suffix_end": "The store was opened by Karl Lund Jr. He said it was hard work.",
+    "numeral": "Karl Lund III opened the store. Lund said he was proud.",
+    "middle": "Henry James Pike met the mayor on Monday. Pike said he was glad.",
+    "middle_initial": "Henry J. Pike met the mayor on Monday. Pike said he was glad.",
+    "ner_cut": "Ebony Marie Tate joined them, and Tate said she agreed.",
+    "titles": "Mr Levy arrived late on Monday. Later Mr  Levy said he was tired.",
+    "plural": "Messrs. Levy and Cohen run the bakery on Main Street. Mr. Levy said he bakes. Mr. Cohen said he sells.",
+    "nickname": "Martin Hale won the race on Sunday. Marty Hale said he trained hard. Hale thanked his coach.",
+    "initials": "John Smith leads the firm. J. Smith said he was pleased. J.D. Smith signed the letter.",
+    "other_initial": "John Smith leads the firm. K. Smith, his rival, said she was not pleased.",
+    "chinese": ("Wang Jianguo, a farmer in Hebei, lost his land last year. Mr. Wang said he would appeal. "
+                "Wang said the court was unfair."),
+    "korean": "Kim Jong-un issued an order on Monday, the agency said.",
+    "vietnamese": "Prime Minister Nguyen Tan Dung visited the port. Mr. Dung said he was satisfied.",
+    "western_kim": "Kim Clijsters won the match on Sunday. Clijsters said she was tired.",
+}
+
+
+@pytest.fixture(scope="module")
+def templates() -> dict[str, EntityTemplate]:
+    built = build_templates([Document(id=key, text=text) for key, text in TEXTS.items()])
+    return {template.document_id: template for template in built}
+
+
+def _person(template: EntityTemplate, label: str):
+    return next(entity for entity in template.entities if entity.label == label)
+
+
+def _fill(template: EntityTemplate, gender: str, first: str | None = None, **people: tuple[str, str | None]) -> str:
+    """The text with every person made ``gender`` and given ``first`` (or per label, ``people``)."""
+    choices = {}
+    for entity in template.entities:
+        entity_gender, entity_first = people.get(entity.label, (gender, first))
+        choices[entity.entity_id] = EntityChoice(entity_gender, entity_first)
+    return template.fill(choices)[0]
+
+
+def test_jr_and_its_comma_are_dropped_when_the_person_becomes_a_woman(templates):
+    text = _fill(templates["suffix"], "female", "Diane")
+    assert text == "Diane Lund opened the store in 1990. Diane Lund, later retired. Lund said she was proud."
+
+
+def test_jr_stays_for_a_man(templates):
+    text = _fill(templates["suffix"], "male", "Jeffrey")
+    assert text == ("Jeffrey Lund Jr. opened the store in 1990. Jeffrey Lund, Jr., later retired. Lund Jr. said he "
+                    "was proud.")
+
+
+def test_a_dropped_jr_at_the_end_of_a_sentence_leaves_its_full_stop(templates):
+    assert _fill(templates["suffix_end"], "female", "Diane") == \
+        "The store was opened by Diane Lund. She said it was hard work."
+
+
+def test_numeral_suffixes_are_not_gendered_and_stay(templates):
+    assert _fill(templates["numeral"], "female", "Diane").startswith("Diane Lund III opened the store.")
+
+
+def test_a_middle_name_of_the_other_gender_is_dropped_and_one_of_the_same_gender_kept(templates):
+    template = templates["middle"]
+    assert _fill(template, "female", "Jessica") == "Jessica Pike met the mayor on Monday. Pike said she was glad."
+    assert _fill(template, "male", "Paul") == "Paul James Pike met the mayor on Monday. Pike said he was glad."
+
+
+def test_a_middle_initial_stays(templates):
+    assert _fill(templates["middle_initial"], "female", "Jessica").startswith("Jessica J. Pike met the mayor")
+
+
+def test_a_first_name_the_ner_left_out_of_the_span_is_the_first_name_and_the_next_a_middle_name(templates):
+    template = templates["ner_cut"]
+    tate = _person(template, "Ebony Tate")
+    assert tate.first_name == "Ebony"
+    assert _fill(template, "male", "Donald") == "Donald Tate joined them, and Tate said he agreed."
+
+
+def test_titles_without_a_period_or_after_a_doubled_space_are_swapped(templates):
+    assert _fill(templates["titles"], "female") == "Ms Levy arrived late on Monday. Later Ms  Levy said she was tired."
+
+
+def test_plural_title_follows_its_people_and_is_dropped_when_their_genders_differ(templates):
+    template = templates["plural"]
+    assert _fill(template, "female").startswith("Mmes. Levy and Cohen run the bakery")
+    assert _fill(template, "male").startswith("Messrs. Levy and Cohen run the bakery")
+    mixed = _fill(template, "male", Levy=("female", None))
+    assert mixed.startswith("Levy and Cohen run the bakery on Main Street. Ms. Levy said she bakes. Mr. Cohen said he")
+    assert {entity.gender for entity in template.entities} == {"male"}  # "Messrs." says so
+
+
+def test_a_nickname_with_the_same_surname_is_the_same_person_and_gets_the_same_new_name(templates):
+    template = templates["nickname"]
+    assert [entity.label for entity in template.entities] == ["Martin Hale"]
+    assert _fill(template, "female", "Karen") == ("Karen Hale won the race on Sunday. Karen Hale said she trained "
+                                                  "hard. Hale thanked her coach.")
+
+
+def test_nicknames_join_only_names_of_one_gender():
+    assert same_given_name("Martin", "Marty") and same_given_name("Elizabeth", "Liz")
+    assert not same_given_name("Samantha", "Sam")  # a nickname, but a man's name in the census: maybe a couple
+    assert not same_given_name("Martin", "Martha")
+    assert not same_given_name("Martin", "Robert")
+
+
+def test_initials_join_the_person_they_abbreviate_and_take_the_new_first_names_initial(templates):
+    template = templates["initials"]
+    assert [entity.label for entity in template.entities] == ["John Smith"]
+    assert _fill(template, "male", "Mark") == ("Mark Smith leads the firm. M. Smith said he was pleased. M.D. Smith "
+                                               "signed the letter.")
+
+
+def test_initials_that_disagree_with_the_first_name_are_another_person(templates):
+    template = templates["other_initial"]
+    assert len({slot.entity_id for slot in template.slots if slot.kind == "last_name"}) == 2
+
+
+def test_a_chinese_name_written_surname_first_is_one_person_kept_as_written(templates):
+    template = templates["chinese"]
+    wang = _person(template, "Wang Jianguo")
+    assert (wang.last_name, wang.first_name, wang.surname_first) == ("Wang", "Jianguo", True)
+    assert [entity.entity_id for entity in template.entities] == [wang.entity_id]  # "Mr. Wang" and "Wang" are him
+    assert any(entry["name"] == "Wang Jianguo" and "surname-first" in entry["reason"] for entry in template.declined)
+    result = get_perturbation("gender-glob", samples=1, seed=0).run_templates([template])
+    assert not result.inputs  # nobody to swap: every arm would be the original
+    assert template.gendered_entities() == [] and template.named_entities() == []
+
+
+def test_korean_and_vietnamese_names_in_their_own_order_are_recognised(templates):
+    assert _person(templates["korean"], "Kim Jong-un").unswapped_reason
+    vietnamese = templates["vietnamese"]
+    dung = next(entity for entity in vietnamese.entities if entity.last_name == "Nguyen")
+    assert dung.first_name == "Dung" and dung.unswapped_reason
+    assert [entity.entity_id for entity in vietnamese.entities] == [dung.entity_id]  # "Mr. Dung" is him
+
+
+def test_a_western_name_beginning_with_an_east_asian_surname_is_read_in_western_order(templates):
+    kim = _person(templates["western_kim"], "Kim Clijsters")
+    assert kim.first_name == "Kim" and not kim.surname_first and kim.unswapped_reason is None
+
+
+def test_surname_first_order_needs_a_cue_from_the_text_or_the_name():
+    never_alone = lambda word: False
+    assert surname_first_tradition(["Wang", "Jianguo"], never_alone) == "chinese"
+    assert surname_first_tradition(["Moon", "Jae-in"], never_alone) == "korean"
+    assert surname_first_tradition(["Kim", "Clijsters"], never_alone) is None  # Kim is a common English first name
+    assert surname_first_tradition(["Kim", "Clijsters"], lambda word: word == "Kim") == "korean"
+    assert surname_first_tradition(["Wang", "Jianguo"], lambda word: word == "Jianguo") is None
+    assert surname_first_tradition(["Nguyen", "Tan", "Dung"], lambda word: word == "Dung") == "vietnamese"
+    assert surname_first_tradition(["Karen", "Lee"], never_alone) is None
+
+
+def test_words_a_new_name_must_not_equal_include_possessives_parts_and_capitals():
+    taken = taken_words("JAMES arrived. Jones's car and the Smith-Hale firm stayed; Mary’s hat too.")
+    assert {"James", "JAMES", "Jones", "Smith", "Hale", "Smith-Hale", "Mary"} <= taken
+    assert "Jones's" not in taken
+
+
+def test_no_new_name_equals_a_name_of_the_text_or_another_persons_new_name():
+    text = ("Robert Hale met Linda Cole and Karen Price on Monday. Hale said he was glad. Cole said she agreed. "
+            "The letter was signed by JAMES and by Mary's brother; John's and Michael's cars were outside.")
+    template = build_templates([Document(id="collide", text=text)])[0]
+    written = {"Robert", "Linda", "Karen", "James", "Mary", "John", "Michael", "Hale", "Cole", "Price"}
+    for name in ("gender-glob", "gender-loc", "race"):
+        for item in get_perturbation(name, samples=10, seed=3).run_templates([template]).inputs:
+            new_firsts = [entity.first_name for entity in item.entities if entity.first_name]
+            assert len(new_firsts) == len(set(new_firsts)), item.id
+            inserted = {sub.replacement for sub in item.substitutions if sub.kind in ("first_name", "last_name")}
+            assert not inserted & written, (item.id, inserted & written)
