@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import Document, Entity, Input
+from bias_core.perturb.agreement import check_coherence
 from bias_core.perturb.base import (
     EntityWithoutFirstName,
     Perturbation,
@@ -151,7 +152,7 @@ class NameSwapPerturbation(Perturbation):
                 report.skip(template.document_id, self.no_member_reason())
                 continue
             try:
-                inputs += self._original_inputs(template, members, pool)
+                inputs += check_coherence(template, self._original_inputs(template, members, pool))
             except _PoolExhausted:
                 report.skip(template.document_id, f"not enough names: {len(members)} people need more distinct "
                                                   "names per group than the name lists hold")
