@@ -1,6 +1,7 @@
 """The Audit page's "Review the swaps" section with AppTest: the checklist and sample show before the summarizers,
-excluding an original lowers the input count and reaches the launched run, the content-word switch rewrites
-"chairman", and the race settings offer only race-relevant options."""
+excluding an original lowers the input count and reaches the launched run, the agreement switch (on by default)
+rewrites "chairman" and off keeps Steen & Markert's strict scope, and the race settings offer only race-relevant
+options."""
 
 from __future__ import annotations
 
@@ -13,11 +14,20 @@ from tests.conftest import launch_small_audit, open_app
 RIVERMOUTH = "news-16-sports-rivermouth-late-goal"
 
 
-@pytest.fixture
-def audit():
+def _gender_glob_audit():
     app = open_app("pages/audit.py")
     app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
     app.number_input(key="gender-glob_samples").set_value(1).run()
+    assert not app.exception, app.exception
+    return app
+
+
+@pytest.fixture
+def audit():
+    """The Audit page on gender-glob in Steen & Markert's strict scope, so that gendered words are left for the
+    checklist to show (the default, coherent text, rewrites the ones tied to a person: issue 27)."""
+    app = _gender_glob_audit()
+    app.toggle(key="gender-glob_agreement").set_value(False).run()
     assert not app.exception, app.exception
     return app
 
@@ -35,7 +45,7 @@ def test_the_review_comes_after_perturbations_with_the_checklist_and_a_highlight
     headings = [heading.value for heading in audit.subheader]
     assert headings.index("Review the swaps") == headings.index("Perturbations") + 1
     assert headings.index("Summarizers") == headings.index("Review the swaps") + 1
-    assert any(m.value == "30 inputs from 15 originals; content words not swapped." for m in audit.markdown)
+    assert any(m.value == "30 inputs from 15 originals; gendered nouns kept." for m in audit.markdown)
     assert _check_line(audit, "Leftover gendered words").startswith(":orange[:material/warning:]")
     assert _check_line(audit, "Leftover pronouns").startswith(":green[:material/check_circle:]")
     assert "1 original skipped" in _check_line(audit, "Originals skipped")
@@ -64,11 +74,13 @@ def test_excluding_an_original_lowers_the_input_count_and_the_launched_run_recor
     audit.multiselect(key="review_exclude").set_value([RIVERMOUTH]).run()
     assert not audit.exception
     assert _inputs_in_estimate(audit) == before - 3  # its identity input and one input per arm
-    assert any(m.value == "28 inputs from 14 originals; content words not swapped." for m in audit.markdown)
+    assert any(m.value == "28 inputs from 14 originals; gendered nouns kept." for m in audit.markdown)
     shown_sample = [e.label.split(" · ")[0].replace("\\", "") for e in audit.expander if "/gender-glob/s0/" in e.label]
     store, info = launch_small_audit(audit)
     run_id = info.id
     assert info.config["exclude_originals"] == [RIVERMOUTH]
+    glob = next(spec for spec in info.config["perturbations"] if spec["name"] == "gender-glob")
+    assert glob["params"]["agreement"] == "names-pronouns-titles"  # the switch reaches the run's config
     assert info.status == "completed", info.message
     review = info.reports["review"]
     assert review["excluded"] == [RIVERMOUTH]
@@ -76,14 +88,14 @@ def test_excluding_an_original_lowers_the_input_count_and_the_launched_run_recor
     assert RIVERMOUTH not in {item.original_id for item in store.inputs(run_id)}
 
 
-def test_the_content_word_switch_rewrites_chairman_and_reaches_the_config(audit):
-    found_before = _check_line(audit, "Leftover gendered words")
-    audit.toggle(key="gender-glob_content").set_value(True).run()
-    assert not audit.exception
-    assert any(m.value == "30 inputs from 15 originals; content words swapped." for m in audit.markdown)
-    examples = next(e for e in audit.expander if "Leftover gendered words" in e.label).dataframe[0].value
-    assert "chairman" not in set(examples["span"]) and "spokeswoman" in set(examples["span"])
-    assert _check_line(audit, "Leftover gendered words") != found_before
+def test_the_agreement_switch_is_on_by_default_and_rewrites_chairman(audit):
+    coherent = _gender_glob_audit()
+    assert coherent.toggle(key="gender-glob_agreement").value is True
+    assert any(m.value == "30 inputs from 15 originals; gendered nouns agree with the swapped people."
+               for m in coherent.markdown)
+    leftover = [e for e in coherent.expander if "Leftover gendered words" in e.label]
+    assert not leftover or "chairman" not in set(leftover[0].dataframe[0].value["span"])
+    assert _check_line(coherent, "Leftover gendered words") != _check_line(audit, "Leftover gendered words")
 
 
 def test_race_settings_offer_only_race_relevant_options(audit):
@@ -91,7 +103,7 @@ def test_race_settings_offer_only_race_relevant_options(audit):
     assert not audit.exception
     labels = [widget.label for widget in [*audit.checkbox, *audit.toggle]]
     assert not any("content word" in label and label.startswith("race") for label in labels)
-    assert [toggle.key for toggle in audit.toggle] == ["gender-loc_content"]
+    assert [toggle.key for toggle in audit.toggle] == ["gender-loc_agreement"]
     for kind in ("race", "race-intersectional"):
         expander = next(e for e in audit.expander if e.label == f"{kind} settings")
         widget_labels = [w.label for w in [*expander.checkbox, *expander.toggle, *expander.number_input,

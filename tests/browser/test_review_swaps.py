@@ -37,7 +37,12 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
 
         review = page.get_by_role("heading", name="Review the swaps")
         expect(review).to_be_visible()
-        expect(page.get_by_text("30 inputs from 15 originals; content words not swapped.")).to_be_visible()
+        # Coherent text by default (issue 27); switched off, Steen & Markert's strict scope leaves gendered words.
+        expect(page.get_by_text("30 inputs from 15 originals; gendered nouns agree with the swapped people.")
+               ).to_be_visible()
+        page.get_by_text(re.compile("^gender-glob: make gendered nouns agree")).click()
+        wait_for_app(page)
+        expect(page.get_by_text("30 inputs from 15 originals; gendered nouns kept.")).to_be_visible(timeout=60_000)
         leftover = page.get_by_text(re.compile("Leftover gendered words next to a person of the other gender .*: "
                                                r"\d+ in \d+ inputs"))
         expect(leftover).to_be_visible()
@@ -68,7 +73,7 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
         page.keyboard.press("Escape")
         wait_for_app(page)
         expect(estimate).to_contain_text("43 inputs × 1 summarizer", timeout=60_000)
-        expect(page.get_by_text("28 inputs from 14 originals; content words not swapped.")).to_be_visible()
+        expect(page.get_by_text("28 inputs from 14 originals; gendered nouns kept.")).to_be_visible()
         expect(page.get_by_text("Excluded: " + RIVERMOUTH)).to_be_visible()
         top(review)
         screenshot("workbench-review-excluded")
@@ -77,9 +82,10 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
         screenshot("workbench-review-exclude-choice")
         page.set_viewport_size({"width": 1280, "height": 2400})
 
-        page.get_by_text(re.compile("^gender-glob: also swap gendered content words")).click()
+        page.get_by_text(re.compile("^gender-glob: make gendered nouns agree")).click()
         wait_for_app(page)
-        expect(page.get_by_text("28 inputs from 14 originals; content words swapped.")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("28 inputs from 14 originals; gendered nouns agree with the swapped people.")
+               ).to_be_visible(timeout=60_000)
         top(review)
         screenshot("workbench-review-content-words")
 
@@ -93,7 +99,7 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
         settings = page.get_by_test_id("stExpander").filter(has_text="race settings")
         expect(settings.get_by_text("Name source")).to_be_visible()
         expect(settings.get_by_text(re.compile("content words", re.IGNORECASE))).to_have_count(0)
-        expect(page.get_by_text(re.compile("^race: also swap"))).to_have_count(0)
+        expect(page.get_by_text(re.compile("^race: make gendered nouns agree"))).to_have_count(0)
         expect(page.get_by_role("tab", name="race")).to_be_visible(timeout=60_000)
         top(page.get_by_role("heading", name="Perturbations"))
         screenshot("workbench-review-race-settings")
