@@ -157,7 +157,8 @@ def test_names_swapped_on_spans_spacy_labels_a_place_or_organisation_are_listed(
     # The riskiest come first: a name taken for a person only because a pronoun pointed at it.
     evidence = [example.note.rsplit(" on ", 1)[1] for example in check.examples]
     assert evidence == sorted(evidence, key=lambda e: ["pronoun evidence", "no recorded evidence",
-                                                       "first-name+surname evidence", "initials+surname evidence",
+                                                       "appositive-role evidence", "first-name+surname evidence",
+                                                       "initials+surname evidence",
                                                        "title evidence", "gold evidence"].index(e))
 
 

@@ -113,6 +113,7 @@ class NerBuilder:
         for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
             self._add_single_name(span)
         self._scan_name_occurrences()
+        self.evidence.add_role_evidence(self.found.entities, self.found.mentions)  # "X, the administrator"
         self._drop_entities(self.evidence.named_like_a_non_person, "named like a place or organisation in this text")
         title_slots = self._title_slots()
         self._set_gender_from_titles()
@@ -162,6 +163,7 @@ class NerBuilder:
                 continue
             covered.update(range(ent.start, ent.end))
             start, end = self._extend_single_name(ent)
+            end = self.evidence.headline_name_end(start, end)  # "Walter Kemp | Resigns" (issue 27)
             reason = self.evidence.non_person_span(start, end) if is_person else self.evidence.context_cue(start, end)
             if reason is not None:
                 written = self.text[slice(*self._chars(start, end))]

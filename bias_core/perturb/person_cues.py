@@ -1,7 +1,7 @@
 """The cue words that say a capitalised span names a place, work, organisation or thing rather than a person, read
 from ``data/perturb/person_cues.tsv`` (issues 10 and 21). The rules that use them are in ``person_evidence``.
 
-The table has one cue a row with its ``kind`` (place, facility, work, organisation, product, thing, character,
+The table has one cue a row with its ``kind`` (place, facility, work, organisation, product, thing, character, method,
 title, label), its ``position`` — where the rule looks for it — and its ``source``:
 
 - ``ner_label``: a spaCy label of things that are not people (GPE, ORG, FAC …);
@@ -13,7 +13,15 @@ title, label), its ``position`` — where the rule looks for it — and its ``so
 - ``name``: a whole span that names a well-known fictional character ("Harry Potter");
 - ``title``: a role word that the name tables also list as a first name, read as a title before a name ("Vicar
   Jones" is the vicar Mr or Ms Jones, not a person named Vicar);
-- ``no_evidence_title``: a word before a name that is no evidence of a person ("St. John's", "former").
+- ``no_evidence_title``: a word before a name that is no evidence of a person ("St. John's", "former");
+- ``role_noun`` / ``role_suffix``: a noun, or the ending of one, that heads an appositive naming a person ("Dale
+  Moss, the regional administrator", "…, a company spokesman"): evidence *for* a person (issue 27);
+- ``colour``: a colour adjective before a make and model ("a red Austin Healey");
+- ``ringing_stage`` / ``ringing_class``: the stage and class words of a bell-ringing method ("Plain Bob Major");
+- ``place_preposition``: a preposition of location before a place name ("near Diego Garcia").
+
+The head words of organisation names ("Co.", "Inc.", "Press", "Winery") are a table of their own,
+``data/perturb/organisation_heads.tsv`` (``non_person_kinds``).
 
 Replace or extend the table to change the rules; cues are matched in lower case without a trailing full stop,
 except the labels and quote marks, which are matched as written.
@@ -30,7 +38,8 @@ from bias_core.safety.errors import InputError
 
 CUES_PATH = DATA_DIR / "perturb" / "person_cues.tsv"
 POSITIONS = ("ner_label", "first_word", "last_word", "noun", "of_head", "quote_mark", "name", "title",
-             "no_evidence_title")
+             "no_evidence_title", "role_noun", "role_suffix", "colour", "ringing_stage", "ringing_class",
+             "place_preposition")
 _AS_WRITTEN = frozenset({"ner_label", "quote_mark"})
 
 

