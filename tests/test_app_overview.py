@@ -11,7 +11,7 @@ from bias_core.measures.quality import output_quality
 from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
 from bias_core.verdicts.controls import controls
-from bias_core.verdicts.findings import run_findings
+from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import semantics
 from pages.render import FINDING_COLUMNS, effect_and_interval
@@ -70,10 +70,13 @@ def test_the_first_screen_gives_one_answer_for_every_summarizer_of_the_demo_run(
     _, _, found, summarizers, _ = demo_store
     assert overview.subheader[0].value == "In short: one answer per summarizer"
     short = next(plain(m.value) for m in overview.markdown if m.value.startswith("- ")).splitlines()
-    for summarizer in summarizers:
-        strongest = max((f for f in found if f.summarizer == summarizer), key=lambda f: f.strength)
-        assert f"- {strongest.sentence} ({strongest.effect})" in short
-    assert len(short) == len(summarizers)  # not the SFPI model, which only explains lexical bias
+    answers = summarizer_answers(found)
+    assert short == [f"- {answer.text}" for answer in answers if not answer.unchanged]
+    assert sorted(line[2:].split(":")[0].split(" ")[0] for line in short) == sorted(summarizers)
+    # not the SFPI model, which only explains lexical bias; lexical bias on the unchanged articles is its own list
+    unchanged = [plain(m.value) for m in overview.markdown if m.value.startswith("- ")][1].splitlines()
+    assert unchanged == [f"- {answer.text}" for answer in answers if answer.unchanged]
+    assert all("'s summaries of the unchanged articles: " in line for line in unchanged)
 
 
 def test_the_overview_says_how_many_outputs_were_cut_or_degenerate_per_summarizer(overview, demo_store):
@@ -93,7 +96,7 @@ def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_fi
     assert FINDING_COLUMNS == ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction",
                                "Verdict", "Evidence")
     ordered = sorted(found, key=lambda f: f.strength, reverse=True)
-    assert row_captions(overview) == [f"{f.summarizer} · {f.perturbation} · {f.family}" for f in ordered]
+    assert row_captions(overview) == [f"{f.summarizer} · {f.perturbation} · {f.topic}" for f in ordered]
     shown = [plain(m.value) for m in overview.markdown]
     for finding in ordered:
         effect, interval = effect_and_interval(finding)
@@ -121,10 +124,11 @@ def test_every_measure_family_of_the_demo_run_has_a_row_in_plain_words(overview,
     assert families >= {"inclusion", "hallucination", "distinguishability", "word lists", "perspective fairness",
                         "politician features", "lexical bias"}
     captions = row_captions(overview)
-    for family in families:
-        assert any(caption.endswith(f" · {family}") for caption in captions), family
+    for family in families:  # named in words, the family's code in the tooltip
+        topic = next(f.topic for f in found if f.family == family)
+        assert any(caption.endswith(f" · {topic}") for caption in captions), family
     texts = " ".join(m.value for m in overview.markdown)
-    for word in ("no evidence of bias", "percentage points", "odds", "could detect"):
+    for word in ("no evidence that", "percentage points", "odds", "could detect"):
         assert word in texts, word
     assert "entity_inclusion" not in texts and "word_list_inclusion" not in texts  # no raw measure ids
 
@@ -164,7 +168,7 @@ def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_jud
     lines = [plain(m.value) for m in overview.markdown]
     for finding in found:
         if finding.family == "perspective fairness":
-            assert any(finding.sentence in line for line in lines)
+            assert any(finding.answer in line for line in lines)
     assert all("Table: " in e.label or "How to read" in e.label or "docs/fidelity.md" in e.label
                for e in overview.expander)
     table = overview.dataframe[0].value
