@@ -12,7 +12,8 @@ A pronoun is re-gendered with a swapped person only when it resolves to that per
   one of the WordNet nouns whose every sense is a person (judge, lawyer, vicar; ``data/perturb/person_nouns.tsv``) —
   that no compound, apposition, copula or "known as" ties to a name is an *unnamed person*: a pronoun whose antecedent
   it is belongs to nobody a swap renames ("A spokesman for Acme declined. He said …").
-- a proper noun of a person that is no swapped entity (a name the finder left out) is somebody else too.
+- a person's full name (a PERSON span of two words or more) that is no swapped entity (a name the finder left out) is
+  somebody else too.
 
 Gender: a gendered noun agrees with a pronoun of its gender only; the other person nouns agree with both.
 """
@@ -168,7 +169,16 @@ def unnamed_person(token: Token, gender: str, name_of: dict[int, str]) -> bool:
         return False
     if is_person_noun(token):
         return agrees(token, gender) and name_tied(token, name_of) is None
-    return token.tag_ in _PROPER and token.ent_type_ == "PERSON"
+    return _full_person_name(token)
+
+
+def _full_person_name(token: Token) -> bool:
+    """A proper noun of a PERSON span of two words or more ("Cyd Ho"): a person's full name; a single word the NER
+    calls a person is too often a firm or place the name finder declined ("Harlow")."""
+    if token.tag_ not in _PROPER or token.ent_type_ != "PERSON":
+        return False
+    span = next((ent for ent in token.doc.ents if ent.start <= token.i < ent.end), None)
+    return span is not None and len(span) >= 2
 
 
 def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders: dict[str, str | None],
@@ -224,7 +234,7 @@ def _candidate(subject: Token | None, gender: str, name_of: dict[int, str], gend
                 else Referent(None, subject.text, subject.idx)
     if tied is not None:
         return Referent(tied) if genders.get(tied) in (None, gender) else None
-    if subject.tag_ in _PROPER and subject.ent_type_ == "PERSON":
+    if _full_person_name(subject):
         return Referent(None, subject.text, subject.idx)
     return None
 
