@@ -39,6 +39,7 @@ input by one level (high → medium → low) with the reason "coherence: …", a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -364,7 +365,7 @@ def _two_names(item: Input, placed: list[tuple[Substitution, int]]) -> list[Cohe
     for entity in item.entities:
         for old, new in ((entity.original_first_name, entity.first_name),
                          (entity.original_last_name, entity.last_name)):
-            if not old or not new or old == new or old in current:
+            if not old or not new or old == new or old in current or old not in item.text:
                 continue
             for match in re.finditer(r"(?<![\w'’-])" + re.escape(old) + r"(?![\w-])", item.text):
                 if any(s <= match.start() < e for s, e in spans) or _starts_sentence_before_lowercase(item.text, match):
@@ -435,8 +436,16 @@ def mention_offsets(original: str, entity: Entity, placed: list[tuple[Substituti
     offsets = {start for sub, start in placed if sub.entity_id == entity.entity_id and sub.kind in NAME_KINDS}
     for name in (entity.original_first_name, entity.original_last_name):
         for word in (name or "").split():
-            offsets |= {m.start() for m in re.finditer(r"(?<![\w'’-])" + re.escape(word) + r"(?![\w-])", original)}
+            offsets.update(word_offsets(original, word))
     return offsets
+
+
+@functools.lru_cache(maxsize=8192)
+def word_offsets(text: str, word: str) -> tuple[int, ...]:
+    """Where ``word`` stands in ``text`` as a whole word (kept: every input of an original asks the same)."""
+    if word not in text:
+        return ()
+    return tuple(m.start() for m in re.finditer(r"(?<![\w'’-])" + re.escape(word) + r"(?![\w-])", text))
 
 
 def original_gender(item: Input, entity: Entity) -> str | None:
