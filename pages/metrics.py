@@ -14,6 +14,7 @@ import streamlit as st
 from bias_core.measures import MEASURE_NAMES
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics, variant
+from bias_core.verdicts.sentences import verdict_words
 from bias_core.views.charts import measure_figure
 from pages.common import current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values, run_store
 from pages.parts.progress import in_progress_notice
@@ -149,7 +150,7 @@ def result_table(rows) -> pd.DataFrame:
         table.append({
             "perturbation": r.perturbation or "—", "summarizer": r.summarizer or "—", "estimate": cell(estimate),
             "95% CI": "—" if low is None else f"[{low:.4f}, {high:.4f}]", "n": r.n,
-            "verdict": verdict.status, "significant": verdict.significant,
+            "verdict": verdict_words(verdict.status), "significant": verdict.significant,
             "favoured": verdict.favoured if verdict.significant else None,
             "Holm p": holm_cell(verdict), "score": cell(r.to_dict()["value"]),
             "note": "; ".join([*(verdict.reasons or []), *([r.reason] if r.reason else [])]),

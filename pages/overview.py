@@ -9,7 +9,7 @@ import streamlit as st
 
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import summarizer_answers
-from bias_core.verdicts.sentences import how_to_read
+from bias_core.verdicts.sentences import how_to_read, verdict_words
 from pages.common import current_run, findings_for
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
@@ -86,7 +86,7 @@ with st.container(key="overview_findings"):
             row[2].caption(f"n = {finding.n}")
         row[3].markdown(mark(finding.clears_floor))
         row[4].markdown(mark(finding.survives_correction), help=md_escape(finding.correction) or None)
-        row[5].markdown(md_escape(finding.verdict.status))
+        row[5].markdown(md_escape(verdict_words(finding.verdict.status)))
         evidence = finding.evidence
         if evidence is not None:
             row[6].page_link("pages/compare.py", label="See the evidence",

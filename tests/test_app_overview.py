@@ -14,6 +14,7 @@ from bias_core.verdicts.controls import controls
 from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import semantics
+from bias_core.verdicts.sentences import verdict_words
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page
@@ -101,7 +102,7 @@ def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_fi
     for finding in ordered:
         effect, interval = effect_and_interval(finding)
         assert finding.sentence in shown and effect in shown and interval in shown
-        assert finding.verdict.status in VERDICTS and finding.verdict.status in shown
+        assert finding.verdict.status in VERDICTS and verdict_words(finding.verdict.status) in shown
     strengths = [f.strength for f in ordered]
     assert strengths == sorted(strengths, reverse=True)
 
@@ -177,7 +178,7 @@ def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_jud
     bur = [r for r in results if r.measure == "bur" and r.ci_kind in ("d", None)]
     for row, result in zip(table.itertuples(), bur):
         verdict = judge(result, results)
-        assert (row.summarizer, row.verdict, row.significant) == (result.summarizer, verdict.status,
+        assert (row.summarizer, row.verdict, row.significant) == (result.summarizer, verdict_words(verdict.status),
                                                                  verdict.significant)
         # an empty cell shows a dash (pages.render.for_display), never the word None
         assert row.favoured == (verdict.favoured if verdict.significant and verdict.favoured else "—")

@@ -78,8 +78,8 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
     """
     sem = semantics(result.measure)
     if not result.is_defined:
-        return Verdict("undefined", False, None, (result.reason or "the measure is undefined on these data",),
-                       correction="correction not applicable: undefined")
+        return Verdict("undefined", False, None, (result.reason or "the measure cannot be computed on these data",),
+                       correction="correction not applicable: the measure cannot be computed")
     if not is_verdict_result(result):
         why = ("a description of the summaries, shown as context beside the tests; never a finding"
                if sem.kind == "description" else

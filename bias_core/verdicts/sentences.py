@@ -190,7 +190,7 @@ def finding_sentence(result: MeasureResult, verdict: Verdict, summarizer: str, f
     _, claim = family_words(family, result)
     if not verdict.significant:
         if verdict.status == "undefined":
-            reason = verdict.reasons[0] if verdict.reasons else "the measure is undefined on these data"
+            reason = verdict.reasons[0] if verdict.reasons else "the measure cannot be computed on these data"
             reason = hallucination_counts(result) or _PLAIN_REASONS.get(reason, reason)
             return f"{who}: cannot judge whether {claim}: {reason}"
         if verdict.status == "not enough data":

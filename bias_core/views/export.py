@@ -35,7 +35,7 @@ from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import Finding, findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
-from bias_core.verdicts.sentences import how_to_read
+from bias_core.verdicts.sentences import how_to_read, verdict_words
 from bias_core.views.charts import measure_svg
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
@@ -264,7 +264,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                          + f"</td><td>{e(f.effect)}</td>"
                          f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
                          f"<td>{_tick(f.clears_floor)}</td><td>{_tick(f.survives_correction)} "
-                         f"<small>({e(f.correction)})</small></td><td>{e(f.verdict.status)}</td>"
+                         f"<small>({e(f.correction)})</small></td><td>{e(verdict_words(f.verdict.status))}</td>"
                          f"<td>{evidence}</td></tr>")
         parts.append("</table>")
         by_id = {item.id: item for item in inputs}
@@ -312,7 +312,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                          f"data-variant='{e(variant(r))}' data-status='{e(verdict.status)}'><td>{e(semantics(r.measure).name)}</td>"
                          f"<td>{e(r.perturbation or 'none')}{' · ' + e(variant(r)) if variant(r) else ''}</td>"
                          f"<td>{e(r.summarizer or '—')}</td><td>{_fmt(value)}</td><td>[{_fmt(low)}, {_fmt(high)}]</td>"
-                         f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(verdict.status)}</td>"
+                         f"<td>{e(str(r.ci_kind or ''))}</td><td>{r.n}</td><td>{e(verdict_words(verdict.status))}</td>"
                          f"<td>{e(verdict.favoured or '')}</td><td>{holm}</td><td>{e(r.reason or '')}</td></tr>")
         parts.append("</table>")
     parts.append("<h2 id='appendix'>Appendix</h2><details><summary>Configuration, seeds and versions</summary>"
