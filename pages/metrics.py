@@ -187,7 +187,7 @@ for name in chosen:
     if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
         st.plotly_chart(measure_figure(rows, name, title=False), width="stretch", key=f"chart_{name}")
     elif rows and not any(r.is_defined for r in rows):
-        st.warning(f"Undefined for every summarizer: {md_escape(rows[0].reason)}")
+        st.warning(f"Cannot be computed for any summarizer: {md_escape(rows[0].reason)}")
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
         table = shown_table(result_table(rows))
         st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))

@@ -130,7 +130,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
                               x=1, y=1, xanchor="right", yanchor="bottom", showarrow=False,
                               font={"size": 11, "color": "#666666"})
     figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
-    note = "<br>".join(f"{_label(r)}: undefined — {html.escape(r.reason or '')}" for r in data.undefined)
+    note = "<br>".join(f"{_label(r)}: cannot be computed — {html.escape(r.reason or '')}" for r in data.undefined)
     figure.update_layout(
         title={"text": html.escape(_title(measure))} if title else None,
         height=max(220, 60 + 42 * len(data.rows)) + 18 * len(data.undefined),
@@ -231,7 +231,7 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
     parts.append(f"<text x='{left}' y='{bottom + 30}' fill='#444'>{e(_axis_label(measure))} (95% interval); "
                  f"dotted line: no bias</text>")
     for index, r in enumerate(data.undefined):
-        parts.append(f"<text x='0' y='{bottom + 46 + 16 * index}' fill='#666'>{_label(r)}: undefined — "
+        parts.append(f"<text x='0' y='{bottom + 46 + 16 * index}' fill='#666'>{_label(r)}: cannot be computed — "
                      f"{e(r.reason or '')}</text>")
     parts.append("</svg>")
     return "".join(parts)

@@ -298,7 +298,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
             parts.append(measure_svg(results, measure))
         undefined = [m for m in measures if m not in charted]
         if undefined:
-            parts.append("<p>Undefined for every summarizer (reasons in the table): "
+            parts.append("<p>Cannot be computed for any summarizer, reasons in the table: "
                          f"{e(', '.join(semantics(m).name for m in undefined))}.</p>")
         parts.append("<h3>All results</h3><table id='results'><tr><th>measure</th><th>perturbation</th>"
                      "<th>summarizer</th><th>estimate</th><th>95% CI</th><th>CI kind</th><th>n</th><th>verdict</th>"
