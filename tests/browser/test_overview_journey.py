@@ -14,7 +14,8 @@ from playwright.sync_api import expect
 
 from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
-from bias_core.verdicts.findings import run_findings
+from bias_core.verdicts.findings import run_findings, summarizer_answers
+from bias_core.verdicts.sentences import verdict_words
 from bias_core.views.labels import variant_labels
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
@@ -57,16 +58,17 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
 
     # The first screen: the how-to-read paragraph and one line per summarizer, above the fold.
     main = page.get_by_test_id("stMain")
-    short = main.get_by_test_id("stMarkdown").filter(has_text=found[0].sentence).first
+    answers = [answer for answer in summarizer_answers(found) if not answer.unchanged]
+    short = main.get_by_test_id("stMarkdown").filter(has_text=answers[0].text).first
     expect(short).to_be_visible()
     assert short.bounding_box()["y"] + short.bounding_box()["height"] < 1500  # the viewport's height
     short_text = short.inner_text()
-    for summarizer in summarizers:
-        strongest = next(f for f in found if f.summarizer == summarizer)
-        assert strongest.sentence in short_text, summarizer
+    assert sorted(answer.summarizer for answer in answers) == summarizers
+    for answer in answers:
+        assert answer.text in short_text, answer.summarizer
     table_text = page.locator(FINDINGS_TABLE).inner_text()
     for finding in found:
-        assert finding.sentence in table_text and finding.verdict.status in table_text
+        assert finding.sentence in table_text and verdict_words(finding.verdict.status) in table_text
     no_exception(page)
     screenshot("overview-1-overview")
 
@@ -112,7 +114,7 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
     wait_for_app(page)
     page.locator("svg.main-svg").first.wait_for(timeout=60_000)
     perspective = next(f for f in found if f.family == "perspective fairness")
-    expect(main.get_by_text(perspective.sentence, exact=False).first).to_be_visible()
+    expect(main.get_by_text(perspective.answer, exact=False).first).to_be_visible()
     expect(main.get_by_role("heading", name="entity inclusion")).to_have_count(0)
     no_exception(page)
     screenshot("overview-3-metrics")
