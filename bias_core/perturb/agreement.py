@@ -52,7 +52,7 @@ from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.pronoun_referents import PronounReading, readings_of
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Token
 
     from bias_core.perturb.entity_template import EntityTemplate
 
@@ -109,10 +109,11 @@ def gendered_word_ties(texts: Sequence[str], nouns: dict[str, str]) -> dict[str,
 _cached: dict[tuple[str, frozenset], tuple[GenderedWord, ...]] = {}
 
 
-def remember_ties(doc: Doc, nouns: dict[str, str] = GENDERED_NOUNS) -> None:
-    """Keep the ties of an original from the parse its template is built from, so the coherence check after the
-    perturbation (and the swap review) need not parse it again."""
-    _remember((doc.text, frozenset(nouns.items())), tuple(_ties(doc, nouns)))
+def remember_ties(tokens: Sequence[Token], nouns: dict[str, str] = GENDERED_NOUNS) -> None:
+    """Keep the ties of an original from the parse its template is built from (its tokens, already made), so the
+    coherence check after the perturbation (and the swap review) need not parse it again."""
+    if tokens:
+        _remember((tokens[0].doc.text, frozenset(nouns.items())), tuple(_ties(tokens, nouns)))
 
 
 def _remember(key: tuple[str, frozenset], value: tuple[GenderedWord, ...]) -> None:
@@ -121,8 +122,8 @@ def _remember(key: tuple[str, frozenset], value: tuple[GenderedWord, ...]) -> No
     _cached[key] = value
 
 
-def _ties(doc: Doc, nouns: dict[str, str]):
-    for token in doc:
+def _ties(tokens: Iterable[Token], nouns: dict[str, str]):
+    for token in tokens:
         word = token.text.lower()
         gender = PRONOUN_GENDER.get(word) or nouns.get(word)
         if gender is None:

@@ -177,8 +177,10 @@ def _full_person_name(token: Token) -> bool:
     calls a person is too often a firm or place the name finder declined ("Harlow")."""
     if token.tag_ not in _PROPER or token.ent_type_ != "PERSON":
         return False
-    span = next((ent for ent in token.doc.ents if ent.start <= token.i < ent.end), None)
-    return span is not None and len(span) >= 2
+    if token.ent_iob_ == "I":
+        return True
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return following is not None and following.ent_iob_ == "I" and following.ent_type_ == "PERSON"
 
 
 def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders: dict[str, str | None],

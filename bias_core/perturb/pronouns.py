@@ -95,7 +95,7 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
                               entity.entity_id if entity else None, pronoun_form(token), token.ent_type_))
     if tokens:
         remember_readings(tokens[0].doc.text, readings)
-        remember_ties(tokens[0].doc)  # for the coherence check after the perturbation (``agreement``)
+        remember_ties(tokens)  # for the coherence check after the perturbation (``agreement``)
     return slots
 
 
