@@ -12,7 +12,7 @@ from bias_core.compare.units import MIN_OVERLAP, composition_difference, focus_v
 from bias_core.measures.alignment import align_summaries
 from bias_core.measures.quality import summary_flags
 from bias_core.runs.run_info import StoreError
-from bias_core.views.labels import variant_labels
+from bias_core.views.sides import side_labels
 from pages.common import (
     INTERSECTIONAL_GENDER_NOTE,
     RACE_GENDER_NOTE,
@@ -74,8 +74,12 @@ left, right = st.columns(2)
 # the same view; the Overview's "see the evidence" links set them.
 with left:
     note_unknown_link_values("compare_summarizers", summarizer_names, "summarizer")
-    chosen_summarizers = st.multiselect("Summarizers", summarizer_names, default=summarizer_names,
-                                        key="compare_summarizers", bind="query-params")
+    # A widget's first value comes from the session state or from its default, never both (Streamlit logs a warning
+    # for a widget given a default whose state was also set, as coming back to this page does).
+    if "compare_summarizers" not in st.session_state and "compare_summarizers" not in st.query_params:
+        st.session_state["compare_summarizers"] = summarizer_names
+    chosen_summarizers = st.multiselect("Summarizers", summarizer_names, key="compare_summarizers",
+                                        bind="query-params")
 with right:
     note_unknown_link_values("compare_perturbation", ["all", *perturbations], "perturbation")
     chosen_perturbation = st.selectbox("Perturbation", ["all", *perturbations], key="compare_perturbation",
@@ -130,19 +134,26 @@ variants = [item for item in inputs if item.original_id == original
 
 
 variant_ids = [item.id for item in variants]
-labels = variant_labels(item for item in inputs if item.original_id == original)
+# Each side by what it is: "original" for the unchanged article, else the arm in words and the sample.
+labels = side_labels(item for item in inputs if item.original_id == original)
 default_b = next((r.most_different_input for r in ranking if r.original_id == original), None)
+default_b = default_b if default_b in variant_ids else (variant_ids[min(1, len(variant_ids) - 1)] if variant_ids else None)
 a_col, b_col = st.columns(2)
-# In the URL a variant is its label ("race · sample 2 · arm b"), which Streamlit uses for a bound selectbox; when
-# another original is chosen, a variant of the last one is not among the options and the default is shown.
+# In the URL a variant is its label ("gender-glob · all people women, sample 2"), which Streamlit uses for a bound
+# selectbox; when another original is chosen, a variant of the last one is not among the options and the default
+# is shown.
 with a_col:
     note_unknown_link_values("compare_a", labels.values(), "variant")
     variant_a = st.selectbox("Variant A", variant_ids, format_func=labels.get, key="compare_a", bind="query-params")
 with b_col:
     note_unknown_link_values("compare_b", labels.values(), "variant")
-    variant_b = st.selectbox("Variant B", variant_ids, format_func=labels.get, key="compare_b", bind="query-params",
-                             index=variant_ids.index(default_b) if default_b in variant_ids
-                             else min(1, len(variant_ids) - 1))
+    linked_b = st.query_params.get("compare_b")
+    if st.session_state.get("compare_b") not in variant_ids and (
+            "compare_b" in st.session_state or linked_b not in {labels[i] for i in variant_ids}):
+        # Side B starts at the variant that differs most, through the state alone (an index as well makes Streamlit
+        # warn once an evidence link has set the state); a side of another original is replaced the same way.
+        st.session_state["compare_b"] = default_b
+    variant_b = st.selectbox("Variant B", variant_ids, format_func=labels.get, key="compare_b", bind="query-params")
 item_a, item_b = by_id[variant_a], by_id[variant_b]
 shown = {item_a.perturbation, item_b.perturbation}
 if "race" in shown:

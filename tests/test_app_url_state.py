@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from bias_core.runs.config import default_run_name
 from bias_core.runs.store import RunStore
-from bias_core.views.labels import variant_labels
+from bias_core.views.sides import side_labels
 from pages.render import md_escape
 from tests.conftest import REPO
 
@@ -112,12 +112,12 @@ def demo_store_path(tmp_path, monkeypatch) -> str:
 def test_a_link_with_compare_choices_reopens_that_view(tmp_path, monkeypatch):
     run_id = demo_store_path(tmp_path, monkeypatch)
     at = reopen("pages/compare.py", run=run_id, compare_perturbation="sentiment",
-                compare_original="reviews-01-headphones", compare_a="sentiment · sample 1 · arm 1=0.2",
+                compare_original="reviews-01-headphones", compare_a="sentiment · 20% of the reviews rated 1 star, sample 1",
                 compare_summarizers="textrank")
     assert at.selectbox(key="compare_perturbation").value == "sentiment"
     assert at.selectbox(key="compare_original").value == "reviews-01-headphones"
-    labels = variant_labels(item for item in RunStore().inputs(run_id) if item.original_id == "reviews-01-headphones")
-    assert labels[at.selectbox(key="compare_a").value] == "sentiment · sample 1 · arm 1=0.2"
+    labels = side_labels(item for item in RunStore().inputs(run_id) if item.original_id == "reviews-01-headphones")
+    assert labels[at.selectbox(key="compare_a").value] == "sentiment · 20% of the reviews rated 1 star, sample 1"
     assert at.multiselect(key="compare_summarizers").value == ["textrank"]
     assert [h.value for h in at.subheader] == ["textrank"]
 

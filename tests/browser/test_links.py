@@ -65,15 +65,15 @@ def test_a_link_opens_compare_on_a_sentiment_split_and_a_reload_keeps_every_choi
     expect(main.get_by_text("Difference in how the two summaries re-weight", exact=False).first).to_be_visible()
     screenshot("workbench-links-compare-sentiment")
 
-    pick(page, "Variant A", "sentiment · sample 1 · arm 1=0.2")
-    assert url_params(page)["compare_a"] == ["sentiment · sample 1 · arm 1=0.2"]
+    pick(page, "Variant A", "sentiment · 20% of the reviews rated 1 star, sample 1")
+    assert url_params(page)["compare_a"] == ["sentiment · 20% of the reviews rated 1 star, sample 1"]
     page.reload()
     wait_for_app(page)
     expect(main.get_by_text("These inputs differ in which units they hold", exact=False)).to_be_visible(
         timeout=60_000)
     assert "sentiment" in selectbox_value(page, "Perturbation")
     assert selectbox_value(page, "Original (most different first)") == original
-    assert "sample 1 · arm 1=0.2" in selectbox_value(page, "Variant A")
+    assert "20% of the reviews rated 1 star, sample 1" in selectbox_value(page, "Variant A")
 
     open_page(page, "Fightin' Words")
     pick(page, "Summarizer", "textrank")

@@ -16,7 +16,7 @@ from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
 from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.sentences import verdict_words
-from bias_core.views.labels import variant_labels
+from bias_core.views.sides import side_label, side_labels
 from tests.browser.conftest import open_page, running_app, wait_for_app
 
 FINDINGS_TABLE = ".st-key-overview_findings"
@@ -96,11 +96,8 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
         strongest.evidence.original_id)
     for item, label in ((pair[strongest.evidence.input_a], "Variant A"), (pair[strongest.evidence.input_b],
                                                                         "Variant B")):
-        # The Compare page labels a variant "perturbation · sample k · arm x"; the pair's two differ in arm.
-        expected = " · ".join([item.perturbation, *([f"sample {item.sample_id}"] if item.sample_id is not None
-                                                    and item.perturbation != "identity" else []),
-                               *([f"arm {item.arm}"] if item.arm else [])])
-        expect(main.get_by_role("combobox", name=label)).to_have_value(expected)
+        # The Compare page labels a side by what it is: "original", or its arm in words and its sample.
+        expect(main.get_by_role("combobox", name=label)).to_have_value(side_label(item))
     # The pair was chosen once by id; the URL now holds Compare's own choices, so a reload keeps this view.
     shown = parse_qs(urlparse(page.url).query)
     assert "compare" in page.url and shown["compare_original"] == [strongest.evidence.original_id]
@@ -165,8 +162,8 @@ def test_every_evidence_link_of_the_demo_overview_opens_its_own_pair(page, demo_
         wait_for_app(page, timeout=120_000)
         expect(main.get_by_role("combobox", name="Original (most different first)")).to_have_value(
             params["compare_original"], timeout=60_000)
-        # Compare's labels of that original's variants (bias_core.views.labels, what the page shows).
-        labels = variant_labels(item for item in inputs if item.original_id == original_of[params["evidence_a"]])
+        # Compare's labels of that original's variants (bias_core.views.sides, what the page shows).
+        labels = side_labels(item for item in inputs if item.original_id == original_of[params["evidence_a"]])
         expect(main.get_by_role("combobox", name="Variant A")).to_have_value(labels[params["evidence_a"]])
         expect(main.get_by_role("combobox", name="Variant B")).to_have_value(labels[params["evidence_b"]])
         no_exception(page)

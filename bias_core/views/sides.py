@@ -1,0 +1,44 @@
+"""The sides of a comparison named by what they are (issue 29): the unchanged article is "original"; a perturbed
+input is its arm in words and its name draw ("gender-glob · all people women, sample 0"), never "original", even where
+the perturbation's role for it is the quadruple's "original" position (a perturbed text) or the politician swap's
+unchanged side ("Donald Trump as written, sample 0"). ``variant_label`` (``views.labels``) stays the stored form."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from bias_core.common.records import Input
+from bias_core.views.labels import arm_label
+
+# Roles of the second draw from the same group in a quadruple (Counter-GAP §3): a within-group control.
+CONTROL_ROLES = ("control", "swap2")
+
+
+def _value_kind(item: Input) -> str | None:
+    meta = item.extra.get("meta") if isinstance(item.extra, dict) else None
+    return meta.get("value_kind") if isinstance(meta, dict) else None
+
+
+def side_label(item: Input) -> str:
+    """One input in words: "original" for the unchanged article; otherwise the perturbation, its arm in words and
+    the sample ("race · arm b: every person's race inverted, sample 2"), with "within-group control" for a
+    quadruple's second draw; the politician swap's sides name the politician, as written or swapped in."""
+    if item.perturbation == "identity":
+        return "original"
+    sample = f", sample {item.sample_id}" if item.sample_id is not None else ""
+    if item.perturbation == "politician" and item.arm:
+        how = "as written" if item.role == "original" else "swapped in"
+        return f"politician · {item.arm} {how}{sample}"
+    arm = arm_label(item.perturbation, item.arm, _value_kind(item)) if item.arm else "no arm"
+    control = ", within-group control" if item.role in CONTROL_ROLES else ""
+    return f"{item.perturbation} · {arm}{sample}{control}"
+
+
+def side_labels(items: Iterable[Input]) -> dict[str, str]:
+    """``side_label`` by input id, made unique with the id where two inputs would read the same (Compare's links
+    carry the label)."""
+    items = list(items)
+    labels = {item.id: side_label(item) for item in items}
+    counts = Counter(labels.values())
+    return {input_id: label if counts[label] == 1 else f"{label} ({input_id})" for input_id, label in labels.items()}
