@@ -20,9 +20,9 @@ workspace.restore()
 # Once a run exists (the demo run is imported on the first start) the app opens on what it found.
 try:
     has_runs = bool(run_store().list_runs())
-except BiasCoreError as error:  # a damaged or foreign store: say so once; the Corpus page still works
+except BiasCoreError as error:  # a damaged or foreign store, or a folder: say so; the Corpus page still works
     st.sidebar.error(f"The run store could not be opened. {md_escape(error)}")
-    has_runs = False
+    has_runs = True  # the app opens where it always does; the Overview says what is wrong and how to fix it
 # .streamlit/config.toml turns the sidebar navigation off so the pages/ folder's file names never show on the first
 # page after a server start (issue 14); the navigation of this app's own pages is drawn.
 st.set_option("client.showSidebarNavigation", True)

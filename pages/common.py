@@ -49,16 +49,40 @@ def summarizer(name: str, params: tuple[tuple[str, object], ...] = ()) -> Summar
     return get_summarizer(name, **dict(params))
 
 
+def where_the_path_comes_from(error: Exception, option: str, variable: str, default: str) -> Exception:
+    """The app's version of a file's error: the command line's advice ("choose a file with --store") becomes the
+    environment variable the app took the path from, or, without one, says the path is the default and how to
+    choose another."""
+    if os.environ.get(variable):
+        fix = f"set the environment variable {variable}, where this path comes from, to a file"
+    else:
+        fix = f"this is the default path ({default}); set the environment variable {variable} to another file"
+    text = str(error)
+    for advice in (f"choose a file with {option}", f"choose another with {option}", f"choose another {option}"):
+        text = text.replace(advice, fix)
+    if fix not in text:
+        text += f" ({fix})"
+    return type(error)(text)
+
+
 @st.cache_resource
 def summary_cache() -> SummaryCache:
     from bias_core.summarize import SummaryCache
 
-    return SummaryCache()
+    try:
+        return SummaryCache()
+    except BiasCoreError as error:
+        raise where_the_path_comes_from(error, "--cache", "SUMMBIAS_CACHE",
+                                        "summaries.sqlite in the user's cache folder") from None
 
 
 @st.cache_resource
 def run_store() -> RunStore:
-    store = RunStore()
+    try:
+        store = RunStore()
+    except BiasCoreError as error:
+        raise where_the_path_comes_from(error, "--store", "SUMMBIAS_STORE",
+                                        "runs.sqlite in the user's data folder") from None
     if os.environ.get("SUMMBIAS_NO_DEMO") != "1":
         ensure_demo_run(store)  # the precomputed demo run, so a first start shows results at once
     return store
@@ -183,9 +207,14 @@ def note_unknown_link_values(key: str, options: Iterable[str], what: str) -> Non
 
 def current_run() -> RunInfo | None:
     """The run named in the URL, else the one chosen in this session, else the newest; says what to do when there
-    is none. A run id in the URL is untrusted: one the store does not hold gets a one-line notice."""
-    store = run_store()
-    runs = store.list_runs()
+    is none. A run id in the URL is untrusted: one the store does not hold gets a one-line notice; a store that
+    cannot be opened gets its one line (where its path came from and what to do)."""
+    try:
+        store = run_store()
+        runs = store.list_runs()
+    except BiasCoreError as error:
+        st.error(md_escape(f"The run store could not be opened. {error}"))
+        return None
     if not runs:
         st.info("No runs yet. Start an audit on the Audit page, then come back here.")
         return None
@@ -232,9 +261,11 @@ def measure_sections() -> dict[str, str]:
 
 def measure_help(name: str) -> None:
     """An expander with the measure's documentation from docs/measures.md (formula, paper, how to read it)."""
+    from bias_core.measures.applicable import in_words  # the pages calling this have loaded bias_core.measures
+
     text = measure_sections().get(name)
     if text:
-        with st.expander(f"How to read {name.replace('_', ' ')} (docs/measures.md#{name})"):
+        with st.expander(f"How to read {in_words(name)}: its formula and paper"):
             st.markdown(text)
 
 
@@ -244,7 +275,7 @@ FIDELITY_DOC = Path(__file__).resolve().parent.parent / "docs" / "fidelity.md"
 def fidelity_help() -> None:
     """An expander with docs/fidelity.md (our own Markdown from the repository, so rendered as Markdown): where
     summbias follows or departs from each paper and its authors' code, and why."""
-    with st.expander("How summbias differs from the papers (docs/fidelity.md)"):
+    with st.expander("How to read these results against the papers: where summbias departs from them"):
         try:
             st.markdown(FIDELITY_DOC.read_text(encoding="utf-8"))
         except OSError:

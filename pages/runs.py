@@ -22,8 +22,12 @@ st.title("Runs")
 st.caption("Every audit is stored with its configuration, seeds, package versions and model revisions. Open one to "
            "inspect it on the Compare, Fightin' Words and Metrics pages, or export it.")
 
-store = run_store()
-runs = store.list_runs()
+try:
+    store = run_store()
+    runs = store.list_runs()
+except BiasCoreError as error:  # a store that cannot be opened: its one line, where its path came from
+    st.error(md_escape(f"The run store could not be opened. {error}"))
+    st.stop()
 if not runs:
     st.info("No runs yet. Start an audit on the Audit page (or with `python -m bias_core audit --config …`).")
     st.stop()

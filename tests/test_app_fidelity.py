@@ -7,7 +7,8 @@ from tests.test_app_compare import open_page
 
 
 def fidelity_expander(at):
-    return [e for e in at.expander if e.label == "How summbias differs from the papers (docs/fidelity.md)"]
+    return [e for e in at.expander if e.label == "How to read these results against the papers: where summbias departs "
+            "from them"]
 
 
 def test_metrics_page_renders_docs_fidelity_in_an_expander(audited_store, tmp_path, monkeypatch):
