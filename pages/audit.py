@@ -3,6 +3,9 @@ and follow its progress (read from the run store, so closing the tab does not st
 
 from __future__ import annotations
 
+import hashlib
+import re
+
 import streamlit as st
 
 from bias_core.common.words import counted, counted_parts
@@ -24,6 +27,8 @@ from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
 
+# Session state naming the run launched by this session's Run audit button (its progress is drawn by the button).
+PROGRESS_BY_BUTTON = "progress_by_run_button"
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]
 # How perspective fairness matches summary tokens to values (bias_core.measures.perspective_scores.MATCHINGS).
 MATCHING_LABELS = {"ngram": "spaCy lemmas (default)",
@@ -36,6 +41,31 @@ BBQ_ATTRIBUTION = ("Names from BBQ's proper-name vocabulary: Parrish, Chen, Nang
                    "& Bowman (2022), BBQ: A hand-built bias benchmark for question answering, Findings of ACL 2022; "
                    "nyu-mll/BBQ, licensed CC-BY-4.0 (creativecommons.org/licenses/by/4.0), used unchanged.")
 
+# A paper's code for a measure ("BUR", "ΔI", "Acc_Diff", "I_across", "MBIC"): kept out of the Audit's labels (issue
+# 29), shown in the measures' tooltip.
+_CODE = re.compile(r"^(?:Δ\w+|[A-Z][A-Za-z]*_[A-Za-z]+|[A-Z]{2,})$")
+
+
+def split_code(name: str) -> tuple[str, str | None]:
+    """A measure in words without the paper's code, and the code: "counterfactual inconsistency (ΔI)" →
+    ("counterfactual inconsistency", "ΔI"); "inconsistency across groups (I_across, a description)" →
+    ("inconsistency across groups (a description)", "I_across"). ``in_words`` keeps the codes (Metrics)."""
+    words = in_words(name)
+    match = re.fullmatch(r"(?P<head>.*?) \((?P<code>[^,()]+)(?:, (?P<rest>[^()]+))?\)", words)
+    if match is None or not _CODE.match(match["code"]):
+        return words, None
+    return match["head"] + (f" ({match['rest']})" if match["rest"] else ""), match["code"]
+
+
+def plain_words(name: str) -> str:
+    return split_code(name)[0]
+
+
+def measure_codes(names) -> str:
+    """The papers' codes of ``names`` for the tooltip: "BUR: binary unfair rate; ΔI: counterfactual inconsistency"."""
+    return "; ".join(f"{code}: {plain}" for plain, code in map(split_code, names) if code)
+
+
 @st.cache_data(show_spinner="Looking for politicians in the corpus…", max_entries=4)
 def politicians_of(corpus: tuple[tuple[str, str], ...]) -> tuple[list, list]:
     """The politicians the corpus names and the suggested pairs (``bias_core.perturb.politician_pairs``)."""
@@ -47,8 +77,9 @@ def politicians_of(corpus: tuple[tuple[str, str], ...]) -> tuple[list, list]:
 
 
 def politician_pair_picker(documents) -> list[str]:
-    """The pairs to swap: suggested pairs of the same office and opposite parties that the corpus names most (the
-    best-covered one by default), plus any pair typed by hand; each with the originals it covers before the run."""
+    """The pairs to swap: for each politician the corpus names, counterparts of the same office and the opposite
+    party whether the corpus names them or not, the best-covered pair chosen when the corpus is new to the picker;
+    plus any pair typed by hand; each with the originals it covers before the run."""
     news = [d for d in documents if not d.is_perspective]
     named, suggestions = politicians_of(tuple((d.id, d.text) for d in news))
     if named:
@@ -56,14 +87,23 @@ def politician_pair_picker(documents) -> list[str]:
             f"{person.name} {person.n_originals}" for person in named[:12]))
             + (f" and {len(named) - 12} more" if len(named) > 12 else "") + ".")
     else:
-        st.caption("No politician of the politicians table is named by full name in this corpus.")
+        st.caption("No politician of the politicians table is named by full name in this corpus, so no pair covers "
+                   "an original; Zhou & Tan's pair is offered, or type one below.")
     options = [s.label for s in suggestions] or [TRUMP_BIDEN.label]
     described = {s.label: s.describe() for s in suggestions}
-    chosen = st.multiselect("Pairs (both directions are run)", options, default=options[:1],
+    # The choice starts at the best-covered pair for each corpus (a pair kept from another corpus, or from before
+    # the suggestions changed, would cover nothing here); set through the state only, never also as a default.
+    corpus_key = hashlib.sha256("\0".join(sorted(d.id for d in news)).encode()).hexdigest()
+    if st.session_state.get("politician_pair_corpus") != corpus_key \
+            or not set(st.session_state.get("politician_pair_choice") or []) <= set(options):
+        st.session_state["politician_pair_choice"] = options[:1]
+        st.session_state["politician_pair_corpus"] = corpus_key
+    chosen = st.multiselect("Pairs (both directions are run)", options,
                             format_func=lambda label: described.get(label, label), key="politician_pair_choice",
-                            help="Suggested: people of the same office and opposite parties whom the corpus names, "
-                                 "the pair covering the most originals first. An original is used when it names "
-                                 "one of the two and not the other.")
+                            help="Suggested: for each politician this corpus names, people of the same office "
+                                 "(a president's counterpart may be a vice president) and the opposite party, "
+                                 "whether the corpus names them or not, the pair covering the most originals first. "
+                                 "An original is used when it names one of the two and not the other.")
     typed = st.text_area("Other pairs, one per line (First Last=First Last)", "", key="politician_pairs_free")
     pairs = list(dict.fromkeys([*chosen, *(line.strip() for line in typed.splitlines() if line.strip())]))
     for label in pairs:
@@ -73,7 +113,7 @@ def politician_pair_picker(documents) -> list[str]:
             st.error(md_escape(str(error)))
             continue
         only_a, only_b = pair_coverage(label, news)
-        line = (f"{label.replace('=', ' = ')}: covers {only_a + only_b} original{'s' if only_a + only_b != 1 else ''}"
+        line = (f"{label.replace('=', ' = ')}: covers {counted(only_a + only_b, 'original')}"
                 f" ({only_a} + {only_b}) before the swap's own checks.")
         (st.caption if only_a + only_b else st.warning)(md_escape(line if only_a + only_b else
                                                                   line + " It will give no input."))
@@ -102,6 +142,11 @@ st.caption("An audit perturbs every document, summarizes the original and every 
            "summarizer, and computes the bias measures. The unchanged originals (identity) are always included: "
            "they give each measure's noise floor.")
 
+try:
+    run_store()
+except BiasCoreError as error:  # an audit is kept in the run store: without one, say why and where its path came from
+    st.error(md_escape(f"The run store could not be opened. {error}"))
+    st.stop()
 documents = st.session_state.get("documents")
 followed = st.session_state.get("launched_run") or st.query_params.get("following")
 if followed and not run_store().has_run(followed):
@@ -117,7 +162,10 @@ try:
 except BiasCoreError as error:  # the followed run can no longer be read: say so, the page still starts audits
     st.error(md_escape(error))
     followed, following_running = None, False
-if following_running:
+# The run launched by Run audit in this session shows its progress next to that button, where the analyst is; a page
+# opened (or refreshed) while a run it launched goes on shows it first (session only: not a remembered setting).
+progress_by_button = bool(followed) and st.session_state.get(PROGRESS_BY_BUTTON) == followed
+if following_running and not progress_by_button:
     # A refresh mid-run lands on the run's progress, above the settings it was started with.
     st.info(md_escape(f"Following the run {followed} started from this page; the settings below are the ones it was "
                       "started with, kept for this browser tab."))
@@ -146,7 +194,11 @@ for kind in chosen:
         if kind in ("gender-loc", "gender-glob", "race", "race-intersectional"):
             params["samples"] = st.number_input("Name draws per original (each gives one input per arm)", 1, 50,
                                                 3, key=f"{kind}_samples")
-            params["controls"] = st.checkbox("Within-group controls (quadruples for ΔI)", key=f"{kind}_controls")
+            params["controls"] = st.checkbox(
+                "Within-group controls (a second name draw from the same group, to tell a swap's effect from "
+                "chance)", key=f"{kind}_controls",
+                help="Each input gets a control made with other names of the same group; the quadruples measure "
+                     "counterfactual inconsistency (ΔI) and the outcome rate difference (Acc_Diff), Counter-GAP §3.")
         if kind in GENDER_KINDS:
             st.caption("Content-word swapping (chairman → chairwoman …) is switched under Review the swaps below.")
         if kind == "race":
@@ -177,7 +229,8 @@ for kind in chosen:
             if values:
                 params["focus_value"] = st.selectbox(
                     "Focus value (the ratios set its share of each input)", list(values),
-                    format_func=lambda value: f"{value} ({counted(values[value], 'unit')})", key="sent_focus",
+                    format_func=lambda value, values=values: f"{value} ({counted(values[value], 'unit')})",
+                    key="sent_focus",
                     help=f"Default: {next(iter(values))}, the first value in order (pos before neg and neu; stars "
                          "ascending). Perspective fairness compares how each value is represented; the focus value "
                          "is the one whose share the inputs vary.")
@@ -193,8 +246,10 @@ perturbations, excluded, excluded_names = review_swaps(perturbations, documents,
 st.subheader("Summarizers")
 summarizer_names = st.multiselect("Summarizers", [*EXTRACTIVE, "smollm2"], default=["lead-3"],
                                   key="audit_summarizers",
-                                  help="lead-3 and random-3 cannot amplify bias; topic and sexist are deliberately "
-                                       "biased controls; smollm2 is a small offline language model.")
+                                  help="lead-3 and random-3 cannot amplify bias; topic picks random sentences "
+                                       "(how many depends on the article's topic) and never reads names, so it is "
+                                       "a neutral control under a swap; sexist is the deliberately biased control; "
+                                       "smollm2 is a small offline language model.")
 summarizers = [StageSpec(name) for name in summarizer_names]
 with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
     hf_model = st.text_input("Hugging Face model id or local path", key="audit_hf",
@@ -217,12 +272,14 @@ applicable = applicable_measures([p.name for p in perturbations], articles=news 
 # A choice kept from another corpus or setup may name a measure that no longer applies; the widget needs its options.
 if "audit_measures" in st.session_state:
     st.session_state["audit_measures"] = [m for m in st.session_state["audit_measures"] if m in applicable]
+codes = measure_codes(applicable)
 measures = st.multiselect("Measures (none chosen: every measure listed here)", applicable,
-                          format_func=in_words, key="audit_measures",
-                          help="Only the measures this corpus, these perturbations and summarizers can compute. See "
-                               "docs/measures.md for each measure's formula and paper.")
+                          format_func=plain_words, key="audit_measures",
+                          help="Only the measures this corpus, these perturbations and summarizers can compute. "
+                               "Each measure's formula and paper are under How to read on the Metrics page."
+                               + (f" The papers' names: {codes}." if codes else ""))
 if applicable:
-    st.caption("This audit computes: " + md_escape("; ".join(in_words(name) for name in applicable)) + ".")
+    st.caption("This audit computes: " + md_escape("; ".join(plain_words(name) for name in applicable)) + ".")
 else:
     st.warning("No measure applies to this setup: choose a perturbation (or a summarizer) that fits the corpus.")
 perspective_matching = "ngram"
@@ -232,7 +289,7 @@ if "sentiment" in chosen:
         help="How a summary's words are matched to the values of the units for BUR, UER, AUC and SOF. spaCy lemmas "
              "is summbias's own matching. The FairSumm pipeline repeats the authors' released code exactly (NLTK "
              "tokens, stop words of all languages, WordNet lemma and Porter stem, empty value slots kept, ≤ "
-             "instead of <) and needs NLTK data. See docs/measures.md.")
+             "instead of <) and needs NLTK data. See How to read on the Metrics page.")
     if perspective_matching == "fairsumm-ngram":
         try:
             check_perspective_matching(perspective_matching, "Perspective matching")
@@ -274,6 +331,7 @@ if following_running:
 if st.button("Run audit", type="primary", key="audit_run", disabled=following_running):
     try:
         st.session_state["launched_run"] = followed = launch_audit(config, documents, run_store())
+        st.session_state[PROGRESS_BY_BUTTON] = followed
         following_running = False
         select_run(followed)
         st.query_params["following"] = followed
@@ -281,10 +339,9 @@ if st.button("Run audit", type="primary", key="audit_run", disabled=following_ru
     except (BiasCoreError, ConfigError) as error:
         st.error(md_escape(error))
     else:
-        # Read the page again at once: it then follows the run at the top and shows Run audit disabled until the run
-        # ends (without this, the button drawn above stayed clickable for the whole run).
+        # Read the page again at once: it then follows the run under this button and shows Run audit disabled until
+        # the run ends (without this, the button drawn above stayed clickable for the whole run).
         st.rerun()
 
-
-if followed and not following_running:
-    show_progress(followed)
+if followed and (progress_by_button or not following_running):
+    show_progress(followed)  # right under the button: the bar, the counts, the time left, then the result links

@@ -60,8 +60,12 @@ COMPARISONS = ["Summaries: one arm against the other", "Originals: more female v
                "Politician swap: HIGHSIM vs LOWSIM originals"]
 # Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
 # the same view; a value the run does not have gets a line and the default.
-note_unknown_link_values("fw_comparison", COMPARISONS, "comparison")
-comparison = st.radio("Compare", COMPARISONS, key="fw_comparison", bind="query-params")
+# The politician-swap view only where the run has a politician perturbation (issue 29).
+shown_comparisons = COMPARISONS if any(item.perturbation == "politician" for item in inputs) else COMPARISONS[:2]
+if st.session_state.get("fw_comparison", COMPARISONS[0]) not in shown_comparisons:
+    del st.session_state["fw_comparison"]
+note_unknown_link_values("fw_comparison", shown_comparisons, "comparison")
+comparison = st.radio("Compare", shown_comparisons, key="fw_comparison", bind="query-params")
 note_unknown_link_values("fw_prior", ["uninformative", "informative"], "prior")
 prior = st.radio("Prior", ["uninformative", "informative"], horizontal=True, key="fw_prior", bind="query-params",
                  help="Uninformative: α = 0.01 for every word. Informative: a prior from the inputs as background "

@@ -27,8 +27,9 @@ if documents:
         st.text_area("Text", document.full_text, height=260, disabled=True, label_visibility="collapsed")
 
     kind = st.selectbox("Summarizer", [*BUILT_IN, *CUSTOM], key="summarize_summarizer",
-                        help="lead-k and random-k cannot amplify bias; topic and sexist are deliberately biased "
-                             "baselines; smollm2 is a small offline language model.")
+                        help="lead-k and random-k cannot amplify bias; topic never reads names (a neutral control "
+                             "under a swap); sexist is the deliberately biased baseline; smollm2 is a small offline "
+                             "language model.")
     params: dict[str, object] = {}
     name: str | None = kind
     if CUSTOM.get(kind) == "hf:":

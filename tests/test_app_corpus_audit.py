@@ -199,7 +199,7 @@ def test_the_audit_page_lists_in_words_only_the_measures_the_setup_computes(app)
     app.radio(key="corpus_choice").set_value("Demo product reviews").run()
     app.switch_page("pages/audit.py").run()
     options = app.multiselect(key="audit_measures").options
-    assert "binary unfair rate (BUR)" in options and not any("distinguishability" in o for o in options)
+    assert "binary unfair rate" in options and not any("distinguishability" in o for o in options)  # code: tooltip
 
 
 def test_going_back_to_corpus_keeps_the_upload_and_the_audit_audits_it(app):

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bias_core.common.records import Input
+from bias_core.common.words import plural
 from bias_core.runs.costs import (
     SPACY_SUMMARIZERS,
     audit_work,
@@ -79,6 +80,16 @@ def throughput_history(store: RunStore) -> list[ThroughputRecord]:
         except (TypeError, ValueError):
             continue  # written by another version: an estimate can do without it
     return records
+
+
+def unsaved_note(made: int, saved: int) -> str:
+    """Words for summaries made but not yet stored (an engine reporting a whole batch is heard before the batch is
+    saved), so the rate "from 256 summaries so far" does not contradict "0 of 900 summaries": "256 more summaries
+    made, saved when their batch ends; "; "" when every summary made is saved."""
+    unsaved = made - saved
+    if unsaved <= 0:
+        return ""
+    return f"{unsaved:,} more {plural(unsaved, 'summary')} made, saved when their batch ends; "
 
 
 class SummarizeProgress:
@@ -166,7 +177,8 @@ class SummarizeProgress:
         progress = {"started": self.started, "updated": time.time(), "stage": f"summarize ({self.summarizer.name})",
                     "summarizer": self.summarizer.name, "done": done, "total": self.total,
                     "remaining_low": round(estimate.low, 1), "remaining_high": round(estimate.high, 1),
-                    "basis": estimate.basis, "computed": len(self.meter.completions)}
+                    "basis": unsaved_note(self.offset + self.meter.done, done) + estimate.basis,
+                    "computed": len(self.meter.completions)}
         self.store.set_progress(self.run_id, done, progress)
         if self.on_estimate:
             self.on_estimate(estimate)
