@@ -206,13 +206,13 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     for token in root.conjuncts:
         if start <= token.i < end or _affiliation(token):
             continue
-        ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+        ent = _entity_of(token)
         if ent is None or (ent.end < len(doc) and doc[ent.end].text in ("'s", "’s")):
             continue  # "X Y and Youngspiration's Yau Wai-ching": a possessor, not a list member
         words = ent.text.split()
-        if ent.label_ == "PERSON" or (is_census_first_name(words[0]) and is_listed_surname(words[-1])):
+        if ent[0].ent_type_ == "PERSON" or (is_census_first_name(words[0]) and is_listed_surname(words[-1])):
             people += 1
-        elif ent.label_ == "ORG":
+        elif ent[0].ent_type_ == "ORG":
             organisations.append(ent)
     if people or not organisations:
         return None
@@ -220,6 +220,18 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     if len(organisations) >= 2 or marked:
         return f"coordinated with the organisation '{(marked or organisations)[0].text}'"
     return None
+
+
+def _entity_of(token: Token) -> Span | None:
+    """The named entity a token is part of, found from its IOB tags (``doc.ents`` walks the whole document)."""
+    if not token.ent_type_:
+        return None
+    doc, start, end = token.doc, token.i, token.i + 1
+    while start > 0 and doc[start].ent_iob_ == "I":
+        start -= 1
+    while end < len(doc) and doc[end].ent_iob_ == "I":
+        end += 1
+    return doc[start:end]
 
 
 def _marked_organisation(ent: Span) -> bool:
@@ -300,16 +312,17 @@ def place_preposition_cue(doc: Doc, start: int, end: int, known_place: bool) -> 
     return None
 
 
-def headline_name_end(doc: Doc, start: int, end: int) -> int:
+def headline_name_end(doc: Doc, start: int, end: int, text: str | None = None) -> int:
     """Where a name span really ends: before the first word (after the first two) that the tagger reads as a finite
     verb ("Marla Dunn | Wins Seat"), or, in a title-case headline, that is a verb the document uses elsewhere in
-    lower case, itself or its stem ("Walter Kemp | Resigns" with "resigned" in the body). Else ``end``."""
+    lower case, itself or its stem ("Walter Kemp | Resigns" with "resigned" in the body). Else ``end``. ``text``
+    is ``doc.text``, passed to spare rebuilding it."""
     if end - start < 3:
         return end
     tagged = next((i for i in range(start + 2, end) if doc[i].tag_ in _FINITE_VERB_TAGS), None)
     if tagged is not None:
         return tagged
-    if not _in_title_case_line(doc, start):
+    if not _in_title_case_line(doc, start, doc.text if text is None else text):
         return end
     verbs = {token.lemma_.lower() for token in doc if token.pos_ in ("VERB", "AUX") and token.text.islower()}
     verbs |= {token.lower_ for token in doc if token.pos_ in ("VERB", "AUX") and token.text.islower()}
@@ -321,9 +334,9 @@ def headline_name_end(doc: Doc, start: int, end: int) -> int:
     return end
 
 
-def _in_title_case_line(doc: Doc, i: int) -> bool:
-    """Whether token ``i`` stands in a line whose words are all capitalised (a headline), three words or more."""
-    text = doc.text
+def _in_title_case_line(doc: Doc, i: int, text: str) -> bool:
+    """Whether token ``i`` stands in a line of ``text`` whose words are all capitalised (a headline), three words or
+    more."""
     line_start = text.rfind("\n", 0, doc[i].idx) + 1
     line_end = text.find("\n", doc[i].idx)
     words = re.findall(r"[^\W\d_][\w'’-]*", text[line_start:line_end if line_end >= 0 else len(text)])
@@ -340,13 +353,13 @@ def role_before(doc: Doc, start: int) -> bool:
     return noun.islower() and is_role_noun(noun)
 
 
-def kind_cue(doc: Doc, start: int, end: int, known_place: bool) -> str | None:
+def kind_cue(doc: Doc, start: int, end: int, known_place: bool, text: str | None = None) -> str | None:
     """The first rule of this module that says tokens ``start:end`` are no person (module docstring), else None. A
-    role noun before the span or in apposition to it outweighs them, as a title does."""
+    role noun before the span or in apposition to it outweighs them, as a title does. ``text`` is ``doc.text``."""
     if role_before(doc, start) or appositive_role(doc, start, end) is not None:
         return None  # "immigration barrister Colin Yeo", "X Y, the regional administrator": a person
     coordinated = coordination_cue(doc, start, end) if end - start > 1 else None  # not "Kemp and Acme signed"
     return (organisation_head(doc, start, end) or apposition_cue(doc, start, end)
-            or coordinated or book_citation_cue(doc.text, doc, start, end)
+            or coordinated or book_citation_cue(doc.text if text is None else text, doc, start, end)
             or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
             or place_preposition_cue(doc, start, end, known_place))

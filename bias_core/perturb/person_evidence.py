@@ -210,7 +210,7 @@ class PersonEvidence:
         if before is not None and end < len(self.tokens) and before.text in cues("quote_mark") \
                 and self.tokens[end].text in cues("quote_mark"):
             return "a quoted title"
-        return kind_cue(self.doc, start, end, self.known_place(span.text))
+        return kind_cue(self.doc, start, end, self.known_place(span.text), self.text)
 
     def known_place(self, text: str) -> bool:
         """Whether a name string is a place: a gazetteer place (a one-word one that no name table lists as a first
@@ -223,7 +223,7 @@ class PersonEvidence:
 
     def headline_name_end(self, start: int, end: int) -> int:
         """Where a name span in a title-case headline ends, before a verb taken into it (``non_person_kinds``)."""
-        return headline_name_end(self.doc, start, end)
+        return headline_name_end(self.doc, start, end, self.text)
 
     def add_role_evidence(self, entities: list[TemplateEntity], mentions: dict[int, tuple]) -> None:
         """Give ``appositive-role`` evidence to each entity with a mention in apposition to a role noun ("X Y, the
