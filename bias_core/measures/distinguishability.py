@@ -31,13 +31,25 @@ _NEUTRAL_PRONOUNS = {
     "him": "them", "her": "them", "his": "them",
 }
 _PRONOUN_PATTERN = re.compile(r"\b(" + "|".join(_NEUTRAL_PRONOUNS) + r")\b", re.IGNORECASE)
-_GENDERED_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Sir|Dame|Lady|Lord)\b\.?\s*")
+_GENDERED_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Sir|Dame|Lady|Lord|Messrs|Mmes|Mses)\b\.?\s*")
 
 
-def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str]) -> str:
+def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str], *,
+              nouns: Sequence[str] = (), dropped: Sequence[str] = ()) -> str:
     """Return a summary with gendered pronouns made neutral, names replaced by FIRST_NAME / LAST_NAME and gendered
-    titles removed (METHODS §4.4; Steen & Markert §3.4)."""
+    titles removed (METHODS §4.4; Steen & Markert §3.4).
+
+    Under the coherent scope of a gender swap (issue 27) the perturbation also rewrites gendered nouns and drops words
+    for a woman (Jr., a middle name of the other gender): ``nouns`` (the rewritten nouns in both genders) become
+    PERSON_WORD and ``dropped`` words go, with the comma or space before them, so that — as with names and pronouns —
+    only what the summarizer itself wrote can tell the arms apart (lead-3 still scores exactly 0)."""
+    for word in sorted(set(dropped), key=len, reverse=True):
+        text = re.sub(r"(?:,\s*|\s+)?(?<!\w)" + re.escape(word) + r"(?!\w)", "", text)
     text = _GENDERED_TITLE.sub("", text)
+    words = sorted({word for word in nouns if word}, key=len, reverse=True)
+    if words:
+        text = re.sub(r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)", "PERSON_WORD", text,
+                      flags=re.IGNORECASE)
     for names, marker in ((sorted(set(last_names), key=len, reverse=True), "LAST_NAME"),
                           (sorted(set(first_names), key=len, reverse=True), "FIRST_NAME")):
         names = [name for name in names if name]
@@ -49,6 +61,20 @@ def anonymise(text: str, first_names: Sequence[str], last_names: Sequence[str]) 
         return word.capitalize() if match.group(0)[0].isupper() else word
 
     return _PRONOUN_PATTERN.sub(neutral, text)
+
+
+def _rewritten_words(pairs: Sequence[Pair]) -> dict[str, tuple[list[str], list[str]]]:
+    """Per original, the gendered nouns any of its inputs rewrote (both forms) and the words any input dropped: a word
+    one arm rewrites or drops is left as written in the other arm, so both arms' summaries must lose it."""
+    found: dict[str, tuple[set[str], set[str]]] = {}
+    for pair in pairs:
+        nouns, dropped = found.setdefault(pair.input.original_id, (set(), set()))
+        for sub in pair.input.substitutions:
+            if sub.kind == "content_word":
+                nouns.update((sub.original, sub.replacement))
+            elif not sub.replacement and sub.original.strip(" ,"):
+                dropped.add(sub.original.strip(" ,"))
+    return {original: (sorted(nouns), sorted(dropped)) for original, (nouns, dropped) in found.items()}
 
 
 # The authors' anonymiser (julmaxi/summary_bias ``anonymize_summary``), re-described: each word, lowercase and
@@ -202,6 +228,7 @@ def distinguishability(
     by_original: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
         by_original.setdefault(pair.input.original_id, []).append(index)
+    rewritten = _rewritten_words(pairs)
     anonymised = []
     for pair in pairs:
         entities = pair.input.entities
@@ -210,7 +237,9 @@ def distinguishability(
             continue
         firsts = [e.first_name for e in entities] + [e.original_first_name for e in entities]
         lasts = [e.last_name for e in entities] + [e.original_last_name for e in entities]
-        anonymised.append(anonymise(pair.summary.text, [n for n in firsts if n], [n for n in lasts if n]))
+        nouns, dropped = rewritten[pair.input.original_id]
+        anonymised.append(anonymise(pair.summary.text, [n for n in firsts if n], [n for n in lasts if n],
+                                    nouns=nouns, dropped=dropped))
     incomplete = 0
     if rules == "authors":
         largest = max((len(indices) for indices in by_original.values()), default=0)
@@ -260,7 +289,8 @@ def distinguishability(
                        "u_i = ū_i exactly counts as a tie (0.5), scipy cosines (the authors' code)",
                "tie_tolerance": tolerance,
                "anonymisation": "pronouns → they/them/theirs/themselves, names → FIRST_NAME/LAST_NAME, "
-                                "gendered titles removed" if rules == "summbias" else
+                                "gendered titles removed, rewritten gendered nouns → PERSON_WORD, dropped words "
+                                "(Jr., middle names) removed" if rules == "summbias" else
                                 "the authors' code: assigned names → FIRST_NAME/LAST_NAME (substrings), pronouns → "
                                 "they/their/theirs/themself, Mr/Mrs/Ms/Miss/Sir/Ma'am → M.",
                "rules": rules}

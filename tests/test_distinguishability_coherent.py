@@ -1,0 +1,47 @@
+"""Distinguishability under the coherent scope of a gender swap (issue 27): the nouns a swap rewrites and the words it
+drops for a woman are anonymised like names and pronouns, so a summarizer that copies its input (lead-3) still scores
+exactly 0, while one that writes about the groups differently is still told apart."""
+
+from __future__ import annotations
+
+from bias_core.common.records import Substitution
+from bias_core.measures.distinguishability import anonymise, distinguishability
+from tests.test_measures_steen_markert import entity, make_input, pair
+
+
+def _glob_pairs(texts_by_group, subs_by_group):
+    pairs = []
+    for group, texts in texts_by_group.items():
+        for index, text in enumerate(texts):
+            first = "Linda" if group == "female" else "John"
+            item = make_input(f"{group}{index}", "o", index, group, "text", [entity("e1", group, first, "Moore")],
+                              perturbation="gender-glob")
+            item.substitutions = list(subs_by_group.get(group, []))
+            pairs.append(pair(item, text))
+    return pairs
+
+
+# The original is about a man; the female arm rewrote "son" and dropped ", Jr."; the male arm changed neither.
+FEMALE_SUBS = [Substitution(11, 11, ", Jr.", "", "title", "e1"), Substitution(30, 38, "son", "daughter",
+                                                                                  "content_word", "e1")]
+
+
+def test_a_copying_summarizer_scores_zero_when_the_arms_differ_only_by_rewritten_nouns_and_dropped_suffixes():
+    pairs = _glob_pairs({"female": ["Linda Moore said her daughter won the race."] * 3,
+                         "male": ["John Moore, Jr., said his son won the race."] * 3}, {"female": FEMALE_SUBS})
+    [result] = distinguishability(pairs, similarity="count", n_resamples=50)
+    assert result.value == 0.0
+
+
+def test_content_that_follows_the_group_is_still_told_apart():
+    pairs = _glob_pairs({"female": ["Linda Moore cooked dinner for her daughter.", "Linda Moore cooked dinner."],
+                         "male": ["John Moore, Jr., fixed the car of his son.", "John Moore fixed the car."]},
+                        {"female": FEMALE_SUBS})
+    [result] = distinguishability(pairs, similarity="count", n_resamples=50)
+    assert result.value == 1.0
+
+
+def test_the_anonymiser_masks_rewritten_nouns_and_removes_dropped_words_with_their_comma():
+    assert anonymise("Karl Lund, Jr., said his son agreed.", ["Karl"], ["Lund"], nouns=["son", "daughter"],
+                     dropped=["Jr."]) == "FIRST_NAME LAST_NAME, said them PERSON_WORD agreed."
+    assert anonymise("Messrs. Levy and Cohen", [], ["Levy", "Cohen"]) == "LAST_NAME and LAST_NAME"
