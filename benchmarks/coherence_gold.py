@@ -14,7 +14,11 @@ gives, per article, every person with its mentions and gendered words, and every
   left, or two different new names).
 
 A swapped entity is *right* when it is a person and that person is coherent in every input of the perturbation;
-precision per confidence level is the share of swapped entities at that level that are right. A named gold individual
+precision per confidence level is the share of swapped entities at that level that are right. An entity's level is
+the **lowest** swap confidence any of its substitutions records, across all its inputs: the coherence check lowers it
+in the inputs it flags, a reader of the review sees each input's level, and an entity is right only when every input
+is, so the level that counts is the most doubtful one shown (taking the first input's would credit ``high`` to a
+person whose swap went wrong, and was marked so, in a later input). A named gold individual
 (not a group) is *missed* when no name substitution of any input touches one of its name mentions.
 """
 
@@ -34,6 +38,7 @@ from bias_core.perturb.names import first_name_gender
 REPO = Path(__file__).resolve().parent.parent
 GOLD = REPO / "tests" / "fixtures" / "perturb"
 NAME_KINDS = frozenset({"first_name", "last_name", "full_name", "middle_name"})
+_RANK = {"none": -1, "low": 0, "medium": 1, "high": 2}  # the lowest level an entity records is its level
 _WORD = re.compile(r"[A-Za-z][\w.'’-]*")
 
 _spec = importlib.util.spec_from_file_location("build_gum_gold", REPO / "data" / "news_real" / "build_gum_gold.py")
@@ -174,7 +179,9 @@ class Figures:
 
 
 def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict[str, dict]) -> Figures:
-    """Figures of one perturbation's inputs against the gold."""
+    """Figures of one perturbation's inputs against the gold. Each swapped entity counts at the lowest swap
+    confidence any of its substitutions records across its inputs (module docstring: the most doubtful level a reader
+    of the review is shown for it)."""
     figures = Figures(kind)
     texts = {d.id: d.text or "" for d in documents}
     judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
@@ -198,7 +205,8 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
                 touched.add((item.original_id, person_id))
         for sub in item.substitutions:
             if sub.kind in NAME_KINDS and sub.entity_id is not None:
-                confidence.setdefault((item.original_id, sub.entity_id), sub.swap_confidence or "none")
+                key, level = (item.original_id, sub.entity_id), sub.swap_confidence or "none"
+                confidence[key] = min(confidence.get(key, level), level, key=_RANK.__getitem__)
     figures.swapped = len(entity_person)
     figures.non_people = sum(1 for person in entity_person.values() if not person)
     for key, person in entity_person.items():

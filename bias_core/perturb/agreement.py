@@ -32,8 +32,12 @@ input through the substitution offsets, no re-parse). It flags, per input:
   a person of the other gender in the input, or a generational suffix (Jr., Sr.) after a woman's name.
 
 A flag cannot be fixed by rewriting one word safely, so it lowers the swap confidence of the person it concerns in that
-input by one level (high → medium → low) with the reason "coherence: …", and is stored with the input
-(``extra["coherence"]``) for the swap review, which lists these first with the share of inputs carrying any.
+input by one level (high → medium → low) with the reason "coherence: …", caps it at ``medium`` in the original's other
+inputs ("coherence: flagged in another input …": a person whose swap went wrong once is doubtful in every input), and is
+stored with the input (``extra["coherence"]``) for the swap review, which lists these first with the share of inputs
+carrying any. Before the flags, the swap confidence is capped at ``medium`` where the original's attribution rested on
+a guess (``person_evidence.swap_confidence_caps``: a nearest-person pronoun, an ambiguous one, a surname shared or
+nearly spelled alike), so that ``high`` means right — a person, and coherent — on the tuning gold (issue 27, Deliver 5).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from bias_core.common import nlp
 from bias_core.common.records import Entity, Input, Substitution
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, GENDERS, PRONOUN_GENDER, TITLE_GENDER, title_key
 from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.person_evidence import swap_confidence_caps
 from bias_core.perturb.pronoun_referents import PronounReading, readings_of
 
 if TYPE_CHECKING:
@@ -265,14 +270,28 @@ def check_coherence(template: EntityTemplate, inputs: Iterable[Input]) -> list[I
     genders = {entity.entity_id: entity.gender for entity in template.entities}
     ties = gendered_word_ties([original], GENDERED_NOUNS)[original]
     readings = readings_of(original) or ()
-    checked = []
-    for item in inputs:
-        flags = coherence_flags(item, ties, original, readings, genders)
+    checked = list(inputs)
+    flagged = [coherence_flags(item, ties, original, readings, genders) for item in checked]
+    caps = swap_confidence_caps(template, readings)
+    elsewhere = {entity_id: f"coherence: flagged in another input of this original: {flag.note}"
+                 for flags in reversed(flagged) for flag in reversed(flags) for entity_id in flag.entity_ids}
+    for item, flags in zip(checked, flagged, strict=True):
         if flags:
             item.extra["coherence"] = [flag.to_dict() for flag in flags]
-            item.substitutions = lowered(item.substitutions, flags)
-        checked.append(item)
+        here = {entity_id for flag in flags for entity_id in flag.entity_ids}
+        item.substitutions = lowered(capped(item.substitutions, {**caps, **{
+            entity_id: note for entity_id, note in elsewhere.items() if entity_id not in here}}), flags)
     return checked
+
+
+def capped(substitutions: list[Substitution], caps: dict[str, str]) -> list[Substitution]:
+    """The substitutions with a ``high`` swap confidence of each person in ``caps`` (entity id → why) set to
+    ``medium``, the reason added after the evidence's (``person_evidence.swap_confidence_caps``; a person flagged in
+    another input of the same original)."""
+    return [dataclasses.replace(sub, swap_confidence="medium",
+                                swap_confidence_reason=f"{sub.swap_confidence_reason}; but {caps[sub.entity_id]}"
+                                if sub.swap_confidence_reason else caps[sub.entity_id])
+            if sub.entity_id in caps and sub.swap_confidence == "high" else sub for sub in substitutions]
 
 
 def lowered(substitutions: list[Substitution], flags: Sequence[CoherenceFlag]) -> list[Substitution]:

@@ -43,12 +43,32 @@ it, so the review can show the doubtful ones first:
 - ``medium``: a first name and a surname (or initials and a surname) and nothing else;
 - ``low``: a cue against it — another mention of the same name was declined as a place, work or organisation, so the
   entity is swapped anyway elsewhere — or a rare first name, or a single word that only a pronoun made a person.
+
+**The swap's confidence** (issue 27, Deliver 5: ``high`` must mean *right* — a person, and coherent in every input —
+in at least 99% of cases). The levels above say how sure the builder is that an entity is a person; a swap can still
+go wrong when the rewrite around the name rests on a guess. Measured on the tuning half of the GUM gold
+(``benchmarks/coherence_gold.py``), every wrong ``high`` swap had one of these, so each caps the confidence that the
+swap's substitutions record at ``medium`` (``swap_confidence_caps``, applied by ``agreement.check_coherence``; the
+entity's own ``confidence`` stays the evidence's), with the reason added after the evidence's:
+
+- ``fallback``: a pronoun was given to it by recency (the nearest person of its gender), not by the clause rules,
+  while another person of its gender is named in the text — the pronoun may be theirs, or an unnamed person's;
+- ``ambiguous``: a pronoun that may refer to it was left as written between two people of its gender;
+- ``other first name``: its surname also stands right after another first name ("Mohammed Hadid" beside "Dame Zaha
+  Mohammad Hadid"): two people share the surname, and a bare surname may be either;
+- ``near spelling``: its surname is spelled within two letters of another person's ("Ms Bauchtman" beside "Lydia
+  Buchtmann"): the text may misspell one person, whose other mentions then keep the old name or gender.
+
+A coherence flag lowers the person's confidence in the flagged input by one level, and caps it at ``medium`` in the
+original's other inputs (``agreement``).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import Slot, TemplateEntity
@@ -71,6 +91,9 @@ from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS,
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
 
+    from bias_core.perturb.entity_template import EntityTemplate
+    from bias_core.perturb.pronoun_referents import PronounReading
+
 # Dependency relations that tie a common noun to a name as its description ("Tora Bora mountain", "the song Eleanor
 # Rigby", "Diego Garcia, the island"); a possessive is not one ("Bruce Wayne's manor" is somebody's manor).
 _DESCRIBING_DEPS = frozenset({"compound", "appos", "nmod"})
@@ -78,6 +101,11 @@ _COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})
 _PLACE_LABELS = ("GPE", "LOC", "FAC")
 _NOUN_TAGS = _COMMON_NOUN_TAGS | {"NNP", "NNPS"}
 CONFIDENCE_ORDER = {"low": 0, "medium": 1, "high": 2}
+# What ``pronouns.resolve`` notes on a pronoun the clause rules gave to a person (the clause subject above it, or the
+# previous sentence's topic); any other attribution is the nearest-person fallback (``swap_confidence_caps``).
+CLAUSE_RULE_NOTE = "the subject of a clause above it"
+_FIRST_NAME_BEFORE = re.compile(r"(?<![\w'’-])([A-Z][\w'’-]*)[ \t]+$")
+_NEAR_SPELLING_MIN = 6  # letters: shorter surnames differ by two letters too often to say one is misspelled
 
 
 @functools.cache
@@ -313,3 +341,65 @@ def confidence(entity: TemplateEntity, *, has_pronoun: bool, cue_against: str | 
     if entity.evidence == "appositive-role":
         return "medium", "a role noun in apposition"
     return "low", "only a pronoun says it is a person"
+
+
+def swap_confidence_caps(template: EntityTemplate, readings: Sequence[PronounReading]) -> dict[str, str]:
+    """Per entity id, why its swap can be at most ``medium`` whatever its evidence (module docstring, "The swap's
+    confidence"): the first that holds of a pronoun given by the nearest-person fallback while another person of its
+    gender is named, an ambiguous pronoun that may be it, its surname after another first name, or its surname spelled
+    within two letters of another person's. A gold annotation has none. ``readings`` are what attribution made of the
+    original's pronouns (``pronoun_referents.readings_of``)."""
+    caps: dict[str, str] = {}
+    by_id = {entity.entity_id: entity for entity in template.entities if entity.evidence != "gold"}
+    for reading in readings:
+        entity = by_id.get(reading.entity_id) if reading.entity_id else None
+        if reading.status == "entity" and entity is not None and reading.note != CLAUSE_RULE_NOTE:
+            other = next((other for other in template.entities
+                          if entity.gender and other.gender == entity.gender and other.entity_id != entity.entity_id),
+                         None)
+            if other is not None:
+                caps.setdefault(entity.entity_id, f"'{reading.word}' was given to it only as the nearest person of "
+                                                  f"its gender, and {other.label} is {other.gender} too")
+        elif reading.status == "ambiguous":
+            for candidate in reading.candidates:
+                if candidate in by_id:
+                    caps.setdefault(candidate, f"'{reading.word}' may refer to it or to another person of its gender")
+    own_spans: dict[str, list[tuple[int, int]]] = {}
+    for slot in template.slots:
+        if slot.entity_id is not None:
+            own_spans.setdefault(slot.entity_id, []).append((slot.start, slot.end))
+    for slot in template.slots:
+        entity = by_id.get(slot.entity_id) if slot.entity_id else None
+        if entity is None or slot.kind != "last_name" or entity.entity_id in caps:
+            continue
+        before = _FIRST_NAME_BEFORE.search(template.text, max(0, slot.start - 40), slot.start)
+        if before is None or before.group(1) == entity.first_name or title_key(before.group(1)) in ALL_TITLES \
+                or not is_census_first_name(before.group(1)) \
+                or any(start <= before.start() < end for start, end in own_spans[entity.entity_id]):
+            continue
+        caps[entity.entity_id] = f"its surname also follows another first name ('{before.group(1)} {slot.text}')"
+    surnames = {entity.last_name for entity in template.entities
+                if entity.last_name and len(entity.last_name) >= _NEAR_SPELLING_MIN}
+    for entity in by_id.values():
+        if entity.entity_id in caps or entity.last_name not in surnames:
+            continue
+        near = next((other for other in sorted(surnames) if other != entity.last_name
+                     and _within_two_edits(entity.last_name, other)), None)
+        if near is not None:
+            caps[entity.entity_id] = f"its surname is spelled nearly like another person's ('{near}')"
+    return caps
+
+
+def _within_two_edits(a: str, b: str) -> bool:
+    """Whether two words differ by at most two letters inserted, deleted or changed (Levenshtein distance ≤ 2)."""
+    if abs(len(a) - len(b)) > 2:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, letter in enumerate(a, 1):
+        current = [i]
+        for j, other in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (letter != other)))
+        if min(current) > 2:
+            return False
+        previous = current
+    return previous[-1] <= 2
