@@ -8,15 +8,24 @@ its first name (§1.2 rule) until titles or pronouns say otherwise.
 
 One person, one name (issue 27, ``name_forms``): a first name also matches the nickname forms the text wrote for a
 person ("Marty" for Martin Hale), and a common nickname of it when no one bears it as written; initials before a
-surname ("J. Smith") match only people whose first name starts with them, or who have none.
+surname ("J. Smith") match only people whose first name starts with them, or who have none; a surname written with
+diacritics matches the plain spelling when no one bears it as written ("Ḥadīd" for Hadid). A name given as a
+person's alias ("better known as Jenna Marbles", ``non_person_kinds.alias_of``) adds its first name and surname to
+that person's forms.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bias_core.perturb.entity_template import TemplateEntity
-from bias_core.perturb.name_forms import same_given_name
-from bias_core.perturb.name_parts import NamePart
+from bias_core.perturb.name_forms import fold_accents, same_given_name
+from bias_core.perturb.name_parts import NamePart, NameSpan, ent_key, is_proper
 from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.non_person_kinds import cited_as_word
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
 
 
 class Entities:
@@ -27,6 +36,7 @@ class Entities:
         self.mentions: dict[int, tuple[str, str, NamePart]] = {}  # start → (entity_id, kind, part)
         self.anchors: dict[str, list[int]] = {}  # entity_id → starts of its full-name and title + name mentions
         self.aliases: dict[str, set[str]] = {}  # entity_id → other first-name forms written for it ("Marty")
+        self.surname_aliases: dict[str, set[str]] = {}  # entity_id → other surnames ("better known as Jenna Marbles")
 
     def new(self, first: str | None, last: str | None) -> TemplateEntity:
         entity = TemplateEntity(f"e{len(self.entities) + 1}", first, last)
@@ -36,6 +46,46 @@ class Entities:
 
     def add_mention(self, entity: TemplateEntity, kind: str, part: NamePart) -> None:
         self.mentions.setdefault(part.start, (entity.entity_id, kind, part))
+
+    def entity_of(self, start: int) -> TemplateEntity | None:
+        """The entity with a name mention starting at character ``start``, if any."""
+        mention = self.mentions.get(start)
+        return next(e for e in self.entities if e.entity_id == mention[0]) if mention else None
+
+    def entity_at(self, token: Token) -> TemplateEntity | None:
+        """The entity a name mention at ``token`` or at a word of its name ("Jenna Nicole [Mourey]") belongs to."""
+        words = [token, *(child for child in token.children if child.dep_ == "compound")]
+        return next((e for e in map(self.entity_of, (word.idx for word in words)) if e is not None), None)
+
+    def written(self, entity_id: str, kind: str) -> set[str]:
+        """The name parts of one kind written for an entity ("middle_name": {"Charles"}, "initial": {"O.J."})."""
+        return {part.text for eid, k, part in self.mentions.values() if eid == entity_id and k == kind}
+
+    def own_names(self, entity: TemplateEntity) -> set[str]:
+        """The words besides a first name that may follow it in this person's name: surnames and middle names."""
+        return {entity.last_name or ""} | self.surname_aliases.get(entity.entity_id, set()) \
+            | self.written(entity.entity_id, "middle_name")
+
+    def by_first_and_middle(self, first: str, middle: str) -> TemplateEntity | None:
+        """The person whose first name and one of whose middle names a two-word name spells ("Pierre Charles" of
+        Pierre Charles L'Enfant)."""
+        return next((e for e in self.entities if e.first_name == first
+                     and middle in self.written(e.entity_id, "middle_name")), None)
+
+    def by_full_name(self, span: NameSpan) -> TemplateEntity | None:
+        """The person a parsed full name spells exactly: first and last name, or initials and last name."""
+        if span.last is None or not (span.first or span.initial):
+            return None
+        return next((e for e in self.entities if e.last_name == span.last.text and (
+            e.first_name == span.first.text if span.first
+            else span.initial is not None and span.initial.text in self.written(e.entity_id, "initial"))), None)
+
+    def add_alias(self, entity: TemplateEntity, first: str, last: str) -> None:
+        """Record a first name and surname given as this person's alias ("better known as Jenna Marbles")."""
+        if first != entity.first_name:
+            self.aliases.setdefault(entity.entity_id, set()).add(first)
+        if last != entity.last_name:
+            self.surname_aliases.setdefault(entity.entity_id, set()).add(last)
 
     def mention_positions(self, entity_id: str) -> list[int]:
         return sorted(start for start, (eid, _, _) in self.mentions.items() if eid == entity_id)
@@ -50,7 +100,10 @@ class Entities:
         """The entity a bare last name refers to (module docstring, step 3); with ``strict``, none when a title's
         gender agrees with no candidate ("Lord Ashcombe" is not "Sophie Ashcombe"). With ``initial`` (the letter of
         "J. Smith"), only people without a first name or whose first name starts with it."""
-        candidates = [e for e in self.entities if e.last_name == last]
+        candidates = [e for e in self.entities if e.last_name == last
+                      or last in self.surname_aliases.get(e.entity_id, ())]
+        if not candidates and fold_accents(last) != last:  # "Ḥadīd" beside "Hadid": one surname, transliterated
+            candidates = [e for e in self.entities if e.last_name and fold_accents(e.last_name) == fold_accents(last)]
         if initial is not None:
             candidates = [e for e in candidates if not e.first_name or e.first_name[:1].upper() == initial.upper()]
         agreeing = [e for e in candidates if title_gender is None or e.gender in (None, title_gender)]
@@ -85,3 +138,66 @@ def gender_from_first_name(entity: TemplateEntity) -> None:
     gender = first_name_gender(entity.first_name) if entity.first_name else None
     if gender:
         entity.gender, entity.gender_source = gender, "first_name"
+
+
+# Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
+# any other type means the string is something else ("Virginia" the state, "May" the month).
+_MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
+_PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
+
+
+def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_of: dict[int, Span]) -> bool:
+    """Whether an occurrence of a known name string is a mention (``name_finding`` step 3). ``non_person_tokens``
+    are the tokens of spans found to name no person; ``ent_of`` maps a token index to its NER entity.
+
+    The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
+    tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
+    noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
+    date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
+    longer non-person entity it is part of that entity's name ("Trump Tower"). A name cited as a word ("changing
+    his first name from Pierre to Peter", ``non_person_kinds.cited_as_word``) is nobody's mention.
+    """
+    if token.i in non_person_tokens or cited_as_word(token):
+        return False
+    if token.ent_type_ == "PERSON":
+        return True
+    if token.ent_type_:
+        ent = ent_of.get(token.i)
+        if ent is not None and len(ent) > 1 and _is_known_name(ent, found):
+            return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
+        if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
+            return False
+        if token.ent_type_ not in _MAYBE_PERSON:
+            return token.dep_ in _PERSON_LIKE_DEPS and _named_before(token, found)
+    if is_proper(token) or not token.is_sent_start:
+        return True
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
+
+
+def _is_known_name(ent: Span, found: Entities) -> bool:
+    """Whether a multi-word entity is exactly the full name of a person found ("Denzel Washington" tagged ORG in a
+    headline), in either order: a Japanese, Chinese or Hungarian name is also written surname first beside the
+    Western order ("Natsuko Higuchi (樋口 夏子 Higuchi Natsuko)", the second tagged FAC)."""
+    key = ent_key(ent.text)
+    return any(e.first_name and e.last_name and key in (ent_key(e.label), ent_key(f"{e.last_name} {e.first_name}"))
+               for e in found.entities)
+
+
+def _named_before(token: Token, found: Entities) -> bool:
+    """Whether a person bearing this name was mentioned before ``token``. A place-labelled occurrence of a person's
+    name is that person only then, and only as a subject, possessor or object ("George Washington ... Washington
+    said"); "Jordan will host talks" before "Michael Jordan" appears is the country."""
+    for start, (eid, _, _) in found.mentions.items():
+        if start >= token.idx:
+            continue
+        entity = next(e for e in found.entities if e.entity_id == eid)
+        if token.text.lower() in (name.lower() for name in (entity.first_name, entity.last_name) if name):
+            return True
+    return False
+
+
+def _set_apart(token: Token, ent: Span) -> bool:
+    """Whether punctuation separates a token from the rest of a multi-word entity ("Lakeview General, Sofia")."""
+    neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if ent.start <= i < ent.end]
+    return all(neighbour.is_punct for neighbour in neighbours)

@@ -6,13 +6,17 @@
    capitalised gendered or surname title that the NER missed. A one-word PERSON span takes in a neighbouring proper
    noun when together they make a first + last name. A span the evidence against rules out (``person_evidence``:
    "Santa Barbara", "Rivermouth FC", "the Aztecs") is declined with its reason; spans in an all-caps headline start
-   no entity (their tags are unreliable) but can be mentions of known people (step 3).
+   no entity (their tags are unreliable) but can be mentions of known people (step 3). A name cited as a word
+   ("changing his first name from Pierre to Peter") is declined; a declined span after an article that spells a
+   person's whole name ("the Tom Cruise video") is made that person's mention once people are known.
 2. Names split into parts as ``name_parts`` says. Spans that share the last name join one entity — *unless* they
    carry different first names ("Daniel Whitaker" and "Linda Whitaker" are two people; the paper's rule would merge
    them). Other single parts join the entity whose last name, else first name, they equal; an unknown single part
-   starts an entity of its own, as a first name when it is a census first name and as a last name otherwise.
+   starts an entity of its own, as a first name when it is a census first name and as a last name otherwise. A
+   name given as an alias ("X, better known as Y", ``non_person_kinds.alias_of``) joins the person it is given for,
+   and a first name with one of a person's middle names ("Pierre Charles" of Pierre Charles L'Enfant) is that person.
 3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it
-   (the small model misses names, e.g. "Okafor"); see ``NerBuilder._may_be_name`` for when a capitalised string is
+   (the small model misses names, e.g. "Okafor"); see ``mentions.may_be_name`` for when a capitalised string is
    the name and not a place, a date or part of an organisation. A mention may be written in capitals ("DENZEL
    WASHINGTON" in a headline). **A name that is also a place** ("Washington", "Jordan", "Sofia"): where the NER
    labels the occurrence a place or the like, it is the person only as a subject, possessor or object and only
@@ -20,7 +24,9 @@
    "Michael Jordan" appears is the country; "drama in Washington" is the city); after a title it is always the
    person ("Mr. Washington"). A bare last name shared by several entities goes to the one a preceding title agrees
    with, else to the one most recently named in full or with a title ("Jonathan Brandt ... Brandt said"), else to
-   the one introduced first; a bare first name goes to the entity with that first name mentioned most recently.
+   the one introduced first; a bare first name goes to the entity with that first name mentioned most recently,
+   unless proper nouns that are none of its names follow ("Pierre Augustin Caron" is somebody else). A person's full
+   name inside a multi-word entity, in either order ("Higuchi Natsuko" tagged FAC), is that person.
 4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
    attributed to it (``pronouns``).
 5. One person, one name (issue 27; ``name_forms``): a full name whose first name is a nickname of another's with
@@ -42,7 +48,7 @@ from typing import TYPE_CHECKING
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
 from bias_core.perturb.gendered_nouns import content_word_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
-from bias_core.perturb.mentions import Entities, gender_from_first_name
+from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
 from bias_core.perturb.name_forms import (
     PLURAL_TITLE_GENDER,
     UNSWAPPED_SURNAME_FIRST,
@@ -59,7 +65,6 @@ from bias_core.perturb.name_parts import (
     OFFICE_TITLES,
     NamePart,
     NameSpan,
-    ent_key,
     is_first_name,
     is_listed_surname,
     is_proper,
@@ -68,6 +73,7 @@ from bias_core.perturb.name_parts import (
     title_before,
 )
 from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.non_person_kinds import alias_of, cited_as_word
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import pronoun_slots
@@ -75,11 +81,7 @@ from bias_core.perturb.pronouns import pronoun_slots
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-# Entity types a person's name may carry: none, PERSON, or a one-word ORG (the small model tags "Smith's" as ORG);
-# any other type means the string is something else ("Virginia" the state, "May" the month).
-_MAYBE_PERSON = frozenset({"", "PERSON", "ORG"})
 _PLURAL_TITLE = re.compile(r"\b(?:Messrs|Mmes|Mses|MESSRS|MMES|MSES)\b")
-_PERSON_LIKE_DEPS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "conj", "dobj", "dative"})
 
 
 class NerBuilder:
@@ -104,6 +106,7 @@ class NerBuilder:
         # Plural titles ("Messrs.") with the character starts of the surnames they stand before.
         self.plural_titles: list[tuple[Token, list[int]]] = []
         self._by_text: dict[str, list[Token]] | None = None
+        self.declined_spans: list[tuple[int, int]] = []  # token ranges of PERSON spans declined in step 1
 
     def build(self) -> EntityTemplate:
         """Entities with positive evidence of being people, and their slots (module docstring, steps 1–7)."""
@@ -113,6 +116,7 @@ class NerBuilder:
         for span in sorted((s for s in spans if not (s.first and s.last)), key=lambda s: s.start):
             self._add_single_name(span)
         self._scan_name_occurrences()
+        self._rejoin_full_names()
         self.evidence.add_role_evidence(self.found.entities, self.found.mentions)  # "X, the administrator"
         self._drop_entities(self.evidence.named_like_a_non_person, "named like a place or organisation in this text")
         title_slots = self._title_slots()
@@ -162,6 +166,10 @@ class NerBuilder:
                 self.evidence.note_non_person_entity(ent)
                 continue
             covered.update(range(ent.start, ent.end))
+            if any(is_proper(token) for token in ent) \
+                    and all(cited_as_word(token) for token in ent if is_proper(token)):  # "from Pierre to Peter"
+                self._decline(ent.text, "a name cited as a word")
+                continue
             start, end = self._extend_single_name(ent)
             end = self.evidence.headline_name_end(start, end)  # "Walter Kemp | Resigns" (issue 27)
             reason = self.evidence.non_person_span(start, end) if is_person else self.evidence.context_cue(start, end)
@@ -171,6 +179,7 @@ class NerBuilder:
                 self.declined_names.append((tuple(t.text for t in self.tokens[start:end] if is_proper(t)
                                                   and title_key(t.text) not in ALL_TITLES), f"'{written}' {reason}"))
                 self.evidence.note_non_person_span(start, end)
+                self.declined_spans.append((start, end))
                 continue
             title = title_before(self.tokens[start])
             span = parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
@@ -260,10 +269,19 @@ class NerBuilder:
         same_surname = [e for e in self.found.entities if e.last_name == last
                         and e.surname_first == bool(span.surname_first)]
         entity = next((e for e in same_surname if e.first_name in (None, first)), None)
+        known = self.found.by_first_and_middle(first, last) if entity is None and not span.middle else None
+        if known is not None and not span.surname_first:  # "Pierre Charles" of Pierre Charles L'Enfant
+            self.found.add_mention(known, "first_name", span.first)
+            self.found.add_mention(known, "middle_name", span.last)
+            return
         if entity is None and not span.surname_first:  # Marty Hale is Martin Hale (a nickname of the same name)
             entity = next((e for e in same_surname if e.first_name and same_given_name(e.first_name, first)), None)
             if entity is not None:
                 self.found.aliases.setdefault(entity.entity_id, set()).add(first)
+        if entity is None and not span.surname_first:  # "X, better known as / self-identified as Y": X is Y
+            entity = alias_of(self.token_at.get(span.last.start), self.found.entity_at)
+            if entity is not None:
+                self.found.add_alias(entity, first, last)
         if entity is None:
             entity = self.found.new(first, last)
             if span.surname_first:  # the census says nothing of the gender of an East-Asian given name
@@ -326,6 +344,7 @@ class NerBuilder:
     def _scan_name_occurrences(self) -> None:
         names = {name for e in self.found.entities for name in self.found.first_names(e)}
         names |= {e.last_name for e in self.found.entities if e.last_name}
+        names |= {name for aliases in self.found.surname_aliases.values() for name in aliases}
         if not names:
             return
         # All-caps headlines write names in capitals ("DENZEL WASHINGTON TO FILM"): the same name, in any case.
@@ -336,7 +355,8 @@ class NerBuilder:
             start, written = match.start(), match.group()
             word = canonical[written]
             token = self.token_at.get(start)
-            if start in self.found.mentions or token is None or not self._may_be_name(token):
+            if start in self.found.mentions or token is None or not may_be_name(token, self.found, self.evidence.non_person_tokens,
+                                                                                     self.ent_of):
                 continue
             part = NamePart(start, match.end(), written)
             title = title_before(token)
@@ -346,7 +366,7 @@ class NerBuilder:
             kind = "last_name"
             if entity is None or not (title or not any(word in self.found.first_names(e) for e in self.found.entities)):
                 entity, kind = self.found.by_first_name(word, start), "first_name"
-            if entity is None:
+            if entity is None or (kind == "first_name" and self._another_name_after(token, entity)):
                 continue
             cue = self.evidence.context_cue(*self._name_run(token))
             if cue is not None:  # "a Stephen King novel": that mention is the novel, the entity is in doubt
@@ -356,6 +376,33 @@ class NerBuilder:
             if titled and kind == "last_name":
                 entity.add_evidence("title")
 
+    def _rejoin_full_names(self) -> None:
+        """Make a declined PERSON span after an article a mention of the person whose full name it spells exactly
+        ("the Tom Cruise video", "the O.J. Simpson [question]" beside "Scientologist Tom Cruise", "O.J. Simpson"): a
+        whole name used as a modifier still names that person, who would otherwise get two names (step 1). The cue
+        that declined it still counts against the person's confidence (``person_evidence.assign_confidence``)."""
+        for start, end in self.declined_spans:
+            if start == 0 or self.tokens[start - 1].lower_ not in ("the", "a", "an"):
+                continue  # only a name after an article reads as a modifier; a quoted one is a title
+            span = parse_name(self.text, *self._chars(start, end), None, self.common_words, self._surname_first)
+            entity = self.found.by_full_name(span) if span is not None else None
+            if entity is None or any(part.start in self.found.mentions for part in span.parts):
+                continue
+            for kind, part in (("first_name", span.first), ("initial", None if span.first else span.initial),
+                               ("last_name", span.last), *(("middle_name", middle) for middle in span.middle)):
+                if part is not None:
+                    self.found.add_mention(entity, kind, part)
+
+    def _another_name_after(self, token: Token, entity) -> bool:
+        """Whether a first name begins a run of proper nouns holding none of this person's other names, so begins
+        somebody else's ("Pierre Augustin Caron de Beaumarchais" is not Pierre Charles L'Enfant; "Patrick Leopold
+        Gordon" is Patrick Gordon)."""
+        after = self.tokens[token.i + 1] if token.i + 1 < len(self.tokens) else None
+        if after is None or not is_proper(after) or title_key(after.text) in NAME_SUFFIXES:
+            return False
+        own = {name.lower() for name in self.found.own_names(entity)}  # "DENZEL WASHINGTON" in a headline too
+        return not any(word.lower_ in own for word in self.tokens[token.i + 1:self._name_run(token)[1]])
+
     def _name_run(self, token: Token) -> tuple[int, int]:
         """Token range of the run of capitalised proper nouns around a name word ("Stephen King" of "Stephen")."""
         start = end = token.i
@@ -364,50 +411,6 @@ class NerBuilder:
         while end + 1 < len(self.tokens) and is_proper(self.tokens[end + 1]):
             end += 1
         return start, end + 1
-
-    def _may_be_name(self, token: Token) -> bool:
-        """Whether an occurrence of a known name string is a mention (step 3 of the module docstring).
-
-        The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
-        tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
-        noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
-        date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
-        longer non-person entity it is part of that entity's name ("Trump Tower").
-        """
-        if token.i in self.evidence.non_person_tokens:
-            return False
-        if token.ent_type_ == "PERSON":
-            return True
-        if token.ent_type_:
-            ent = self.ent_of.get(token.i)
-            if ent is not None and len(ent) > 1 and self._is_known_name(ent):
-                return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
-            if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
-                return False
-            if token.ent_type_ not in _MAYBE_PERSON:
-                return token.dep_ in _PERSON_LIKE_DEPS and self._named_before(token)
-        if is_proper(token) or not token.is_sent_start:
-            return True
-        following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-        return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
-
-    def _is_known_name(self, ent) -> bool:
-        """Whether a multi-word entity is exactly the full name of a person found ("Denzel Washington" tagged ORG
-        in a headline)."""
-        key = ent_key(ent.text)
-        return any(e.first_name and e.last_name and ent_key(e.label) == key for e in self.found.entities)
-
-    def _named_before(self, token: Token) -> bool:
-        """Whether a person bearing this name was mentioned before ``token``. A place-labelled occurrence of a
-        person's name is that person only then, and only as a subject, possessor or object ("George Washington
-        ... Washington said"); "Jordan will host talks" before "Michael Jordan" appears is the country."""
-        for start, (eid, _, _) in self.found.mentions.items():
-            if start >= token.idx:
-                continue
-            entity = next(e for e in self.found.entities if e.entity_id == eid)
-            if token.text.lower() in (name.lower() for name in (entity.first_name, entity.last_name) if name):
-                return True
-        return False
 
     def _name_slots(self) -> list[Slot]:
         """A slot per name mention; a middle name's takes the space before it, and a Jr./Sr. after a last name
@@ -472,9 +475,3 @@ class NerBuilder:
             if slot.entity_id is not None:
                 owner[self.token_at[slot.start].i] = slot.entity_id
         return content_word_slots(self.tokens, owner, {e.entity_id: e.gender for e in self.found.entities})
-
-
-def _set_apart(token: Token, ent) -> bool:
-    """Whether punctuation separates a token from the rest of a multi-word entity ("Lakeview General, Sofia")."""
-    neighbours = [token.doc[i] for i in (token.i - 1, token.i + 1) if ent.start <= i < ent.end]
-    return all(neighbour.is_punct for neighbour in neighbours)

@@ -4,10 +4,14 @@ plural titles and surname-first East-Asian names — so that a swapped person ke
 - **Generational suffixes.** "Jr." and "Sr." (also written ", Jr.") mark a son named after his father in US usage
   and are used for men only, so they are dropped when the person is made a woman: the suffix slot covers the comma
   or space before it, and leaves a sentence's full stop in place ("met Karl Lund Jr. Then" → "met Diane Lund.
-  Then"). Numerals (II, III, IV) are not gendered and stay.
+  Then"). Numerals (II, III, IV) are not gendered and stay. A person given a new first name loses the suffix in
+  every arm (``EntityTemplate.fill``): the new person is nobody's junior, and both arms then name people alike.
 - **Middle names.** A middle given name with a census gender ("Henry *James* Pike") is dropped when the person
-  takes the other gender ("Jessica Pike"); a middle name of the same gender, an ungendered one (a surname used as
-  middle name, "John *Fitzgerald* Kennedy") and a middle initial ("Henry J. Pike") stay. Dropping rather than
+  takes the other gender ("Jessica Pike"), and in every arm where the person gets a new first name ("Mark Pike"),
+  so that the arms name people in the same shape — a summary-side alignment that misses "First Middle Last" then
+  misses it in both arms alike (a middle name kept only in the male arm made a value-blind summarizer's entity
+  inclusion lean to women in the calibration rerun). An ungendered middle name of a person keeping their first
+  name (a surname used as middle name, "John *Fitzgerald* Kennedy") and a middle initial ("Henry J. Pike") stay. Dropping rather than
   drawing a new middle name: it inserts no name the summary-side entity alignment does not know, and it draws
   nothing from the name pools, which are small (BBQ holds 10 first names per race and gender cell), so no original
   is skipped for want of names; "Jessica Pike" is still the full, natural name of one person.
@@ -28,6 +32,8 @@ plural titles and surname-first East-Asian names — so that a swapped person ke
   order); a Vietnamese name of three words always is. Such a person is one entity whose given name is the last word(s) and whose surname is the first, and
   is **left unswapped**, with the reason in the report: the name lists hold no given name of that tradition, and a
   census name in its place ("Wang Jennifer") would be another incoherence.
+- **Transliterations.** A surname written with diacritics ("Ḥadīd", a scholarly transliteration given beside the
+  article's "Hadid") is the same surname as the plain one when no person bears it as written (``fold_accents``).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from __future__ import annotations
 import csv
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -239,3 +246,9 @@ def taken_words(text: str) -> frozenset[str]:
             if part:
                 words |= {part, part.capitalize()} if part.isupper() else {part}
     return frozenset(words)
+
+
+def fold_accents(word: str) -> str:
+    """A name with its diacritics removed ("Ḥadīd" → "Hadid", "Zahā" → "Zaha"): how to tell a transliteration
+    with accents from the plain spelling the article uses elsewhere (Unicode NFKD, combining marks dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

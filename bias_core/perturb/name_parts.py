@@ -8,7 +8,8 @@ first name (``NameSpan.initial``), and a name written surname first ("Wang Jiang
 voter-file (Rosenman) first name and the last part can be a surname — listed in the census or voter-file surnames, or a
 word the text never writes in lower case ("Norris Software" is a company because the article also says "software").
 A single part after a title is a last name (METHODS §1.1 step 2), except after Sir and Dame, which in British usage
-precede the given name ("Sir Richard"). Leading titles ("President", "Judge"), a job word before a first name
+precede the given name ("Sir Richard"); after them the first of several parts is the given name whether or not the
+name tables list it ("Dame Zaha Mohammad Hadid"). Leading titles ("President", "Judge"), a job word before a first name
 ("Historian"), trailing suffixes ("Jr.") and initials ("J.") are no name parts.
 """
 
@@ -113,7 +114,9 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
                         titled=any(t not in NO_EVIDENCE_TITLES for t in titles), surname_first=tradition)
     # A job word the NER took into the span ("Historian Margaret Ellis", "Nurse Tracy Woodson"): drop it when a
     # first name follows and the span still has a first and a last part.
-    if len(words) >= 3 and not is_first_name(words[0][1]) and is_first_name(words[1][1]):
+    # After Sir or Dame the next word is the given name, listed or not ("Dame Zaha Mohammad Hadid").
+    given_title = bool(titles) and titles[-1] in GIVEN_NAME_TITLES
+    if len(words) >= 3 and not given_title and not is_first_name(words[0][1]) and is_first_name(words[1][1]):
         words = words[1:]
     if words and title_key(words[-1][1]) in ORGANISATION_WORDS:
         return None
@@ -129,8 +132,9 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
                         titled=titled)
     last = parts[-1]
-    is_full = len(parts) > 1 and is_first_name(parts[0].text) and is_surname(last.text, common_words) \
-        and not is_common_word_more_than_name(parts[0].text, common_words)
+    is_full = len(parts) > 1 and (given_title and not INITIALS.fullmatch(parts[0].text) or (
+        is_first_name(parts[0].text) and is_surname(last.text, common_words)
+        and not is_common_word_more_than_name(parts[0].text, common_words)))
     middle = [part for part in parts[1:-1] if is_full and not INITIALS.fullmatch(part.text)
               and first_name_gender(part.text) and part.text.lower() not in SURNAME_PARTICLES]
     initial = None

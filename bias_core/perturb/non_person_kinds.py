@@ -29,6 +29,16 @@ And one rule *for* a person: **an appositive role noun** ("X Y, vice president f
 administrator", "the company's chairman, X Y"): the head of the appositive phrase is a role, occupation, kinship or
 sex noun (``role_noun``/``role_suffix`` cues). A person named only so was rejected for lack of evidence before.
 
+A **name cited as a word** is no mention of anybody ("changing his first name from Pierre to Peter", "renamed her
+surname to Smith"): the object of "from", "to", "into" or "as" in a clause whose object or subject is the noun *name*
+(or surname, nickname, spelling …), or a name in apposition to that noun ("his first name, Pierre").
+
+A **name given as an alias** is the person it is given for, not somebody new ("Pierre Charles L'Enfant,
+self-identified as Peter Charles L'Enfant", "Jenna Nicole Mourey, better known by her pseudonym Jenna Marbles", "also
+known as Natsuko Higuchi"): the object of "as" or "by" after a naming participle (known, identified, called, dubbed,
+styled, nicknamed, credited), or in apposition to an alias noun (pseudonym, alias, nickname, pen name) that is; the
+person is the noun the participle modifies or the subject of its clause.
+
 A **headline's verb absorbed into a name** ("Walter Kemp Resigns", "Marla Dunn Wins Seat" in a title-case line) is
 cut off the span: a word whose lower-case form, or its stem, is a verb the document uses elsewhere ends the name.
 
@@ -42,8 +52,9 @@ from __future__ import annotations
 import csv
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.name_parts import is_census_first_name, is_first_name, is_listed_surname, is_proper
@@ -54,6 +65,7 @@ from bias_core.safety.errors import InputError
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+T = TypeVar("T")
 ORGANISATION_HEADS_PATH = DATA_DIR / "perturb" / "organisation_heads.tsv"
 HEAD_KINDS = ("legal-form", "organisation", "organisation-noun")
 # A head word that is also a census surname of this rank or better is a surname too ("Mills", "Power", "Church").
@@ -70,6 +82,11 @@ _NON_PERSON_NOUN_KINDS = frozenset({"place", "facility", "organisation", "produc
 _BOOK_CITATION = re.compile(r"\s*[,;]\s*(?:\d{4}\s*[,;]\s*)?(?:\d[\d,]*\s*(?:pages\b|pp\b)|\$\s?\d)")
 _FINITE_VERB_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 _AMBIGUOUS_STAGES = frozenset({"major", "minor", "royal"})  # "John Major" is a person
+# Nouns that make a name after them a word cited, not a person ("changing his name from Pierre to Peter").
+NAME_NOUNS = frozenset({"name", "surname", "forename", "nickname", "spelling", "moniker"})
+_CITING_PREPOSITIONS = frozenset({"from", "to", "into", "as"})
+_NAMING_PARTICIPLES = frozenset({"known", "identified", "called", "dubbed", "styled", "nicknamed", "credited"})
+_ALIAS_NOUNS = frozenset({"pseudonym", "alias", "nickname", "name", "moniker", "sobriquet", "pen", "stage"})
 
 
 @functools.cache
@@ -363,3 +380,45 @@ def kind_cue(doc: Doc, start: int, end: int, known_place: bool, text: str | None
             or coordinated or book_citation_cue(doc.text if text is None else text, doc, start, end)
             or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
             or place_preposition_cue(doc, start, end, known_place))
+
+
+def cited_as_word(token: Token) -> bool:
+    """Whether a name token is cited as a word (module docstring): "from Pierre to Peter" in a clause about a
+    *name*, or in apposition to the noun *name* ("his first name, Pierre")."""
+    head = token.head
+    if token.dep_ == "appos" and _name_noun(head):
+        return True
+    if token.dep_ != "pobj" or head.lower_ not in _CITING_PREPOSITIONS:
+        return False
+    governor = head.head
+    if _name_noun(governor):
+        return True  # "the name from X", "her name as Y"
+    return any(_name_noun(child) and child.dep_ in ("dobj", "nsubj", "nsubjpass") for child in governor.children)
+
+
+def _name_noun(token: Token) -> bool:
+    """Whether a token is one of ``NAME_NOUNS``, singular or plural (the parse runs without a lemmatizer)."""
+    word = token.lower_
+    return token.tag_ in ("NN", "NNS") and (word in NAME_NOUNS or (word.endswith("s") and word[:-1] in NAME_NOUNS))
+
+
+def alias_of(token: Token | None, entity_at: Callable[[Token], T | None]) -> T | None:
+    """The person a name is given as an alias for (module docstring), found by ``entity_at`` at the noun the naming
+    participle modifies or at its subject; ``token`` is the name's last word. None where the name is no alias."""
+    if token is None:
+        return None
+    while token.dep_ == "compound" and token.head.i > token.i:
+        token = token.head
+    if token.dep_ == "appos" and token.head.lower_ in _ALIAS_NOUNS:
+        token = token.head  # "her pseudonym Jenna Marbles"
+    if token.dep_ not in ("pobj", "agent") or token.head.lower_ not in ("as", "by"):
+        return None
+    participle = token.head.head
+    if participle.lower_ not in _NAMING_PARTICIPLES:
+        return None
+    if participle.dep_ in ("acl", "appos", "advcl", "relcl") and participle.head.tag_ in ("NNP", "NNPS"):
+        found = entity_at(participle.head)
+        if found is not None:
+            return found
+    subject = next((child for child in participle.children if child.dep_ in _SUBJECT_DEPS), None)
+    return entity_at(subject) if subject is not None else None

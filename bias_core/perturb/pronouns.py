@@ -32,6 +32,7 @@ Gendered nouns (content words) tied to a person are found in ``gendered_nouns``.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,7 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
                 if token.dep_ == "compound" and token.head.tag_ in ("NNP", "NNPS"):
                     name_of.setdefault(token.head.i, entity_id)  # "Diane" of "Diane Sasser": Sasser too
     _link_bare_names(tokens, entities, name_of)
+    positions = {entity_id: list(starts) for entity_id, starts in positions.items()}  # gains attributed pronouns
     by_id = {entity.entity_id: entity for entity in entities}
     earlier: dict[int, Referent] = {}
     slots, readings = [], []
@@ -88,6 +90,7 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
                 entity.gender, entity.gender_source = gender, "pronoun"
             entity.add_evidence("pronoun")
             name_of[token.i] = entity.entity_id
+            bisect.insort(positions[entity.entity_id], token.idx)  # a pronoun chain keeps its person salient
         earlier[token.i] = Referent(reading.entity_id) if entity is not None else \
             Referent(None, reading.referent, reading.referent_start) if reading.status == "unnamed" else UNRESOLVED
         if reading.status != "unnamed":
