@@ -175,8 +175,8 @@ class EntityTemplate:
         Entities missing from ``choices`` stay as they are. Unattributed pronouns take ``unattributed_gender`` when
         given (C_glob, where every entity has one gender). Content-word slots are rewritten only when
         ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). The name forms follow the
-        person (``name_forms``): initials take the new first name's, a Jr./Sr. and a middle name of the other
-        gender are dropped with the space or comma before them, a plural title takes its people's common gender or
+        person (``name_forms``): initials take the new first name's, a Jr./Sr. and a middle given name are dropped
+        with the space or comma before them when the person gets a new first name or the other gender, a plural title takes its people's common gender or
         is dropped when they differ. Only spans whose text changes get a substitution; offsets are into the
         returned text.
         """
@@ -223,10 +223,14 @@ class EntityTemplate:
         gender = choice.gender if choice else (unattributed_gender if slot.entity_id is None else None)
         if gender is None:
             return None
+        # A person given a new first name is somebody else: their Jr./Sr. and middle given name go in every arm, not
+        # only where the new gender contradicts them, so that the arms name people in the same shape (a summary-side
+        # alignment that misses "First Middle Last" must miss it in both arms alike).
+        renamed = choice is not None and choice.first_name is not None
         if slot.kind == "suffix":
-            return "" if drop_suffix(gender, slot.text) else None
+            return "" if renamed or drop_suffix(gender, slot.text) else None
         if slot.kind == "middle_name":
-            return "" if drop_middle_name(gender, slot.text) else None
+            return "" if renamed or drop_middle_name(gender, slot.text) else None
         if slot.kind == "pronoun":
             return pronoun_for(gender, slot.form or "subject", slot.text)
         if slot.kind == "title":
