@@ -95,3 +95,21 @@ def test_a_pronoun_chain_keeps_its_person_nearer_than_a_name_mentioned_in_passin
     template = _template(text)
     person = _entity(template, "Zaha Hadid")
     assert ("pronoun", "Her") in _slots(template, person.entity_id)
+
+
+def test_a_last_word_the_text_writes_as_a_common_noun_and_the_census_lacks_makes_no_full_name():
+    """"Case Grammar" (a theory): "Grammar" is only a voter-file surname and the text says "a grammar"."""
+    text = ("In 1968, Charles Fillmore published his theory of Case Grammar, which held that a grammar should "
+            "describe the roles of nouns. He taught at Berkeley.")
+    template = _template(text)
+    assert not any("Grammar" in entity.label for entity in template.entities)
+
+
+def test_a_first_name_in_the_title_of_a_show_named_after_its_hosts_is_theirs():
+    text = ("Jenna Mourey said she met her boyfriend Julien Solomita in 2013. She and Julien Solomita started a "
+            "weekly podcast called \"The Jenna Julien Podcast\" in 2016. The podcast ended in 2020.")
+    template = _template(text)
+    julien = _entity(template, "Julien Solomita")
+    title = text.index("The Jenna Julien")
+    assert any(slot.start > title and slot.text == "Julien" for slot in template.slots
+               if slot.entity_id == julien.entity_id)

@@ -154,7 +154,8 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
     tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
     noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
     date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
-    longer non-person entity it is part of that entity's name ("Trump Tower"). A name cited as a word ("changing
+    longer non-person entity it is part of that entity's name ("Trump Tower"), except a person's whole name in either
+    order and a first name in the title of a work ("The Jenna Julien Podcast"). A name cited as a word ("changing
     his first name from Pierre to Peter", ``non_person_kinds.cited_as_word``) is nobody's mention.
     """
     if token.i in non_person_tokens or cited_as_word(token):
@@ -165,6 +166,8 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
         ent = ent_of.get(token.i)
         if ent is not None and len(ent) > 1 and _is_known_name(ent, found):
             return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
+        if ent is not None and ent.label_ == "WORK_OF_ART" and _first_name_only(token.text, found):
+            return True  # "The Jenna Julien Podcast": a show titled by its hosts' first names names them
         if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
             return False
         if token.ent_type_ not in _MAYBE_PERSON:
@@ -182,6 +185,14 @@ def _is_known_name(ent: Span, found: Entities) -> bool:
     key = ent_key(ent.text)
     return any(e.first_name and e.last_name and key in (ent_key(e.label), ent_key(f"{e.last_name} {e.first_name}"))
                for e in found.entities)
+
+
+def _first_name_only(word: str, found: Entities) -> bool:
+    """Whether a word is the first name of a person found and nobody's surname: a first name in the title of a
+    work ("The Jenna Julien Podcast") is its host's, while a surname in a name ("Trump Tower", "Washington Post")
+    may be anybody's."""
+    return any(word in found.first_names(e) for e in found.entities) \
+        and not any(word == e.last_name for e in found.entities)
 
 
 def _named_before(token: Token, found: Entities) -> bool:

@@ -396,12 +396,16 @@ class NerBuilder:
     def _another_name_after(self, token: Token, entity) -> bool:
         """Whether a first name begins a run of proper nouns holding none of this person's other names, so begins
         somebody else's ("Pierre Augustin Caron de Beaumarchais" is not Pierre Charles L'Enfant; "Patrick Leopold
-        Gordon" is Patrick Gordon)."""
+        Gordon" is Patrick Gordon): the word after it is no name of a person found and no word the text also writes
+        in lower case ("Julien Podcast")."""
         after = self.tokens[token.i + 1] if token.i + 1 < len(self.tokens) else None
         if after is None or not is_proper(after) or title_key(after.text) in NAME_SUFFIXES:
             return False
         own = {name.lower() for name in self.found.own_names(entity)}  # "DENZEL WASHINGTON" in a headline too
-        return not any(word.lower_ in own for word in self.tokens[token.i + 1:self._name_run(token)[1]])
+        run = self.tokens[token.i + 1:self._name_run(token)[1]]
+        known = {name for e in self.found.entities for name in self.found.first_names(e) | {e.last_name or ""}}
+        return not any(word.lower_ in own for word in run) and after.text not in known \
+            and after.lower_ not in self.common_words  # "The Jenna Julien Podcast" names its hosts
 
     def _name_run(self, token: Token) -> tuple[int, int]:
         """Token range of the run of capitalised proper nouns around a name word ("Stephen King" of "Stephen")."""

@@ -134,7 +134,8 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     last = parts[-1]
     is_full = len(parts) > 1 and (given_title and not INITIALS.fullmatch(parts[0].text) or (
         is_first_name(parts[0].text) and is_surname(last.text, common_words)
-        and not is_common_word_more_than_name(parts[0].text, common_words)))
+        and not is_common_word_more_than_name(parts[0].text, common_words)
+        and not is_common_word_more_than_surname(last.text, common_words)))
     middle = [part for part in parts[1:-1] if is_full and not INITIALS.fullmatch(part.text)
               and first_name_gender(part.text) and part.text.lower() not in SURNAME_PARTICLES]
     initial = None
@@ -176,6 +177,13 @@ def is_common_word_more_than_name(word: str, common_words: frozenset[str]) -> bo
     """Whether a first-name candidate is far more often something else than a given name (issue 21): a rare first
     name that the same document also writes in lower case ("the Midwest Magic Jubilee ... magic tricks")."""
     return word.lower() in common_words and is_rare_first_name(word)
+
+
+def is_common_word_more_than_surname(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a last-name candidate is far more often a common word than a surname: no census surname, listed
+    only by the voter files, and written in lower case in the same document ("the theory of Case Grammar ... a
+    grammar"; the census has no "Grammar", the voter files do)."""
+    return word.lower() in common_words and word not in census_last_names()
 
 
 def is_census_first_name(word: str) -> bool:
