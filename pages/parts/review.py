@@ -199,7 +199,7 @@ def _show_check(perturbation: str, check: Check) -> None:
 def _show_input(item: Input, expanded: bool) -> None:
     rows = substitution_rows(item)
     label = " · ".join(part for part in (item.id, f"arm {item.arm}" if item.arm else "",
-                                         f"{len(rows)} substitutions") if part)
+                                         counted(len(rows), "substitution")) if part)
     with st.expander(md_escape(label), expanded=expanded):
         st.markdown(highlighted_input(item), unsafe_allow_html=True)
         if rows:
