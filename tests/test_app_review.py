@@ -109,11 +109,15 @@ def test_race_settings_offer_only_race_relevant_options(audit):
         widget_labels = [w.label for w in [*expander.checkbox, *expander.toggle, *expander.number_input,
                                            *expander.radio, *expander.slider]]
         assert sorted(widget_labels) == ["Name draws per original (each gives one input per arm)", "Name source",
-                                         "Within-group controls (quadruples for ΔI)"]
+                                         "Within-group controls (a second name draw from the same group, to tell a "
+                                         "swap's effect from chance)"]
 
 
 def test_doubtful_swaps_come_first_open_with_their_sentences_and_a_name_left_unswapped_reaches_the_run(audit):
-    first = next(m.value for m in audit.markdown if m.value.startswith((":green", ":orange", ":blue")))
+    # The coherence check leads the review (issue 27); doubtful swaps come right after it.
+    checks = [m.value for m in audit.markdown if m.value.startswith((":green", ":orange", ":blue"))]
+    assert "contradicts itself" in checks[0] and "carry a coherence flag" in checks[0]
+    first = checks[1]
     assert "Swaps of names the perturbation is not sure are people" in first
     assert re.search(r": \d+ low and \d+ medium confidence names, \d+ swaps in \d+ inputs", first)
     table = next(e for e in audit.expander if "not sure are people" in e.label).dataframe[0].value
