@@ -326,8 +326,11 @@ for kind, report in reports.items():
     if kind != "identity":
         st.caption(md_escape(f"{kind}: " + report["summary"].replace("\n", " · ")))
 
+# One slot whether or not the note shows: the progress block below keeps its place on the page when the run ends, so
+# the browser replaces the running bar instead of keeping it beside the finished one (a stale "· measure" bar).
+running_note = st.empty()
 if following_running:
-    st.caption("The run started from this page is still going; Run audit is available again when it ends.")
+    running_note.caption("The run started from this page is still going; Run audit is available again when it ends.")
 if st.button("Run audit", type="primary", key="audit_run", disabled=following_running):
     try:
         st.session_state["launched_run"] = followed = launch_audit(config, documents, run_store())

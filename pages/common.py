@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from bias_core.common.paths import REAL_NEWS
 from bias_core.common.records import Document, Input, Summary
 from bias_core.documents.corpus import CsvColumns, csv_header, load_documents, load_documents_from_bytes
 from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
@@ -22,7 +23,9 @@ if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit
     from bias_core.summarize import Summarizer, SummaryCache
     from bias_core.verdicts.findings import Finding
 
-DEMO_CORPORA = {"Demo news articles": DEMO_NEWS, "Demo product reviews": DEMO_REVIEWS}
+# Real news first: the demo run audits these articles; the invented ones are kept for tests and as a small example.
+DEMO_CORPORA = {"Real news (Wikinews)": REAL_NEWS, "Invented news articles": DEMO_NEWS,
+                "Demo product reviews": DEMO_REVIEWS}
 # Shown on Audit and Compare next to race perturbations: the changed pronouns are by design, not a bug (METHODS §1.4).
 RACE_GENDER_NOTE = ("Pronouns may change: race swaps also draw each person's gender at random, as in Steen & "
                     "Markert §10.")

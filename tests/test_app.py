@@ -12,11 +12,11 @@ def app():
     return open_app("pages/summarize.py")
 
 
-def test_app_opens_on_the_demo_corpus_with_a_document_selected(app):
+def test_app_opens_on_the_real_news_demo_corpus_with_a_document_selected(app):
     assert app.title[0].value == "Summarize a document"
-    assert app.radio(key="corpus_choice").value == "Demo news articles"
+    assert app.radio(key="corpus_choice").value == "Real news (Wikinews)"
     document = app.selectbox(key="summarize_document")
-    assert len(document.options) == 16
+    assert len(document.options) == 42
 
 
 def test_summarizing_a_demo_document_with_lead_3_shows_its_first_sentences(app):

@@ -89,11 +89,11 @@ def test_a_run_is_named_after_its_corpus_and_perturbations_until_the_analyst_nam
     from tests.conftest import open_app
 
     at = open_app("pages/corpus.py")
-    at.radio(key="corpus_choice").set_value("Demo news articles").run()
+    at.radio(key="corpus_choice").set_value("Invented news articles").run()
     at.switch_page("pages/audit.py").run()
-    assert at.text_input(key="audit_name").value == "Demo news articles · gender-glob"
+    assert at.text_input(key="audit_name").value == "Invented news articles · gender-glob"
     at.multiselect(key="audit_perturbations").set_value(["gender-glob", "race"]).run()
-    assert at.text_input(key="audit_name").value == "Demo news articles · gender-glob, race"
+    assert at.text_input(key="audit_name").value == "Invented news articles · gender-glob, race"
     at.text_input(key="audit_name").input("my audit").run()
     at.multiselect(key="audit_perturbations").set_value(["race"]).run()
     assert at.text_input(key="audit_name").value == "my audit"

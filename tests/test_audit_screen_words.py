@@ -20,7 +20,7 @@ from tests.test_app_progress import running_copy_of_the_demo_run
 CODES = re.compile(r"ΔI|Acc_Diff|I_across|I_within|\(d\)|\bBUR\b|\bUER\b|\bAUC\b|\bSOF\b|\bMBIC\b|\bSFPI\b")
 
 
-def audit(perturbations: list[str], corpus: str = "Demo news articles"):
+def audit(perturbations: list[str], corpus: str = "Invented news articles"):
     app = open_app("pages/corpus.py")
     app.radio(key="corpus_choice").set_value(corpus).run()
     app.switch_page("pages/audit.py").run()
@@ -29,7 +29,7 @@ def audit(perturbations: list[str], corpus: str = "Demo news articles"):
     return app
 
 
-@pytest.mark.parametrize("perturbations, corpus", [(["gender-loc", "race"], "Demo news articles"),
+@pytest.mark.parametrize("perturbations, corpus", [(["gender-loc", "race"], "Invented news articles"),
                                                    (["sentiment"], "Demo product reviews")])
 def test_measures_and_controls_are_named_in_words_with_the_codes_kept_in_the_tooltip(perturbations, corpus):
     app = audit(perturbations, corpus)
