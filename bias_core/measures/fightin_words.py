@@ -11,10 +11,11 @@ background corpus (e.g. the inputs), α_w = prior_strength · (b_w + 0.01) / (Σ
 absent from the background defined; ``prior_strength`` (default 1,000 pseudo-tokens) is our choice, METHODS leaves
 it open.
 
-Before counting, perturbed tokens (swapped names, pronouns, titles) are replaced by group-neutral markers and paired
-identifiers are normalised into one token ("father/mother"), or they top every list. By default only the pairs of
-Steen & Markert's Table 10 are normalised, as in their §4: "husband" and "wife" stay apart (their Table 1 lists
-"husband" among the top female-associated words); the longer list is an option (``paired_identifiers``).
+Before counting, every word a substitution wrote or replaced (swapped names, pronouns, titles, gendered nouns) is
+replaced by a group-neutral marker and paired identifiers are normalised into one token ("father/mother"), or they
+top every list. By default only the pairs of Steen & Markert's Table 10 are normalised, as in their §4: "husband"
+and "wife" stay apart (their Table 1 lists "husband" among the top female-associated words); the longer list is an
+option (``paired_identifiers``).
 
 Tokens: lowercased words (apostrophes kept) and single punctuation marks (Steen & Markert list "(" and "," in
 Table 1). Counting is vectorised: one regex pass per side and numpy over the vocabulary.
@@ -37,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from bias_core.common import stats
-from bias_core.common.records import Input, MeasureResult
+from bias_core.common.records import SUBSTITUTION_KINDS, Input, MeasureResult
 from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.documents.language import english_stop_words
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
@@ -101,20 +102,34 @@ class FightinWordsResult:
 
 
 SUBSTITUTION_MARKERS = {"first_name": "[first_name]", "last_name": "[last_name]", "full_name": "[name]",
-                        "pronoun": "[pronoun]", "title": "[title]", "politician_name": "[politician]"}
+                        "pronoun": "[pronoun]", "title": "[title]", "content_word": "[gendered_word]",
+                        "politician_name": "[politician]"}
 
 
 def substitution_mask(inputs: Iterable[Input]) -> dict[str, str]:
-    """Map every token the inputs' substitutions inserted (names, pronouns, titles) to a group-neutral marker, so
-    the perturbation's own words do not top the term lists (METHODS §4.6)."""
-    mask: dict[str, str] = {}
+    """Map every word token a substitution of the inputs wrote or replaced to a group-neutral marker, so the
+    perturbation's own words do not top the term lists (METHODS §4.6).
+
+    Both sides of every substitution are masked: the replacement ("Dame", "she", a drawn name) and the original it
+    replaced ("Sir", "he", the written name). An arm that keeps a word as written has no substitution for it, so
+    masking replacements alone left "Sir" in the male arm of a gender swap and "sir" topped its list (0 vs 12;
+    issue 29). Titles, pronouns, names and, when the perturbation rewrites them, gendered nouns (king/queen) are
+    all masked; METHODS names "swapped names, pronouns, titles", and every word the perturbation wrote is the same
+    kind of token (docs/fidelity.md). Punctuation inside a substitution ("Mrs." → "mrs", ".") is never masked: it is
+    no word of the swap, and masking "." would hide every full stop. A token two kinds claim takes the marker of the
+    first kind in ``SUBSTITUTION_KINDS`` order, so the mask does not depend on the inputs' order."""
+    kinds: dict[str, set[str]] = {}
     for item in inputs:
         for sub in item.substitutions:
-            marker = SUBSTITUTION_MARKERS.get(sub.kind)
-            if marker:
-                for token in TOKEN_PATTERN.findall(sub.replacement.lower()):
-                    mask[token] = marker
-    return mask
+            if sub.kind not in SUBSTITUTION_MARKERS:
+                continue
+            for text in (sub.replacement, sub.original):
+                for token in TOKEN_PATTERN.findall(text.lower()):
+                    if any(character.isalnum() for character in token):
+                        kinds.setdefault(token, set()).add(sub.kind)
+    order = {kind: rank for rank, kind in enumerate(SUBSTITUTION_KINDS)}
+    return {token: SUBSTITUTION_MARKERS[min(found, key=lambda kind: order.get(kind, len(order)))]
+            for token, found in sorted(kinds.items())}
 
 
 PLACEHOLDERS = frozenset(SUBSTITUTION_MARKERS.values())
