@@ -132,7 +132,10 @@ else:
                "(Zhou & Tan §6).")
     for side in (table["side_a"], table["side_b"]):
         st.markdown(f"**Words typical of {md_escape(side)}**")
-        st.dataframe(pd.DataFrame(table[f"top_{side}"]), hide_index=True, width="stretch")
+        st.markdown(md_escape(fwv.stored_side_sentence(table, side)))
+        rows = [row for row in table[f"top_{side}"] if not fw.is_placeholder(str(row.get("term")))]
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(md_escape(f"Prior: {table['prior']} · minimum count {table['min_count']} · {table['correction']}"))
     st.stop()
 

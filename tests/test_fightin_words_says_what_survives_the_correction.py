@@ -4,6 +4,7 @@ word survives, or that has no word at all, reads a sentence, never a bare table 
 from __future__ import annotations
 
 from bias_core.measures import fightin_words as fw
+from bias_core.views import fightin_words_view as fwv
 from bias_core.views.fightin_words_view import side_sentence, side_terms
 
 BALANCED = ["the council approved the budget for the new school"] * 20
@@ -49,3 +50,17 @@ def test_stop_words_are_left_out_of_the_count_only_in_the_content_words_view():
     result = fw.fightin_words(["the the the the the the the"] * 30, ["a a a a a a a"] * 30)
     assert side_sentence(result, "a", "women", content_only=True).startswith("No content word is used more in A")
     assert side_sentence(result, "a", "women", content_only=False).startswith("1 word is used significantly")
+
+
+def test_a_stored_table_says_the_same_and_at_least_where_every_listed_word_survives():
+    side_a = ["the nurse nurse nurse and the smiling nurse met the pilot"] * 30
+    side_b = ["the nurse met the pilot pilot pilot and the smiling pilot"] * 30
+    table = fw.fightin_words(side_a, side_b, label_a="highsim", label_b="lowsim").to_details(k=1)
+    assert fwv.stored_side_sentence(table, "highsim") == (
+        f"At least 1 word is used significantly more in highsim after correcting for multiple comparisons: "
+        f"{table['vocabulary']} words tested, Benjamini–Hochberg.")
+    none = fw.fightin_words(BALANCED + ["budget plan"], BALANCED + ["school plan"], label_a="highsim",
+                            label_b="lowsim", min_count=1).to_details()
+    assert fwv.stored_side_sentence(none, "lowsim").startswith("No word is used significantly more in lowsim after")
+    assert fwv.stored_side_sentence({"top_lowsim": [], "vocabulary": 0}, "lowsim") == (
+        "No word is used more in lowsim than in the other side: 0 words tested.")

@@ -45,6 +45,24 @@ def side_sentence(result: fw.FightinWordsResult, side: str, label: str, *, conte
     return f"{counted(significant, kind)} {plural(significant, 'is')} used significantly more in {letter} ({label}) {how}"
 
 
+def stored_side_sentence(table: Mapping, side: str) -> str:
+    """``side_sentence`` for a table stored with a result (``FightinWordsResult.to_details``: the top words of each
+    side only, e.g. the politician swap's HIGHSIM against LOWSIM): where every listed word survives the correction,
+    more may lie below the list, so the count reads "at least"."""
+    rows = [row for row in table.get(f"top_{side}") or [] if isinstance(row, Mapping)
+            and not fw.is_placeholder(str(row.get("term")))]
+    tested = table.get("vocabulary")
+    what = f"{counted(tested, 'word')} tested" if isinstance(tested, int) else "every kept word tested"
+    if not rows:
+        return f"No word is used more in {side} than in the other side: {what}."
+    significant = sum(bool(row.get("significant_bh")) for row in rows)
+    how = f"after correcting for multiple comparisons: {what}, Benjamini–Hochberg."
+    if not significant:
+        return f"No word is used significantly more in {side} {how}"
+    least = "At least " if significant == len(rows) else ""
+    return f"{least}{counted(significant, 'word')} {plural(significant, 'is')} used significantly more in {side} {how}"
+
+
 @dataclass(frozen=True)
 class ViewScore:
     """An arm comparison the page can open on, with how many content words it finds: significant after the
