@@ -110,3 +110,25 @@ def test_a_name_blind_summarizer_is_no_difference_and_never_clears_the_noise_flo
     verdict = judge(result, results)
     assert verdict.status == IDENTICAL
     assert not verdict.significant and verdict.clears_floor is not True
+
+
+def test_arms_that_differ_only_in_a_swapped_word_one_arm_leaves_out_are_identical():
+    """A title only one arm leaves out ("Dame Mary Hale" → "Mary Hale") changes only a placeholder's count, and a
+    placeholder is never counted as a word: the summaries are identical up to the perturbation's own words."""
+    inputs, summaries = audit()
+    dropped = [Summary(s.input_id, "lead-3", s.text.replace("Dame ", "")) for s in summaries]
+    results = compute_measures(inputs, dropped, ["fightin_words"])
+    result = results[0]
+    assert result.details["test"]["identical"] and result.value == 0
+    assert judge(result, results).status == IDENTICAL
+
+
+def test_the_corrected_count_of_some_columns_equals_statsmodels_on_the_full_family():
+    import numpy as np
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(0)
+    p = rng.random((50, 40)) ** 3
+    counted = rng.random(40) < 0.5
+    expected = [int((multipletests(row, 0.05, "fdr_bh")[0] & counted).sum()) for row in p]
+    assert fw.bh_reject_counts(p, counted=counted).tolist() == expected
