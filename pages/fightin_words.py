@@ -208,7 +208,9 @@ event = st.plotly_chart(figure, on_select="rerun", selection_mode="points", key=
 points = event.selection.points if event else []
 clicked = [plotted[point["point_index"]].term for point in points
            if isinstance(point.get("point_index"), int) and 0 <= point["point_index"] < len(plotted)]
-words = [t.term for t in top_a + top_b]
+# Where no word leans to either side (identical arms), the most frequent words stay readable in their texts.
+words = [t.term for t in top_a + top_b] or [t.term for t in sorted(plotted, key=lambda t: -(t.count_a + t.count_b))
+                                            [:top_k]]
 if clicked and clicked[0] != st.session_state.get("fw_clicked"):
     # A new click selects its word, even one outside the top lists; the same selection on later reruns does not
     # undo a choice made in the box since.
