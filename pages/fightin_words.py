@@ -13,6 +13,7 @@ import streamlit as st
 from bias_core.common.words import counted, plural
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
+from bias_core.views import fightin_words_view as fwv
 from bias_core.views.labels import arm_labels
 from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
 from pages.parts.progress import in_progress_notice
@@ -33,27 +34,9 @@ inputs, summaries = run_records(run.id, run.updated)
 by_id = {item.id: item for item in inputs}
 
 @st.cache_data(show_spinner="Finding a view with words to show…", max_entries=8)
-def richest_view(run_id: str, updated: float, perturbations: tuple[str, ...], summarizer_names: tuple[str, ...]
-                 ) -> tuple[str, str] | None:
-    """The (perturbation, summarizer) whose first two arms differ in the most content words with |z| > 1.96 (ties:
-    the first in the lists' order); None when no view has any."""
-    run_inputs, run_summaries = run_records(run_id, updated)
-    items = {item.id: item for item in run_inputs}
-    best, best_count = None, 0
-    for perturbation in perturbations:
-        arms = sorted({item.arm for item in run_inputs if item.perturbation == perturbation and item.arm})
-        for name in summarizer_names:
-            pairs = [(s, items[s.input_id]) for s in run_summaries if s.summarizer == name and s.input_id in items
-                     and items[s.input_id].perturbation == perturbation and not summary_degenerate_reason(s)]
-            texts = {arm: [s.text for s, item in pairs if item.arm == arm] for arm in arms[:2]}
-            if len(texts) < 2 or not all(texts.values()):
-                continue
-            scores = fw.fightin_words(texts[arms[0]], texts[arms[1]],
-                                      mask=fw.substitution_mask(item for _, item in pairs))
-            count = sum(t.significant and fw.is_content_word(t.term) for t in scores.terms)
-            if count > best_count:
-                best, best_count = (perturbation, name), count
-    return best
+def richest_view(run_id: str, updated: float) -> tuple[str, str] | None:
+    """The (perturbation, summarizer) with the most significant content words (``fightin_words_view.best_view``)."""
+    return fwv.best_view(*run_records(run_id, updated))
 
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
@@ -88,8 +71,8 @@ if comparison == COMPARISONS[0]:
     summarizer_names = sorted({s.summarizer for s in summaries})
     if not any(key in st.session_state or key in st.query_params for key in ("fw_perturbation", "fw_summarizer")):
         # Open on the view with the most significant content words, so a first look shows what the page is for.
-        view = richest_view(run.id, run.updated, tuple(options), tuple(summarizer_names))
-        if view:
+        view = richest_view(run.id, run.updated)
+        if view and view[0] in options and view[1] in summarizer_names:
             st.session_state["fw_perturbation"], st.session_state["fw_summarizer"] = view
     columns = st.columns(4)
     with columns[0]:
@@ -149,7 +132,10 @@ else:
                "(Zhou & Tan §6).")
     for side in (table["side_a"], table["side_b"]):
         st.markdown(f"**Words typical of {md_escape(side)}**")
-        st.dataframe(pd.DataFrame(table[f"top_{side}"]), hide_index=True, width="stretch")
+        st.markdown(md_escape(fwv.stored_side_sentence(table, side)))
+        rows = [row for row in table[f"top_{side}"] if not fw.is_placeholder(str(row.get("term")))]
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(md_escape(f"Prior: {table['prior']} · minimum count {table['min_count']} · {table['correction']}"))
     st.stop()
 
@@ -180,11 +166,8 @@ only_bh = filters[1].checkbox("Only words significant after Benjamini–Hochberg
 top_k = st.slider("Words per side", 5, 50, 15, key="fw_top_k", bind="query-params")
 # The markers that stand in for swapped names, pronouns and titles are counted (so they do not inflate other words'
 # shares) but never shown as words.
-shown = [t for t in result.terms if not fw.is_placeholder(t.term) and (not content_only or fw.is_content_word(t.term))]
-if only_bh:
-    shown = [t for t in shown if t.significant_bh]
-top_a = [t for t in shown if t.z > 0][:top_k]
-top_b = sorted((t for t in shown if t.z < 0), key=lambda t: t.z)[:top_k]
+top_a, top_b = ([t for t in fwv.side_terms(result, side, content_only=content_only) if t.significant_bh or not only_bh]
+                [:top_k] for side in ("a", "b"))
 
 
 def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
@@ -194,12 +177,13 @@ def frame(terms: list[fw.TermScore]) -> pd.DataFrame:
 
 columns = st.columns(2)
 st.caption(md_escape(f"A = {label_a}; B = {label_b}."))
-columns[0].markdown(f"**More frequent in A: {md_escape(label_a)}**")
-columns[0].dataframe(frame(top_a), hide_index=True, width="stretch")
-columns[1].markdown(f"**More frequent in B: {md_escape(label_b)}**")
-columns[1].dataframe(frame(top_b), hide_index=True, width="stretch")
-if not top_a and not top_b:
-    st.info("No word passes the filter: there is no evidence that the two sides use different words.")
+# Each side says in a sentence how many words survive the correction, so an empty or unsignificant table is never
+# left to speak for itself (issue 29).
+for column, side, label, terms in ((columns[0], "a", label_a, top_a), (columns[1], "b", label_b, top_b)):
+    column.markdown(f"**More frequent in {side.upper()}: {md_escape(label)}**")
+    column.markdown(md_escape(fwv.side_sentence(result, side, label, content_only=content_only)))
+    if terms:
+        column.dataframe(frame(terms), hide_index=True, width="stretch")
 
 # Plotly renders a subset of HTML in hover labels and titles, so words and labels are escaped there (and the
 # selected word is unescaped again below).
@@ -224,7 +208,9 @@ event = st.plotly_chart(figure, on_select="rerun", selection_mode="points", key=
 points = event.selection.points if event else []
 clicked = [plotted[point["point_index"]].term for point in points
            if isinstance(point.get("point_index"), int) and 0 <= point["point_index"] < len(plotted)]
-words = [t.term for t in top_a + top_b]
+# Where no word leans to either side (identical arms), the most frequent words stay readable in their texts.
+words = [t.term for t in top_a + top_b] or [t.term for t in sorted(plotted, key=lambda t: -(t.count_a + t.count_b))
+                                            [:top_k]]
 if clicked and clicked[0] != st.session_state.get("fw_clicked"):
     # A new click selects its word, even one outside the top lists; the same selection on later reruns does not
     # undo a choice made in the box since.
@@ -240,15 +226,42 @@ if chosen_word and chosen_word not in words:
         note_unknown_link_values("fw_word", words, "word")
 word = (st.selectbox("Show the texts that contain", words, key="fw_word", bind="query-params") if words
         else None)
+
+
+def times(count: int) -> str:
+    return f"{count} {'time' if count == 1 else 'times'}"
+
+
 if word:
     replacements = fw.build_replacements(mask)
     for side, label, texts in (("A", label_a, side_a), ("B", label_b, side_b)):
-        found = [(text, fw.term_occurrences(text, word, replacements)) for text in texts]
-        hits = [(text, spans) for text, spans in found if spans]
-        occurrences = sum(len(spans) for _, spans in hits)
-        with st.expander(md_escape(f"{side} ({label}): {len(hits)} of {len(texts)} texts contain “{word}” "
-                                   f"({occurrences} {'time' if occurrences == 1 else 'times'})"), expanded=bool(hits)):
-            for text, spans in hits[:10]:
-                st.markdown(marked_spans(text, spans, title=word), unsafe_allow_html=True)
-            if len(hits) > 10:
-                st.caption(f"… and {len(hits) - 10} more texts.")
+        found = [fw.term_occurrences(text, word, replacements) for text in texts]
+        st.markdown(md_escape(f"{side} ({label}): {sum(bool(spans) for spans in found)} of {len(texts)} texts "
+                              f"contain “{word}” ({times(sum(len(spans) for spans in found))})"))
+    if comparison == COMPARISONS[0]:
+        # The examples are the two arms of one draw (the same original and name draw), never arm A of one draw
+        # beside arm B of another (issue 29).
+        draws = fwv.example_draws(chosen, arm_a, arm_b, word, replacements)
+        st.caption("Each example is one draw: the same original with the same names drawn, summarized in each arm.")
+        for index, draw in enumerate(draws[:10]):
+            sample = f", sample {draw.sample_id}" if draw.sample_id is not None else ""
+            with st.expander(md_escape(f"{draw.original_id}{sample}: “{word}” {times(len(draw.spans_a))} in A, "
+                                       f"{times(len(draw.spans_b))} in B"), expanded=index == 0):
+                for column, side, label, text, spans in zip(st.columns(2), "AB", (label_a, label_b),
+                                                             (draw.text_a, draw.text_b), (draw.spans_a, draw.spans_b),
+                                                             strict=True):
+                    column.caption(md_escape(f"{side} ({label})"))
+                    if text is None:
+                        column.markdown("No usable summary of this draw in this arm (degenerate or missing).")
+                    else:
+                        column.markdown(marked_spans(text, spans, title=word), unsafe_allow_html=True)
+        if len(draws) > 10:
+            st.caption(f"… and {counted(len(draws) - 10, 'more draw')}.")
+    else:
+        for side, label, texts in (("A", label_a, side_a), ("B", label_b, side_b)):
+            hits = [(text, spans) for text in texts if (spans := fw.term_occurrences(text, word, replacements))]
+            with st.expander(md_escape(f"{side} ({label}): texts that contain “{word}”"), expanded=bool(hits)):
+                for text, spans in hits[:10]:
+                    st.markdown(marked_spans(text, spans, title=word), unsafe_allow_html=True)
+                if len(hits) > 10:
+                    st.caption(f"… and {counted(len(hits) - 10, 'more text')}.")

@@ -112,6 +112,22 @@ def test_the_drill_down_finds_a_word_as_often_as_the_table_counts_it(demo_store_
     for table in (table_a, table_b):
         for _, row in table.head(3).iterrows():
             at.selectbox(key="fw_word").set_value(row["word"]).run()
-            labels = [e.label.replace("\\", "") for e in at.expander if "texts contain" in e.label]
-            counts = [int(re.search(r"\((\d+) times?\)$", label).group(1)) for label in labels]
-            assert counts == [row["count A"], row["count B"]], (row["word"], labels)
+            lines = [m.value.replace("\\", "") for m in at.markdown if "texts contain" in m.value]
+            counts = [int(re.search(r"\((\d+) times?\)$", line).group(1)) for line in lines]
+            assert counts == [row["count A"], row["count B"]], (row["word"], lines)
+            # the examples below are whole draws: their occurrences add up to at most the table's counts
+            examples = [e.label.replace("\\", "") for e in at.expander if " in A, " in e.label]
+            assert examples, row["word"]
+            shown = [re.search(r"(\d+) times? in A, (\d+) times? in B$", label).groups() for label in examples]
+            assert sum(int(a) for a, _ in shown) <= row["count A"] and sum(int(b) for _, b in shown) <= row["count B"]
+
+
+def test_the_highsim_view_says_what_survives_the_correction_and_shows_no_placeholder(demo_store_path, monkeypatch):
+    monkeypatch.setenv("SUMMBIAS_STORE", str(demo_store_path))
+    at = open_app("pages/fightin_words.py")
+    at.radio(key="fw_comparison").set_value("Politician swap: HIGHSIM vs LOWSIM originals").run()
+    assert not at.exception
+    sentences = [m.value for m in at.markdown if "after correcting for multiple comparisons" in m.value]
+    assert len(sentences) == 2, [m.value for m in at.markdown]
+    words = [word for frame in at.dataframe for word in frame.value.get("term", [])]
+    assert not any(fw.is_placeholder(word) for word in words)

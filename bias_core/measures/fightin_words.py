@@ -11,10 +11,11 @@ background corpus (e.g. the inputs), α_w = prior_strength · (b_w + 0.01) / (Σ
 absent from the background defined; ``prior_strength`` (default 1,000 pseudo-tokens) is our choice, METHODS leaves
 it open.
 
-Before counting, perturbed tokens (swapped names, pronouns, titles) are replaced by group-neutral markers and paired
-identifiers are normalised into one token ("father/mother"), or they top every list. By default only the pairs of
-Steen & Markert's Table 10 are normalised, as in their §4: "husband" and "wife" stay apart (their Table 1 lists
-"husband" among the top female-associated words); the longer list is an option (``paired_identifiers``).
+Before counting, every word a substitution wrote or replaced (swapped names, pronouns, titles, gendered nouns) is
+replaced by a group-neutral marker and paired identifiers are normalised into one token ("father/mother"), or they
+top every list. By default only the pairs of Steen & Markert's Table 10 are normalised, as in their §4: "husband"
+and "wife" stay apart (their Table 1 lists "husband" among the top female-associated words); the longer list is an
+option (``paired_identifiers``).
 
 Tokens: lowercased words (apostrophes kept) and single punctuation marks (Steen & Markert list "(" and "," in
 Table 1). Counting is vectorised: one regex pass per side and numpy over the vocabulary.
@@ -37,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from bias_core.common import stats
-from bias_core.common.records import Input, MeasureResult
+from bias_core.common.records import SUBSTITUTION_KINDS, Input, MeasureResult
 from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.documents.language import english_stop_words
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
@@ -101,20 +102,34 @@ class FightinWordsResult:
 
 
 SUBSTITUTION_MARKERS = {"first_name": "[first_name]", "last_name": "[last_name]", "full_name": "[name]",
-                        "pronoun": "[pronoun]", "title": "[title]", "politician_name": "[politician]"}
+                        "pronoun": "[pronoun]", "title": "[title]", "content_word": "[gendered_word]",
+                        "politician_name": "[politician]"}
 
 
 def substitution_mask(inputs: Iterable[Input]) -> dict[str, str]:
-    """Map every token the inputs' substitutions inserted (names, pronouns, titles) to a group-neutral marker, so
-    the perturbation's own words do not top the term lists (METHODS §4.6)."""
-    mask: dict[str, str] = {}
+    """Map every word token a substitution of the inputs wrote or replaced to a group-neutral marker, so the
+    perturbation's own words do not top the term lists (METHODS §4.6).
+
+    Both sides of every substitution are masked: the replacement ("Dame", "she", a drawn name) and the original it
+    replaced ("Sir", "he", the written name). An arm that keeps a word as written has no substitution for it, so
+    masking replacements alone left "Sir" in the male arm of a gender swap and "sir" topped its list (0 vs 12;
+    issue 29). Titles, pronouns, names and, when the perturbation rewrites them, gendered nouns (king/queen) are
+    all masked; METHODS names "swapped names, pronouns, titles", and every word the perturbation wrote is the same
+    kind of token (docs/fidelity.md). Punctuation inside a substitution ("Mrs." → "mrs", ".") is never masked: it is
+    no word of the swap, and masking "." would hide every full stop. A token two kinds claim takes the marker of the
+    first kind in ``SUBSTITUTION_KINDS`` order, so the mask does not depend on the inputs' order."""
+    kinds: dict[str, set[str]] = {}
     for item in inputs:
         for sub in item.substitutions:
-            marker = SUBSTITUTION_MARKERS.get(sub.kind)
-            if marker:
-                for token in TOKEN_PATTERN.findall(sub.replacement.lower()):
-                    mask[token] = marker
-    return mask
+            if sub.kind not in SUBSTITUTION_MARKERS:
+                continue
+            for text in (sub.replacement, sub.original):
+                for token in TOKEN_PATTERN.findall(text.lower()):
+                    if any(character.isalnum() for character in token):
+                        kinds.setdefault(token, set()).add(sub.kind)
+    order = {kind: rank for rank, kind in enumerate(SUBSTITUTION_KINDS)}
+    return {token: SUBSTITUTION_MARKERS[min(found, key=lambda kind: order.get(kind, len(order)))]
+            for token, found in sorted(kinds.items())}
 
 
 PLACEHOLDERS = frozenset(SUBSTITUTION_MARKERS.values())
@@ -248,10 +263,11 @@ def log_odds_z(y_a: np.ndarray, y_b: np.ndarray, alpha: np.ndarray) -> tuple[np.
     return delta, z, 2.0 * ndtr(-np.abs(z))
 
 
-def bh_reject_counts(p_values: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+def bh_reject_counts(p_values: np.ndarray, alpha: float = 0.05, counted: np.ndarray | None = None) -> np.ndarray:
     """How many hypotheses Benjamini–Hochberg rejects in each row of ``p_values`` (K, m) — the step-up rule
     vectorised over rows (``statsmodels``' ``multipletests`` takes one family at a time; the permutation test needs
-    thousands). Equal to ``multipletests(p, alpha, "fdr_bh")[0].sum()`` for every row."""
+    thousands). Equal to ``multipletests(p, alpha, "fdr_bh")[0].sum()`` for every row. ``counted`` (a boolean mask
+    over the m columns) counts only those columns' rejections; the correction is still over all m."""
     p_values = np.atleast_2d(p_values)
     m = p_values.shape[1]
     if m == 0:
@@ -259,7 +275,10 @@ def bh_reject_counts(p_values: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     ordered = np.sort(p_values, axis=1)
     below = ordered <= alpha * np.arange(1, m + 1) / m
     last = m - np.argmax(below[:, ::-1], axis=1)
-    return np.where(below.any(axis=1), last, 0)
+    if counted is None:
+        return np.where(below.any(axis=1), last, 0)
+    cutoff = np.where(below.any(axis=1), ordered[np.arange(ordered.shape[0]), last - 1], -np.inf)
+    return np.sum((p_values <= cutoff[:, None]) & np.asarray(counted, dtype=bool)[None, :], axis=1)
 
 
 DEFAULT_PERMUTATIONS = 2000
@@ -286,9 +305,12 @@ def arm_fightin_words(
 
     The test: the null is that the arm labels carry nothing, so swapping the two arms of any original leaves the
     distribution unchanged (a within-original permutation; for lead-k the arms are identical and nothing can
-    change). The statistic is the number of BH-significant words; p = (1 + #{permutations with at least as many}) /
-    (K + 1), K = ``n_permutations`` random arm flips per original, seeded. Token-level z-tests alone treat every word
-    of a summary as independent and call a random-k summarizer biased; the permutation keeps each summary whole.
+    change). The statistic is the number of BH-significant words, the placeholders of swapped words left out of the
+    count (not of the correction); p = (1 + #{permutations with at least as many}) / (K + 1), K = ``n_permutations``
+    random arm flips per original, seeded. Token-level z-tests alone treat every word of a summary as independent and
+    call a random-k summarizer biased; the permutation keeps each summary whole. The arms are "identical" when every
+    original's words other than the placeholders have the same pooled counts in both: summaries that differ only by
+    the perturbation's own words (a name-blind lead-3) are no difference, never a result that clears the floor.
     """
     originals = sorted(set(texts_a) & set(texts_b))
     replacements = build_replacements(mask, paired_identifiers)
@@ -313,8 +335,12 @@ def arm_fightin_words(
     alpha = np.full(size, UNINFORMATIVE_ALPHA)
     delta, z, p_values = log_odds_z(y_a, y_b, alpha)
     bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
-    observed = int(np.sum(bh))
-    identical = bool(np.array_equal(a, b))
+    # The statistic counts the words the page can show: a placeholder (a swapped name, pronoun or title) is in the
+    # vocabulary and the correction, but a count of swapped words is not "words used more for one group", and arms
+    # that differ only there (a title one arm leaves out) are identical up to the perturbation's own words.
+    words = np.array([not is_placeholder(str(w)) for w in vocabulary], dtype=bool)
+    observed = int(np.sum(np.asarray(bh, dtype=bool) & words)) if size else 0
+    identical = bool(np.array_equal(a[:, words], b[:, words]))
     null_counts = np.zeros(0)
     if size and not identical and n_permutations > 0:
         rng = np.random.default_rng(seed)
@@ -326,7 +352,7 @@ def arm_fightin_words(
             flips = rng.integers(0, 2, size=(min(chunk, n_permutations - start), len(originals))).astype(float)
             perm_a = y_a + flips @ difference
             perm_b = y_b - flips @ difference
-            pieces.append(bh_reject_counts(log_odds_z(perm_a, perm_b, alpha)[2]))
+            pieces.append(bh_reject_counts(log_odds_z(perm_a, perm_b, alpha)[2], counted=words))
         null_counts = np.concatenate(pieces)
     p_perm = stats.permutation_p(observed, null_counts) if null_counts.size else 1.0
     order = np.argsort(-z, kind="stable")
@@ -375,8 +401,9 @@ def fightin_words_measure(
     summarizer: str | None = None,
     n: int | None = None,
 ) -> MeasureResult:
-    """Return a Fightin' Words table as a MeasureResult: value = number of BH-significant words, table in details."""
-    n_significant = sum(term.significant_bh for term in result.terms)
+    """Return a Fightin' Words table as a MeasureResult: value = number of BH-significant words (placeholders of
+    swapped words are never counted: the tables never show them), table in details."""
+    n_significant = sum(term.significant_bh and not is_placeholder(term.term) for term in result.terms)
     reason = None if result.terms else "no word reaches the minimum count"
     return MeasureResult(measure="fightin_words", value=float(n_significant) if result.terms else math.nan,
                          n=result.n_texts_a + result.n_texts_b if n is None else n, reason=reason,

@@ -1,6 +1,7 @@
-"""Fightin' Words in headless Chromium on the demo run (issue 14): the page opens on a view with terms, sides are
-described in words, and a click on a point of the plot selects its word and shows the texts that use it, with whole
-words highlighted. Screenshots: artifacts/screenshots/workbench-fw-*.png."""
+"""Fightin' Words in headless Chromium on the demo run (issues 14 and 29): the page opens on a view with terms, each
+side says in a sentence what survives the correction, sides are described in words, and a click on a point of the
+plot selects its word and shows the two arms of one draw that use it, with whole words highlighted. Screenshots:
+artifacts/screenshots/workbench-fw-*.png."""
 
 from __future__ import annotations
 
@@ -28,12 +29,16 @@ def test_clicking_a_point_selects_its_word_and_shows_its_texts(page, demo_app, s
     # takes longer than expect's 5 s default (it did once in a full xdist run).
     expect(main.get_by_text(re.compile(r"^A = .+; B = .+\.$"))).to_be_visible(timeout=60_000)
     expect(main.get_by_text("More frequent in A:", exact=False)).to_be_visible()
+    # each side says in a sentence what survives the correction
+    corrected = main.get_by_text("after correcting for multiple comparisons", exact=False)
+    expect(corrected).to_have_count(2)
     screenshot("workbench-fw-1-first-view")
 
-    expanders = main.get_by_test_id("stExpander").filter(has_text="texts contain")
+    counts = main.get_by_text(re.compile(r"^A \(.+\): \d+ of \d+ texts contain “"))
+    expanders = main.get_by_test_id("stExpander").filter(has_text=" in A, ")
 
     def selected_word() -> str:
-        return re.search(r"contain “(.+?)”", expanders.first.inner_text()).group(1)
+        return re.search(r"contain “(.+?)”", counts.first.inner_text()).group(1)
 
     before = selected_word()
     points = main.locator(".js-plotly-plot .scatterlayer .trace path.point")
@@ -54,6 +59,9 @@ def test_clicking_a_point_selects_its_word_and_shows_its_texts(page, demo_app, s
     assert after != before, "a click on a point selects its word"
     word = after
     expect(expanders.first).to_contain_text(word)
+    # an example is one draw: its two sides are the two arms of the same original and sample
+    expect(expanders.first.get_by_text(re.compile(r"^A \("))).to_be_visible()
+    expect(expanders.first.get_by_text(re.compile(r"^B \("))).to_be_visible()
     marks = expanders.first.locator("mark")
     expect(marks.first).to_be_visible()
     for text in marks.all_inner_texts()[:20]:

@@ -1,0 +1,63 @@
+"""The Fightin' Words page opens on the view with the most significant content words (issue 29, Why 4): views are
+ranked by content words significant after the Benjamini–Hochberg correction (stop words excluded), then by those with
+|z| > 1.96, then by name — the same ranking whatever the order of the records."""
+
+from __future__ import annotations
+
+import random
+
+from bias_core.common.records import Input, Summary
+from bias_core.views.fightin_words_view import best_view, rank_views
+
+BASE = "the council met on monday and the mayor spoke about the budget of the city"
+
+
+def audit(extra: dict[str, dict[str, str]], n_originals: int = 30) -> tuple[list[Input], list[Summary]]:
+    """Inputs of two perturbations; ``extra[summarizer][arm]`` is appended to every summary of that arm."""
+    inputs, summaries = [], []
+    for perturbation, arms in (("gender-glob", ("female", "male")), ("race", ("a", "b"))):
+        for index in range(n_originals):
+            for arm in arms:
+                item = Input(id=f"o{index}/{perturbation}/s0/{arm}", original_id=f"o{index}", text=BASE,
+                             perturbation=perturbation, sample_id=0, arm=arm)
+                inputs.append(item)
+                for summarizer, words in extra.items():
+                    added = words.get(f"{perturbation}:{arm}", "")
+                    summaries.append(Summary(item.id, summarizer, f"{BASE} {index} {added}".strip()))
+    return inputs, summaries
+
+
+PLANTED = {"blind": {},
+           "stop-words": {"gender-glob:female": "the the the of of of", "gender-glob:male": "the of"},
+           "planted": {"race:a": "nurse nurse nurse doctor doctor doctor", "race:b": "nurse doctor"}}
+
+
+def test_the_view_with_significant_content_words_comes_first_and_stop_words_do_not_count():
+    inputs, summaries = audit(PLANTED)
+    ranked = rank_views(inputs, summaries)
+    assert (ranked[0].perturbation, ranked[0].summarizer) == ("race", "planted")
+    assert ranked[0].significant_bh == 2 and ranked[0].arms == ("a", "b")
+    stop = next(v for v in ranked if (v.perturbation, v.summarizer) == ("gender-glob", "stop-words"))
+    assert stop.significant_bh == stop.significant == 0, "stop words are no content words"
+    assert best_view(inputs, summaries) == ("race", "planted")
+
+
+def test_the_ranking_is_the_same_whatever_the_order_of_the_records():
+    inputs, summaries = audit(PLANTED)
+    shuffled_inputs, shuffled_summaries = inputs[:], summaries[:]
+    random.Random(3).shuffle(shuffled_inputs)
+    random.Random(4).shuffle(shuffled_summaries)
+    assert rank_views(shuffled_inputs, shuffled_summaries) == rank_views(inputs, summaries)
+
+
+def test_ties_go_to_the_first_perturbation_and_summarizer_by_name():
+    words = {"gender-glob:female": "nurse nurse nurse", "gender-glob:male": "nurse",
+             "race:a": "nurse nurse nurse", "race:b": "nurse"}
+    inputs, summaries = audit({"zeta": words, "alpha": words})
+    assert best_view(inputs, summaries) == ("gender-glob", "alpha")
+
+
+def test_no_view_with_any_significant_word_leaves_the_page_its_own_first_choices():
+    inputs, summaries = audit({"blind": {}})
+    assert all(v.significant_bh == v.significant == 0 for v in rank_views(inputs, summaries))
+    assert best_view(inputs, summaries) is None
