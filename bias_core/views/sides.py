@@ -8,11 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from bias_core.common.records import Input
+from bias_core.common.records import CONTROL_ROLES, Input
 from bias_core.views.labels import arm_label
-
-# Roles of the second draw from the same group in a quadruple (Counter-GAP §3): a within-group control.
-CONTROL_ROLES = ("control", "swap2")
 
 
 def _value_kind(item: Input) -> str | None:
