@@ -56,14 +56,14 @@ def evidence_pair(summarizer: str, perturbation: str, inputs: Sequence[Input],
     values differ most (total variation distance of the value shares). A summary the measures leave out as degenerate
     is never one side; None when no pair is left.
     """
-    texts = {s.input_id: s.text for s in summaries
-             if s.summarizer == summarizer and summary_degenerate_reason(s) is None}
+    by_input = {s.input_id: s for s in summaries if s.summarizer == summarizer}
+    texts = {input_id: summary.text for input_id, summary in by_input.items()}
     chosen = [item for item in inputs if item.perturbation == perturbation and item.id in texts]
     by_draw: dict[tuple, list[Input]] = {}
     for item in chosen:
         key = (item.original_id, item.sample_id) if perturbation == "sentiment" else draw_key(item)
         by_draw.setdefault(key, []).append(item)
-    best: tuple[float, str, str, str] | None = None
+    candidates: list[tuple[float, str, str, str]] = []
     for items in by_draw.values():
         for i, a in enumerate(items):
             for b in items[i + 1:]:
@@ -76,9 +76,18 @@ def evidence_pair(summarizer: str, perturbation: str, inputs: Sequence[Input],
                     score += 1e-3 * model_difference(texts[a.id], texts[b.id])  # ties: the summaries that differ
                 else:
                     score = model_difference(texts[a.id], texts[b.id], expected_words(a, b))
-                candidate = (score, a.original_id, a.id, b.id)
-                if best is None or score > best[0] or (score == best[0] and candidate[1:] < best[1:]):
-                    best = candidate
+                candidates.append((score, a.original_id, a.id, b.id))
+    # Most different first; a pair with a degenerate side is passed over. Checking only the pairs on the way to the
+    # first usable one keeps this cheap: the loop check costs milliseconds a summary.
+    degenerate: dict[str, bool] = {}
+    best = None
+    for candidate in sorted(candidates, key=lambda c: (-c[0], *c[1:])):
+        for input_id in candidate[2:]:
+            if input_id not in degenerate:
+                degenerate[input_id] = summary_degenerate_reason(by_input[input_id]) is not None
+        if not (degenerate[candidate[2]] or degenerate[candidate[3]]):
+            best = candidate
+            break
     if best is None:
         return None
     if perturbation == "sentiment":
