@@ -217,8 +217,8 @@ def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, anchors: 
         if len(items) != 2:
             continue
         label_a, label_b = (e(side_label(item)) for item in items)
-        head = (f"<h3 id='{anchors[key]}'>{e(finding.sentence)}</h3><p>{e(titles.get(pair.original_id, pair.original_id))}"
-                f": {e(pair.why)}.")
+        title = titles.get(pair.original_id, pair.original_id)
+        head = f"<h3 id='{anchors[key]}'>{e(finding.sentence)}</h3><p>{e(title)}: {e(pair.why)}."
         if all(is_unit_composition(item) for item in items):
             parts.append(f"{head} The two inputs hold different units, so each summary is shown with the unit "
                          f"every sentence comes from, as on Compare.</p><div class='diff'><div><b>{label_a}"
