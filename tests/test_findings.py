@@ -15,10 +15,11 @@ from bias_core.common.records import Input, MeasureResult, Summary
 from bias_core.compare.diff import expected_words, model_difference
 from bias_core.measures import MEASURES
 from bias_core.measures.common import UnitCounts, interval_results
+from bias_core.measures.quality import summary_degenerate_reason
 from bias_core.reference import demo as demo_module
 from bias_core.reference.demo import DEMO_FINDINGS, DEMO_RUN, demo_findings, ensure_demo_run, write_demo_findings
 from bias_core.runs.store import RunStore
-from bias_core.verdicts.evidence import evidence_pair
+from bias_core.verdicts.evidence import draw_key, evidence_pair
 from bias_core.verdicts.findings import finding_as_dict, finding_from_dict, findings, run_findings
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics
@@ -195,16 +196,17 @@ def test_the_inclusion_effect_is_an_odds_ratio_for_the_favoured_group():
     assert row.sentence == "m favours men: it keeps them in its summaries more often than women"
 
 
-def test_the_evidence_pair_is_the_opposite_arm_pair_whose_summaries_differ_most(demo):
-    results, inputs, summaries = demo
+def test_the_evidence_pair_is_the_pair_of_arms_of_one_draw_whose_summaries_differ_most(demo):
+    _results, inputs, summaries = demo
     pair = evidence_pair("smollm2", "gender-loc", inputs, summaries)
     by_id = {i.id: i for i in inputs}
-    texts = {s.input_id: s.text for s in summaries if s.summarizer == "smollm2"}
+    texts = {s.input_id: s.text for s in summaries
+             if s.summarizer == "smollm2" and summary_degenerate_reason(s) is None}
     a, b = by_id[pair.input_a], by_id[pair.input_b]
-    assert a.arm != b.arm and a.original_id == b.original_id == pair.original_id
+    assert a.arm != b.arm and a.original_id == b.original_id == pair.original_id and a.sample_id == b.sample_id
     best = max(model_difference(texts[x.id], texts[y.id], expected_words(x, y))
                for x in inputs for y in inputs if x.perturbation == y.perturbation == "gender-loc"
-               and x.original_id == y.original_id and x.arm != y.arm and x.id in texts and y.id in texts)
+               and draw_key(x) == draw_key(y) and x.arm != y.arm and x.id in texts and y.id in texts)
     assert model_difference(texts[a.id], texts[b.id], expected_words(a, b)) == pytest.approx(best)
     sentiment = evidence_pair("lead-3", "sentiment", inputs, summaries)
     assert by_id[sentiment.input_a].original_id == by_id[sentiment.input_b].original_id

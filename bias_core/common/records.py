@@ -22,6 +22,8 @@ SUBSTITUTION_KINDS = (
     "politician_name",
 )
 ROLES = ("original", "control", "swap1", "swap2", "identity")
+# Roles of the second draw from the same group in a quadruple (Counter-GAP §3): a within-group control.
+CONTROL_ROLES = ("control", "swap2")
 PERTURBATIONS = (
     "identity",
     "gender-loc",

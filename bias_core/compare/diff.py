@@ -16,8 +16,10 @@ from bias_core.common.records import Input
 from bias_core.compare.units import focus_shift, is_unit_composition
 
 # Display tokens are whitespace-separated words with their punctuation, so joining them with spaces reproduces a
-# readable summary; comparison uses a normalised key (lowercase, no punctuation, no possessive 's).
+# readable summary; comparison uses a normalised key (lowercase, no punctuation, no possessive 's). A side-by-side
+# diff keeps each word's own following whitespace, so each side reads exactly as its summary.
 _WORD = re.compile(r"\S+")
+_SPACED_WORD = re.compile(r"(\S+)(\s*)")
 _EDGE_PUNCTUATION = re.compile(r"^[^\w]+|[^\w]+$")
 _POSSESSIVE = re.compile(r"['’]s$")
 
@@ -30,11 +32,13 @@ def normalise(token: str) -> str:
 @dataclass(frozen=True)
 class DiffToken:
     """One display token: ``op`` is 'equal', 'delete' (only in A) or 'insert' (only in B); ``expected`` marks a
-    changed token that the perturbation explains (a swapped name, pronoun or title)."""
+    changed token that the perturbation explains (a swapped name, pronoun or title); ``space`` is the whitespace that
+    follows the word in its own summary (``side_by_side_diff`` only)."""
 
     text: str
     op: str
     expected: bool = False
+    space: str = ""
 
 
 def expected_words(*inputs: Input) -> set[str]:
@@ -48,20 +52,42 @@ def expected_words(*inputs: Input) -> set[str]:
     return words
 
 
+def _opcodes(tokens_a: list[str], tokens_b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes between two token lists, compared by their normalised keys."""
+    return difflib.SequenceMatcher(None, [normalise(t) for t in tokens_a], [normalise(t) for t in tokens_b],
+                                   autojunk=False).get_opcodes()
+
+
 def word_diff(a: str, b: str, expected: Iterable[str] = ()) -> list[DiffToken]:
     """Return the tokens of A and B merged into one sequence of equal, deleted and inserted tokens."""
     expected = set(expected)
     tokens_a, tokens_b = _WORD.findall(a), _WORD.findall(b)
-    matcher = difflib.SequenceMatcher(None, [normalise(t) for t in tokens_a], [normalise(t) for t in tokens_b],
-                                      autojunk=False)
     merged: list[DiffToken] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(tokens_a, tokens_b):
         if tag == "equal":
             merged.extend(DiffToken(t, "equal") for t in tokens_b[j1:j2])
             continue
         merged.extend(DiffToken(t, "delete", normalise(t) in expected) for t in tokens_a[i1:i2])
         merged.extend(DiffToken(t, "insert", normalise(t) in expected) for t in tokens_b[j1:j2])
     return merged
+
+
+def side_by_side_diff(a: str, b: str, expected: Iterable[str] = ()) -> tuple[list[DiffToken], list[DiffToken]]:
+    """Return each summary as its own tokens marked against the other: A's 'equal' or 'delete', B's 'equal' or
+    'insert', matched as ``word_diff`` matches them. Every token keeps its own spelling and the whitespace after it
+    (``space``), so a side's ``text + space`` joined is its summary as written (leading whitespace aside): "games.
+    Earlier" stays "games. Earlier" where the other side has "games earlier"."""
+    expected = set(expected)
+    spaced_a, spaced_b = _SPACED_WORD.findall(a), _SPACED_WORD.findall(b)
+    side_a: list[DiffToken] = []
+    side_b: list[DiffToken] = []
+    for tag, i1, i2, j1, j2 in _opcodes([word for word, _ in spaced_a], [word for word, _ in spaced_b]):
+        changed = tag != "equal"
+        side_a += [DiffToken(word, "delete" if changed else "equal", changed and normalise(word) in expected, space)
+                   for word, space in spaced_a[i1:i2]]
+        side_b += [DiffToken(word, "insert" if changed else "equal", changed and normalise(word) in expected, space)
+                   for word, space in spaced_b[j1:j2]]
+    return side_a, side_b
 
 
 def model_difference(a: str, b: str, expected: Iterable[str] = ()) -> float:

@@ -255,6 +255,14 @@ def output_quality(summaries: Iterable) -> dict[str, OutputQuality]:
     return {name: OutputQuality(name, n, truncated, dict(reasons)) for name, (n, truncated, reasons) in counts.items()}
 
 
+def output_quality_caveat(summaries: Iterable) -> str | None:
+    """The caveat the Overview and the report show beside the answers: "How the outputs came out: " and one plain
+    sentence (``OutputQuality.line``) per summarizer whose outputs were cut at the token limit or degenerate, in
+    summarizer order; None when every output ended on its own."""
+    lines = [line for _, quality in sorted(output_quality(summaries).items()) if (line := quality.line())]
+    return "How the outputs came out: " + " ".join(lines) if lines else None
+
+
 def summary_flags(summary, source: str | None = None) -> list[str]:
     """What a reader should know about one ``records.Summary`` before reading it: cut at the token limit, and/or
     degenerate (with the reason; left out of every measure), and/or a glitch (``glitches``; kept in the measures).

@@ -1,8 +1,11 @@
 """Export a stored run: everything as JSON, tables as CSV, and one self-contained HTML report for stakeholders.
 
-The HTML report leads with the findings of ``bias_core.verdicts.findings`` (the Overview's lines and table), then the
-evidence pairs with their diffs, the charts (static SVG, no script) and the results table; configuration and sample
-summaries are an appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came
+The HTML report says what the Overview says, from the same functions: the controls line (``verdicts.controls``), one
+answer per summarizer (``verdicts.findings.summarizer_answers``), the caveat on how the outputs came out
+(``measures.quality.output_quality_caveat``) and the findings table with each row's evidence pair, labelled by its
+article's title and its two sides (``views.sides``); then the evidence pairs with their diffs (each summary as written,
+punctuation kept), the charts (static SVG, no script) and the results table; configuration and sample summaries are an
+appendix. It opens offline and stays small (under 1 MB for the demo run). Every piece of text that came
 from a document, a model or a user (article text, summaries, names, config values) is escaped before it becomes HTML,
 and every CSV cell a spreadsheet would evaluate as a formula is neutralised (``spreadsheet_safe``). The Runs page and
 ``python -m bias_core export`` produce the same bytes through ``EXPORT_FORMATS``.
@@ -25,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from bias_core.common.records import MeasureResult
-from bias_core.compare.diff import expected_words, word_diff
+from bias_core.compare.diff import DiffToken, expected_words, side_by_side_diff
 from bias_core.compare.units import is_unit_composition
 from bias_core.documents.record_files import json_safe
+from bias_core.measures.quality import output_quality_caveat
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import output_file
@@ -37,6 +41,7 @@ from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
 from bias_core.verdicts.sentences import how_to_read, verdict_words
 from bias_core.views.charts import measure_svg
+from bias_core.views.sides import original_title, pair_label, side_label
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
 _FORMULA_START = re.compile(r"[=+\-@\t\r]")
@@ -121,7 +126,8 @@ _STYLE = ("<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:
           "table{border-collapse:collapse;width:100%;font-size:13px}td,th{border:1px solid #ddd;padding:4px 6px;"
           "vertical-align:top;text-align:left}th{background:#f4f4f4}pre{white-space:pre-wrap}"
           ".finding{color:#b2182b;font-weight:600}.diff{display:grid;grid-template-columns:1fr 1fr;gap:1em;"
-          "font-size:14px}.diff div{border:1px solid #ddd;padding:.5em}ins{background:#d9f0d3;text-decoration:none}"
+          "font-size:14px}.diff div{border:1px solid #ddd;padding:.5em}.diff .text{white-space:pre-wrap}"
+          "ins{background:#d9f0d3;text-decoration:none}"
           "del{background:#f6d2d2}ins.swap,del.swap{background:#e8e8e8;text-decoration:none}"
           "svg.chart{display:block;margin:1em 0}</style>")
 
@@ -134,17 +140,31 @@ def _tick(flag: bool | None) -> str:
     return "n/a" if flag is None else ("yes" if flag else "no")
 
 
-def _diff_html(tokens, side: str) -> str:
-    """One side of a word diff as HTML: model-made changes highlighted, the perturbation's swaps greyed."""
+def _diff_html(tokens: list[DiffToken]) -> str:
+    """One side of ``side_by_side_diff`` as HTML, the summary as written (its punctuation, spacing and line breaks):
+    model-made changes highlighted, the perturbation's swaps greyed."""
     e = html.escape
     out = []
     for token in tokens:
         if token.op == "equal":
             out.append(e(token.text))
-        elif token.op == side:
-            tag = "del" if side == "delete" else "ins"
+        else:
+            tag = "del" if token.op == "delete" else "ins"
             out.append(f"<{tag}{' class=swap' if token.expected else ''}>{e(token.text)}</{tag}>")
-    return " ".join(out)
+        out.append(e(token.space))
+    return f"<span class='text'>{''.join(out)}</span>"
+
+
+def evidence_label(finding: Finding, inputs: dict, titles: dict[str, str]) -> str:
+    """A finding's evidence pair in words: its article's title and its two sides ("Harbor City Comets clinch … —
+    gender-glob · all people women, sample 0 against all people men, sample 0"), never the raw input ids; "—" when
+    the finding has no pair."""
+    pair = finding.evidence
+    if pair is None:
+        return "—"
+    title = titles.get(pair.original_id, pair.original_id)
+    items = [inputs.get(pair.input_a), inputs.get(pair.input_b)]
+    return f"{title} — {pair_label(*items)}" if all(items) else title
 
 
 def _units_html(item, summary_text: str) -> str:
@@ -177,8 +197,12 @@ def evidence_anchors(rows: list[Finding], limit: int = 12) -> dict[tuple[str, st
     return anchors
 
 
-def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, anchors: dict) -> list[str]:
+def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, anchors: dict,
+                   titles: dict[str, str] | None = None) -> list[str]:
+    """The inline evidence of the anchored pairs: the finding, the article's title, why this pair, then the two
+    summaries side by side, each headed by what its input is (``side_label``)."""
     e = html.escape
+    titles = titles or {}
     parts = []
     done = set()
     for finding in rows:
@@ -190,19 +214,21 @@ def _evidence_html(rows: list[Finding], inputs: dict, summaries: dict, anchors: 
         text_a = summaries.get((pair.input_a, finding.summarizer), "")
         text_b = summaries.get((pair.input_b, finding.summarizer), "")
         items = [inputs[i] for i in (pair.input_a, pair.input_b) if i in inputs]
-        head = (f"<h3 id='{anchors[key]}'>{e(finding.sentence)}</h3><p>Original <code>{e(pair.original_id)}</code>: "
-                f"{e(pair.why)}.")
-        if len(items) == 2 and all(is_unit_composition(item) for item in items):
+        if len(items) != 2:
+            continue
+        label_a, label_b = (e(side_label(item)) for item in items)
+        title = titles.get(pair.original_id, pair.original_id)
+        head = f"<h3 id='{anchors[key]}'>{e(finding.sentence)}</h3><p>{e(title)}: {e(pair.why)}."
+        if all(is_unit_composition(item) for item in items):
             parts.append(f"{head} The two inputs hold different units, so each summary is shown with the unit "
-                         f"every sentence comes from, as on Compare.</p><div class='diff'><div><b>{e(pair.input_a)}"
-                         f"</b><br>{_units_html(items[0], text_a)}</div><div><b>{e(pair.input_b)}</b><br>"
+                         f"every sentence comes from, as on Compare.</p><div class='diff'><div><b>{label_a}"
+                         f"</b><br>{_units_html(items[0], text_a)}</div><div><b>{label_b}</b><br>"
                          f"{_units_html(items[1], text_b)}</div></div>")
             continue
-        tokens = word_diff(text_a, text_b, expected_words(*items))
+        side_a, side_b = side_by_side_diff(text_a, text_b, expected_words(*items))
         parts.append(f"{head} Highlighted words are changes the model made; grey ones are the perturbation's own "
-                     f"swaps.</p><div class='diff'><div><b>{e(pair.input_a)}</b><br>"
-                     f"{_diff_html(tokens, 'delete')}</div><div><b>{e(pair.input_b)}</b><br>"
-                     f"{_diff_html(tokens, 'insert')}</div></div>")
+                     f"swaps.</p><div class='diff'><div><b>{label_a}</b><br>{_diff_html(side_a)}</div>"
+                     f"<div><b>{label_b}</b><br>{_diff_html(side_b)}</div></div>")
     return parts
 
 
@@ -248,13 +274,20 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         if unchanged:
             parts.append("<p>Measured on the unchanged articles, not a perturbation test:</p><ul>"
                          + "".join(f"<li{_finding_class(a.finding)}>{e(a.text)}</li>" for a in unchanged) + "</ul>")
+        caveat = output_quality_caveat(summaries)
+        if caveat:
+            parts.append(f"<p id='output-quality'>{e(caveat)} The summaries are in the JSON export.</p>")
         parts.append("<table id='findings'><tr><th>finding</th><th>effect (95% interval)</th><th>measure</th>"
                      "<th>perturbation</th><th>n</th><th>beyond noise floor</th><th>survives correction</th>"
                      "<th>verdict</th><th>evidence</th></tr>")
         anchors = evidence_anchors(rows)
+        by_id = {item.id: item for item in inputs}
+        documents = store.documents(run_id)
+        titles = {original: original_title(original, documents, inputs)
+                  for original in {f.evidence.original_id for f in rows if f.evidence is not None}}
         for f in rows:
             key = None if f.evidence is None else (f.summarizer, f.evidence.input_a, f.evidence.input_b)
-            evidence = "—" if f.evidence is None else f"{e(f.evidence.input_a)} vs {e(f.evidence.input_b)}"
+            evidence = e(evidence_label(f, by_id, titles))
             if key in anchors:
                 evidence = f"<a href='#{anchors[key]}'>{evidence}</a>"
             parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
@@ -267,9 +300,8 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                          f"<small>({e(f.correction)})</small></td><td>{e(verdict_words(f.verdict.status))}</td>"
                          f"<td>{evidence}</td></tr>")
         parts.append("</table>")
-        by_id = {item.id: item for item in inputs}
         texts = {(s.input_id, s.summarizer): s.text for s in summaries}
-        evidence_parts = _evidence_html(rows, by_id, texts, anchors)
+        evidence_parts = _evidence_html(rows, by_id, texts, anchors, titles)
         if evidence_parts:
             parts.append("<h2 id='evidence'>Evidence: where the summaries differ most</h2>")
             parts += evidence_parts

@@ -1,18 +1,16 @@
 """The sides of a comparison named by what they are (issue 29): the unchanged article is "original"; a perturbed
 input is its arm in words and its name draw ("gender-glob · all people women, sample 0"), never "original", even where
 the perturbation's role for it is the quadruple's "original" position (a perturbed text) or the politician swap's
-unchanged side ("Donald Trump as written, sample 0"). ``variant_label`` (``views.labels``) stays the stored form."""
+unchanged side ("Donald Trump as written, sample 0"). ``variant_label`` (``views.labels``) stays the stored form. An
+evidence pair reads as its article's title and its two sides, the perturbation named once."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
 
-from bias_core.common.records import Input
+from bias_core.common.records import CONTROL_ROLES, Document, Input
 from bias_core.views.labels import arm_label
-
-# Roles of the second draw from the same group in a quadruple (Counter-GAP §3): a within-group control.
-CONTROL_ROLES = ("control", "swap2")
 
 
 def _value_kind(item: Input) -> str | None:
@@ -42,3 +40,26 @@ def side_labels(items: Iterable[Input]) -> dict[str, str]:
     labels = {item.id: side_label(item) for item in items}
     counts = Counter(labels.values())
     return {input_id: label if counts[label] == 1 else f"{label} ({input_id})" for input_id, label in labels.items()}
+
+
+def original_title(original_id: str, documents: Iterable[Document] = (), inputs: Iterable[Input] = ()) -> str:
+    """An original in words: its document's title (``meta['title']``, which its inputs also carry in
+    ``extra['meta']``), else its id."""
+    for document in documents:
+        if document.id == original_id and str(document.meta.get("title") or "").strip():
+            return str(document.meta["title"]).strip()
+    for item in inputs:
+        meta = item.extra.get("meta") if item.original_id == original_id and isinstance(item.extra, dict) else None
+        if isinstance(meta, dict) and str(meta.get("title") or "").strip():
+            return str(meta["title"]).strip()
+    return original_id
+
+
+def pair_label(a: Input, b: Input) -> str:
+    """The two sides of a comparison in words, their shared perturbation named once: "gender-glob · all people women,
+    sample 1 against all people men, sample 1"."""
+    label_a, label_b = side_label(a), side_label(b)
+    prefix = f"{a.perturbation} · "
+    if a.perturbation == b.perturbation and label_a.startswith(prefix) and label_b.startswith(prefix):
+        return f"{prefix}{label_a.removeprefix(prefix)} against {label_b.removeprefix(prefix)}"
+    return f"{label_a} against {label_b}"

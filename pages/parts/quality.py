@@ -5,26 +5,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.measures.quality import output_quality, summary_flags
+from bias_core.measures.quality import output_quality_caveat, summary_flags
 from pages.common import run_records
 from pages.render import md_escape
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def output_quality_lines(run_id: str, updated: float) -> list[str]:
-    """One plain sentence per summarizer whose outputs were cut or degenerate, in summarizer order."""
+def output_quality_caveat_of(run_id: str, updated: float) -> str | None:
+    """``output_quality_caveat`` of the run's summaries (the sentence the HTML report shows too)."""
     _, summaries = run_records(run_id, updated)
-    return [line for _, quality in sorted(output_quality(summaries).items()) if (line := quality.line())]
+    return output_quality_caveat(summaries)
 
 
 def show_output_quality(run_id: str, updated: float) -> None:
-    """The lines as a caption block (model names are untrusted text: escaped), or nothing when every output ended on
-    its own."""
-    lines = output_quality_lines(run_id, updated)
-    if lines:
+    """The caveat as a caption (model names are untrusted text: escaped), or nothing when every output ended on its
+    own."""
+    caveat = output_quality_caveat_of(run_id, updated)
+    if caveat:
         with st.container(key="output_quality"):
-            st.caption("How the outputs came out: " + " ".join(md_escape(line) for line in lines)
-                       + " Compare shows each summary with its flags.")
+            st.caption(md_escape(caveat) + " Compare shows each summary with its flags.")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
