@@ -41,6 +41,14 @@ def load_secrets() -> None:
 
 
 @st.cache_data(show_spinner=False)
+def run_attribution(run_id: str, updated: float) -> list[str]:
+    """Who wrote the run's documents, under which license (``bias_core.views.attribution``); cached per run version."""
+    from bias_core.views.attribution import attribution_lines
+
+    return attribution_lines(run_store().documents(run_id))
+
+
+@st.cache_data(show_spinner=False)
 def demo_documents(name: str) -> list[Document]:
     return load_documents(DEMO_CORPORA[name])
 

@@ -10,7 +10,7 @@ import streamlit as st
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import summarizer_answers
 from bias_core.verdicts.sentences import how_to_read, verdict_words
-from pages.common import current_run, findings_for
+from pages.common import current_run, findings_for, run_attribution
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
 
@@ -31,6 +31,8 @@ run = current_run()
 if run is None:
     st.stop()
 st.caption(f"Run {md_escape(run.name or 'unnamed')} · {md_escape(run.id)} · {md_escape(run.status)}")
+for line in run_attribution(run.id, run.updated):  # openly licensed articles are credited where they are shown
+    st.caption(md_escape(f"Articles: {line}."))
 
 found = sorted(findings_for(run.id, run.updated), key=lambda finding: finding.strength, reverse=True)
 if not found:

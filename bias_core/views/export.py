@@ -40,6 +40,7 @@ from bias_core.verdicts.findings import Finding, findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
 from bias_core.verdicts.sentences import how_to_read, verdict_words
+from bias_core.views.attribution import attribution_lines
 from bias_core.views.charts import measure_svg
 from bias_core.views.sides import original_title, pair_label, side_label
 
@@ -254,6 +255,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         (f"<p>Run <code>{e(info.id)}</code>, status <b>{e(info.status)}</b>, created "
          f"{e(datetime.datetime.fromtimestamp(info.created).isoformat(timespec='seconds'))}. "
          f"{e(info.message or '')}</p>"),
+        *(f"<p class='attribution'>Articles: {e(line)}.</p>" for line in attribution_lines(store.documents(run_id))),
         "<h2 id='overview'>Findings</h2>",
     ]
     checked = controls(rows) if rows else None
