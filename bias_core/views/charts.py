@@ -44,6 +44,12 @@ def _label(result: MeasureResult) -> str:
     return html.escape(f"{result.summarizer or '—'} · {result.perturbation or '—'}{which}{kind}")
 
 
+def _text(text: str) -> str:
+    """Text for plotly's HTML subset: the characters that could start a tag or an entity escaped, an apostrophe kept
+    as it is (plotly shows "&#x27;" literally in some places)."""
+    return html.escape(text, quote=False)
+
+
 @dataclass(frozen=True)
 class ChartRow:
     """One plotted result: its primary estimate and interval in the unit its sentence states (``chart_scale``; odds
@@ -160,7 +166,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
             error_x={"type": "data", "symmetric": False, "array": [row.high - row.value for row in data.rows],
                      "arrayminus": [row.value - row.low for row in data.rows], "thickness": 1.5},
             # the hover states the effect in the words of the findings (``effect_text``), so the point reads as the text
-            customdata=[[row.result.n, html.escape(row.effect), html.escape(verdict_words(row.verdict.status))]
+            customdata=[[row.result.n, _text(row.effect), _text(verdict_words(row.verdict.status))]
                         for row in data.rows],
             hovertemplate="%{y}<br>%{customdata[1]}<br>n = %{customdata[0]}<br>%{customdata[2]}<extra></extra>",
             name=measure, showlegend=False,
@@ -179,7 +185,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
                               x=1, y=1, xanchor="right", yanchor="bottom", showarrow=False,
                               font={"size": 11, "color": "#666666"})
     figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
-    note = "<br>".join(f"{_label(r)}: {html.escape(_left_out(r, results))}" for r in data.undefined)
+    note = "<br>".join(f"{_label(r)}: {_text(_left_out(r, results))}" for r in data.undefined)
     # what is plotted on the first line; the groups on either side and where no bias sits on the second
     plotted, _, where = data.axis.partition(" · ")
     figure.update_layout(
@@ -187,7 +193,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
         height=max(240, 80 + 42 * len(data.rows)) + 18 * len(data.undefined),
         margin={"l": 10, "r": 40, "t": 50 if title else 30, "b": 75 + 18 * len(data.undefined)},
         modebar={"orientation": "v"},
-        xaxis_title=f"{html.escape(plotted)}, with 95% intervals<br>{html.escape(where)}", template="plotly_white",
+        xaxis_title=f"{_text(plotted)}, with 95% intervals<br>{_text(where)}", template="plotly_white",
     )
     if data.log:
         values = [x for row in data.rows for x in (row.low, row.high)] + [data.null]

@@ -22,21 +22,21 @@ class NoBias:
     """The value meaning no bias in a unit, as the charts and sentences state that unit, and what it means."""
 
     value: float
-    words: str  # completes "<measure name> is …": "an odds ratio; 1 means both groups are kept equally often"
+    words: str  # follows "<measure name> — ": "an odds ratio: 1 means both groups are kept equally often"
 
 
 NO_BIAS: dict[str, NoBias] = {
-    "odds ratio": NoBias(1.0, "an odds ratio; 1 means both groups are kept equally often"),
-    "percentage points": NoBias(0.0, "a difference in percentage points; 0 means no difference"),
-    "score from −1 to 1": NoBias(0.0, "a score from −1 to 1; 0 means no difference between the two sides"),
-    "share of summaries": NoBias(0.0, "a share of summaries; 0 means no more than a summary blind to ratings"),
-    "share of comparisons": NoBias(0.0, "a share of comparisons in percent; 0 means no change"),
-    "area from 0 to 1": NoBias(0.0, "an area from 0 to 1; 0 means no more than a summary blind to ratings"),
-    "spread": NoBias(0.0, "a spread; 0 means every rating falls short equally"),
-    "similarity from 0 to 1": NoBias(1.0, "a similarity from 0 to 1; 1 means the swap changed nothing"),
-    "features": NoBias(0.0, "a count of features that change significantly; 0 means none"),
-    "words": NoBias(0.0, "a count of words used significantly more for one group; 0 means none"),
-    "change in MBIC": NoBias(0.0, "a change in the lexical bias score; 0 means the feature does not matter"),
+    "odds ratio": NoBias(1.0, "an odds ratio: 1 means both groups are kept equally often"),
+    "percentage points": NoBias(0.0, "a difference in percentage points: 0 means no difference"),
+    "score from −1 to 1": NoBias(0.0, "a score from −1 to 1: 0 means no difference between the two sides"),
+    "share of summaries": NoBias(0.0, "a share of summaries: 0 means no more than a summary blind to ratings"),
+    "share of comparisons": NoBias(0.0, "a share of comparisons in percent: 0 means no change"),
+    "area from 0 to 1": NoBias(0.0, "an area from 0 to 1: 0 means no more than a summary blind to ratings"),
+    "spread": NoBias(0.0, "a spread: 0 means every rating falls short equally"),
+    "similarity from 0 to 1": NoBias(1.0, "a similarity from 0 to 1: 1 means the swap changed nothing"),
+    "features": NoBias(0.0, "a count of features that change significantly: 0 means none"),
+    "words": NoBias(0.0, "a count of words used significantly more for one group: 0 means none"),
+    "change in MBIC": NoBias(0.0, "a change in the lexical bias score: 0 means the feature does not matter"),
 }
 
 
@@ -44,7 +44,7 @@ def no_bias(measure: str) -> NoBias:
     """Where no bias sits for ``measure``, in the unit its chart and sentences state (``NO_BIAS``); a unit not in
     the table has its measure's declared null."""
     sem = semantics(measure)
-    return NO_BIAS.get(sem.unit, NoBias(sem.null, f"a {sem.unit}; {sem.null:g} means no bias"))
+    return NO_BIAS.get(sem.unit, NoBias(sem.null, f"a {sem.unit}: {sem.null:g} means no bias"))
 
 
 def chart_scale(result: MeasureResult) -> float:
