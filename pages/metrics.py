@@ -15,7 +15,7 @@ from bias_core.measures import MEASURE_NAMES
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics, variant
 from bias_core.verdicts.sentences import effect_text, verdict_words
-from bias_core.views.charts import measure_figure
+from bias_core.views.charts import chart_data, left_out, measure_figure
 from bias_core.views.families import family_intro, opening_family
 from pages.common import current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values, run_store
 from pages.parts.progress import in_progress_notice
@@ -214,10 +214,14 @@ for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))
     st.caption(ONE_LINERS.get(name, ""))
-    if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
-        st.plotly_chart(measure_figure(rows, name, title=False), width="stretch", key=f"chart_{name}")
-    elif rows and not any(r.is_defined for r in rows):
-        st.warning(f"Cannot be computed for any summarizer: {md_escape(rows[0].reason)}")
+    # judged over every result of the run, as on the Overview: Holm's correction spans each summarizer's tests
+    charted = chart_data(results, name, ci_kind=kind) if name not in ("politician_features", "sfpi") else None
+    if charted is not None and charted.rows:
+        st.plotly_chart(measure_figure(results, name, ci_kind=kind, title=False), width="stretch",
+                        key=f"chart_{name}")
+    elif charted is not None and rows:  # nothing to plot: say why instead of drawing empty axes
+        lines = [f"{r.summarizer or '—'} · {r.perturbation or '—'}: {left_out(r, results)}" for r in charted.undefined]
+        st.warning("Nothing to chart for any summarizer:\n" + "\n".join(f"- {md_escape(line)}" for line in lines))
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
         table = shown_table(result_table(rows))
         st.dataframe(table, hide_index=True, width="stretch", column_config={**rounded(table), **HOLM_HELP})

@@ -126,7 +126,7 @@ def chart_data(results: Sequence[MeasureResult], measure: str, *, ci_kind: str |
     return ChartData(plotted, undefined, floors, null, log, axis_title(measure, shown))
 
 
-def _left_out(result: MeasureResult, results: Sequence[MeasureResult]) -> str:
+def left_out(result: MeasureResult, results: Sequence[MeasureResult]) -> str:
     """Why a result is not plotted, in words: it cannot be computed, or there is too little data to state a value."""
     verdict = judge(result, results)
     reason = hallucination_counts(result) or (verdict.reasons[0] if verdict.reasons else result.reason or "")
@@ -185,7 +185,7 @@ def measure_figure(results: Sequence[MeasureResult], measure: str, *, ci_kind: s
                               x=1, y=1, xanchor="right", yanchor="bottom", showarrow=False,
                               font={"size": 11, "color": "#666666"})
     figure.add_vline(x=data.null, line_dash="dot", line_color="#888888")
-    note = "<br>".join(f"{_label(r)}: {_text(_left_out(r, results))}" for r in data.undefined)
+    note = "<br>".join(f"{_label(r)}: {_text(left_out(r, results))}" for r in data.undefined)
     # what is plotted on the first line; the groups on either side and where no bias sits on the second
     plotted, _, where = data.axis.partition(" · ")
     figure.update_layout(
@@ -288,6 +288,6 @@ def measure_svg(results: Sequence[MeasureResult], measure: str, *, ci_kind: str 
                  f"<text x='{left}' y='{bottom + 46}' fill='#444'>{e(where)}</text>")
     for index, r in enumerate(data.undefined):
         parts.append(f"<text x='0' y='{bottom + 62 + 16 * index}' fill='#666'>{_label(r)}: "
-                     f"{e(_left_out(r, results))}</text>")
+                     f"{e(left_out(r, results))}</text>")
     parts.append("</svg>")
     return "".join(parts)
