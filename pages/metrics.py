@@ -14,8 +14,9 @@ import streamlit as st
 from bias_core.measures import MEASURE_NAMES
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import FAMILIES, primary_estimate, semantics, variant
-from bias_core.verdicts.sentences import verdict_words
-from bias_core.views.charts import measure_figure
+from bias_core.verdicts.sentences import effect_text, verdict_words
+from bias_core.views.charts import chart_data, left_out, measure_figure
+from bias_core.views.families import family_intro, opening_family
 from pages.common import current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values, run_store
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import show_output_quality
@@ -90,8 +91,10 @@ families = sorted({semantics(name).family for name in present},
                   key=lambda f: FAMILIES.index(f) if f in FAMILIES else len(FAMILIES))
 family_labels = {f: f[:1].upper() + f[1:] for f in families}
 note_unknown_link_values("metrics_family", family_labels.values(), "measure family")
-if reset_choices:
-    st.session_state["metrics_family"] = families[0]
+# Until the user chooses, the page opens on the family of the Overview's most significant finding (issue 29), else
+# on the first family.
+if reset_choices or ("metrics_family" not in st.session_state and "metrics_family" not in st.query_params):
+    st.session_state["metrics_family"] = opening_family(run_findings_list, families) or families[0]
 family = st.radio("Measure family", families, horizontal=True, key="metrics_family", format_func=family_labels.get,
                   bind="query-params")
 in_family = [name for name in present if semantics(name).family == family]
@@ -121,10 +124,28 @@ def cell(value, digits: int = 4) -> str:
 
 
 def holm_cell(verdict) -> str:
-    """The Holm-adjusted p as text, or in words why there is none ("not applicable: no difference")."""
+    """The Holm-adjusted p as text; "—" where the result was not tested (its note says why)."""
     if verdict.p_holm is None:
-        return verdict.correction.removeprefix("correction ") or "—"
+        return "—"
     return "< 0.001" if verdict.p_holm < 0.001 else f"{verdict.p_holm:.3f}"
+
+
+def note_cell(verdict, result) -> str:
+    """Why the verdict is what it is, each reason once and without the verdict's own words (the verdict column says
+    them): "Holm over smollm2's 11 tests, p = 0.272", not "not significant after correction (Holm …)"; a result
+    that was not tested (its Holm p reads "—") starts "not tested: " and its reason."""
+    shown = verdict_words(verdict.status)
+    cleaned: list[str] = []
+    for reason in [*(verdict.reasons or []), *([result.reason] if result.reason else [])]:
+        reason = str(reason)
+        if reason.startswith((shown, verdict.status)):
+            reason = reason.removeprefix(shown).removeprefix(verdict.status).strip(" :;,()")
+        if reason and not any(reason in other for other in cleaned):
+            cleaned.append(reason)
+    note = "; ".join(cleaned)
+    if verdict.p_holm is None:
+        return f"not tested: {note}" if note else "not tested"
+    return note or "—"
 
 
 def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -137,6 +158,11 @@ def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
             frame[column] = [f"{value:.3g}" if p_value and isinstance(value, float) and not math.isnan(value)
                              else cell(value, 3) for value in frame[column]]
     return frame
+
+
+HOLM_HELP = {"Holm p": st.column_config.TextColumn(
+    "Holm p", help="The p-value after Holm's correction over the summarizer's tests. — : not tested (a description, "
+                   "identical summaries, too little data or a result that cannot be computed); the note says which.")}
 
 
 def result_table(rows) -> pd.DataFrame:
@@ -152,8 +178,8 @@ def result_table(rows) -> pd.DataFrame:
             "95% CI": "—" if low is None else f"[{low:.4f}, {high:.4f}]", "n": r.n,
             "verdict": verdict_words(verdict.status), "significant": verdict.significant,
             "favoured": verdict.favoured if verdict.significant else None,
-            "Holm p": holm_cell(verdict), "score": cell(r.to_dict()["value"]),
-            "note": "; ".join([*(verdict.reasons or []), *([r.reason] if r.reason else [])]),
+            "effect in words": effect_text(r, verdict), "Holm p": holm_cell(verdict),
+            "score": cell(r.to_dict()["value"]), "note": note_cell(verdict, r),
         })
     frame = pd.DataFrame(table)
     variants = [variant(r) for r in rows]
@@ -162,6 +188,10 @@ def result_table(rows) -> pd.DataFrame:
     return frame
 
 
+intro = family_intro(family, present)
+if intro:
+    st.markdown("**Where no bias sits** (the dotted line of each chart)")
+    st.markdown("\n".join(f"- {md_escape(line)}" for line in intro))
 family_findings = [f for f in run_findings_list if f.family == family and f.ci_kind in (kind, None)]
 if family_findings:
     st.markdown("**What this family found**")
@@ -184,13 +214,17 @@ for name in chosen:
     rows = [r for r in results if r.measure == name and r.ci_kind in (kind, None)]
     st.subheader(name.replace("_", " "))
     st.caption(ONE_LINERS.get(name, ""))
-    if name not in ("politician_features", "sfpi") and any(r.is_defined for r in rows):
-        st.plotly_chart(measure_figure(rows, name, title=False), width="stretch", key=f"chart_{name}")
-    elif rows and not any(r.is_defined for r in rows):
-        st.warning(f"Cannot be computed for any summarizer: {md_escape(rows[0].reason)}")
+    # judged over every result of the run, as on the Overview: Holm's correction spans each summarizer's tests
+    charted = chart_data(results, name, ci_kind=kind) if name not in ("politician_features", "sfpi") else None
+    if charted is not None and charted.rows:
+        st.plotly_chart(measure_figure(results, name, ci_kind=kind, title=False), width="stretch",
+                        key=f"chart_{name}")
+    elif charted is not None and rows:  # nothing to plot: say why instead of drawing empty axes
+        lines = [f"{r.summarizer or '—'} · {r.perturbation or '—'}: {left_out(r, results)}" for r in charted.undefined]
+        st.warning("Nothing to chart for any summarizer:\n" + "\n".join(f"- {md_escape(line)}" for line in lines))
     with st.expander(f"Table: {name.replace('_', ' ')} per summarizer and perturbation"):
         table = shown_table(result_table(rows))
-        st.dataframe(table, hide_index=True, width="stretch", column_config=rounded(table))
+        st.dataframe(table, hide_index=True, width="stretch", column_config={**rounded(table), **HOLM_HELP})
     measure_help(name)
 
     if name == "entity_hallucination":

@@ -12,9 +12,8 @@ from bias_core.runs.config import AuditConfig
 from bias_core.runs.launch import delete_run, launch_audit
 from bias_core.runs.run_info import RunInfo, damaged_run_message
 from bias_core.safety.errors import BiasCoreError
-from bias_core.verdicts.judge import judge
-from bias_core.verdicts.semantics import primary_estimate, semantics, variant
 from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv
+from bias_core.views.leaderboard import MISSING_NOTE, leaderboard
 from pages.common import run_store, select_run
 from pages.render import for_display, md_escape
 
@@ -96,21 +95,6 @@ def corpus_fingerprint(run_id: str, updated: float) -> str:
     return digest.hexdigest()
 
 
-def leaderboard_row(run_label: str, result, results) -> dict:
-    """One leaderboard row: the primary estimate with its 95% interval, n, and the verdict of ``judge`` (the one
-    significance rule); "favoured" only for significant results."""
-    value, low, high = primary_estimate(result)
-    verdict = judge(result, results)
-    measure = semantics(result.measure).name or result.measure
-    return {
-        "measure": measure + (f" ({variant(result)})" if variant(result) else ""),  # e.g. a politician swap direction
-        "run": run_label, "summarizer": result.summarizer, "estimate": value,
-        "95% interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]", "n": result.n,
-        "verdict": verdict.status, "favoured": verdict.favoured if verdict.significant else None,
-        "distance from no bias": None if value is None else abs(value - semantics(result.measure).null),
-    }
-
-
 def run_details(chosen: str, info: RunInfo) -> None:
     """The configuration, the exports and the leaderboard of a run that reads."""
     with st.expander("Configuration, seeds, versions and model revisions"):
@@ -146,22 +130,14 @@ def run_details(chosen: str, info: RunInfo) -> None:
                       and any(r.perturbation == perturbation for r in store.measures(run.id))]
         board_runs = st.multiselect("Runs on the same corpus", candidates, default=candidates,
                                     format_func=lambda run_id: describe(by_id[run_id]), key="runs_board_runs")
-        rows = []
-        for run_id in board_runs:
-            results = store.measures(run_id)
-            label = by_id[run_id].name or run_id
-            rows += [leaderboard_row(label, result, results) for result in results
-                     if result.perturbation == perturbation and result.measure != "fightin_words"
-                     and result.ci_kind != "s"]
+        rows = leaderboard([(by_id[run_id].name or run_id, store.measures(run_id)) for run_id in board_runs],
+                           perturbation)
         if rows:
             board = pd.DataFrame(rows)
-            board["order"] = board["measure"].map({m: i for i, m in enumerate(dict.fromkeys(board["measure"]))})
-            board = board.sort_values(["order", "distance from no bias"], na_position="last").drop(columns="order")
             if len(board_runs) == 1:
                 board = board.drop(columns="run")
-            three_places = st.column_config.NumberColumn(format="%.3f")
-            st.dataframe(for_display(board), hide_index=True, width="stretch", key="runs_board",
-                         column_config={"estimate": three_places, "distance from no bias": three_places})
+            st.dataframe(for_display(board), hide_index=True, width="stretch", key="runs_board")
+            st.caption(md_escape(MISSING_NOTE))
         else:
             st.caption("None of the chosen runs has results on this perturbation.")
 

@@ -143,6 +143,8 @@ def test_no_page_renders_markdown_from_a_hostile_run_or_upload(hostile_app):
             at.selectbox(key="compare_original").set_value(names["doc_id"]).run()
         if page == "pages/summarize.py":
             at.button[0].click().run()
+        if page == "pages/metrics.py":  # opened on the run's finding (issue 29); the hostile reason is inclusion's
+            at.radio(key="metrics_family").set_value("inclusion").run()
         if page == "pages/overview.py":  # the completed run, the one with findings
             completed = next(run.id for run in RunStore().list_runs() if run.status == "completed")
             at.selectbox(key="sidebar_run").set_value(completed).run()

@@ -15,6 +15,7 @@ from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.judge import judge
 from bias_core.verdicts.semantics import semantics
 from bias_core.verdicts.sentences import verdict_words
+from bias_core.views.text_checks import reading_defects
 from pages.render import FINDING_COLUMNS, effect_and_interval
 from tests.conftest import open_app
 from tests.test_app_compare import open_page
@@ -163,7 +164,8 @@ def test_metrics_shows_one_family_at_a_time_with_its_findings_and_marks_from_jud
     overview.switch_page("pages/metrics.py").run()
     assert not overview.exception
     family = overview.radio(key="metrics_family")
-    assert family.value == "inclusion"
+    strongest = next(f for f in found if f.verdict.significant and f.family != "fightin words")
+    assert family.value == strongest.family  # the family of the Overview's first finding, not the first family
     overview.radio(key="metrics_family").set_value("perspective fairness").run()
     assert [h.value for h in overview.subheader] == ["bur", "uer", "auc", "sof"]
     lines = [plain(m.value) for m in overview.markdown]
@@ -208,11 +210,12 @@ def test_metrics_choices_reset_to_all_when_another_run_is_opened(audited_store, 
     first = at.session_state["run_id"]
     store = RunStore()
     demo = ensure_demo_run(store)
+    opening = next(f.family for f in run_findings(store, demo) if f.verdict.significant and f.family != "fightin words")
     store.close()
     at.run()  # the sidebar lists the new run
     at.selectbox(key="sidebar_run").set_value(demo).run()
     assert at.session_state["run_id"] == demo != first
-    assert at.radio(key="metrics_family").value == "inclusion"
+    assert at.radio(key="metrics_family").value == opening  # the demo's finding, not the choice made before
     at.radio(key="metrics_family").set_value("word lists").run()
     assert at.multiselect(key="metrics_measures/word lists").value == ["word_list_inclusion_adjusted",
                                                                        "word_list_inclusion_unadjusted"]
@@ -233,15 +236,17 @@ def test_runs_leaderboard_puts_the_summarizers_of_runs_on_one_corpus_side_by_sid
     row = board[(board["measure"] == "entity inclusion") & (board["summarizer"] == "sexist-female")].iloc[0]
     verdict = judge(inclusion, results)
     signed = inclusion.details["signed"]
-    assert row["estimate"] == pytest.approx(signed["value"]) and row["n"] == inclusion.n
+    assert row["estimate"] == f"{signed['value']:.3f}" and row["n"] == inclusion.n
     assert row["95% interval"] == f"[{signed['ci_low']:.3f}, {signed['ci_high']:.3f}]"
-    assert row["verdict"] == verdict.status
+    assert row["verdict"] == verdict_words(verdict.status)
     # "favoured" is named only for significant results; the others show a dash, never the word None.
     assert row["favoured"] == (verdict.favoured if verdict.significant else "—")
     assert board["favoured"].notna().all()
     for measure, group in board.groupby("measure", sort=False):
-        distances = list(group["distance from no bias"].dropna())
+        distances = [float(d) for d in group["distance from no bias"] if d != "—"]
         assert distances == sorted(distances), measure
+        shown = list(group["distance from no bias"])
+        assert shown == [d for d in shown if d != "—"] + [d for d in shown if d == "—"]  # no value: last
 
 
 def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_directions_apart(demo_store,
@@ -254,7 +259,10 @@ def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_direc
         overview.selectbox(key="runs_board_perturbation").set_value(perturbation).run()
         assert not overview.exception, perturbation
         board = overview.dataframe[1].value
-        assert set(board["summarizer"]) <= summarizers and set(board["verdict"]) <= VERDICTS
+        assert set(board["summarizer"]) <= summarizers
+        assert set(board["verdict"]) <= {verdict_words(status) for status in VERDICTS}
+        for column in board.columns:  # every cell reads: a dash for a missing value, never None, nan or undefined
+            assert not [cell for cell in board[column].astype(str) if reading_defects(cell)], column
         assert (board[board["verdict"] != "finding"]["favoured"] == "—").all()  # a dash, never None
     overview.selectbox(key="runs_board_perturbation").set_value("politician").run()
     rows = list(overview.dataframe[1].value["measure"])
