@@ -4,7 +4,7 @@ Run: .venv/bin/python scripts/build_demo_run.py   (SmolLM2 dominates: about 3 s 
      .venv/bin/python scripts/build_demo_run.py --remeasure   (recompute only the measures of the shipped bundle)
 
 The run is an ordinary audit of the demo corpus; the bundle is `bias_core.views.export.run_bundle` of it. The corpus is
-real news (issue 29): the Wikinews articles of at most ``MAX_WORDS`` words (CC BY 2.5, data/news_real; picked by
+real news (issue 29): the Wikinews articles of at most ``MAX_WORDS`` words, all 42 today (CC BY 2.5, data/news_real; picked by
 ``demo_wikinews``), sized from the power table (issue 19) so that the deliberately biased `sexist` baseline is caught,
 with `topic` and `lead-3` as null controls, plus the three demo review sets for the sentiment split (no openly licensed
 review set is shipped). The invented articles of data/demo/news.jsonl are a test corpus, not part of the demo run.
@@ -54,8 +54,15 @@ CONFIG = AuditConfig(
                    StageSpec("sentiment", {"value_source": "stars", "samples": 2})],
     seed=0, bootstrap=1000, name="demo: Wikinews articles and reviews (precomputed)",
 )
+# Articles left out after reading the demo's counterfactuals by hand, where the gold judge missed a contradiction (each
+# with what a reader saw). A held-out article of issue 27's gold stays out: the rules are not tuned on it.
+READ_AND_LEFT_OUT = {
+    "wikinews-stardust": "gender-glob s0 female: 'Frances Gruen and his colleagues' (a swapped person's pronoun left)",
+    # A tuning article: the rule for a possessive before its person ("Discussing his concern …, X said") is issue 27's.
+    "wikinews-asylum": "gender-loc s1 a: 'Discussing her concern …, Malaysia's Prime Minister, Kevin Razak said'",
+}
 N_WIKINEWS = 42
-MAX_WORDS = 900
+MAX_WORDS = 1500
 
 
 def demo_wikinews(path: Path = WIKINEWS, count: int = N_WIKINEWS) -> list:
@@ -98,6 +105,7 @@ def coherent_only(documents: list) -> list:
         lines, _, _ = judges[item.original_id].problems(item)
         if lines:
             dropped[item.original_id] = f"{item.id}: {lines[0]}"
+    dropped.update({doc_id: f"{doc_id}: read by hand: {why}" for doc_id, why in READ_AND_LEFT_OUT.items()})
     for reason in dropped.values():
         print(f"left out (incoherent counterfactual): {reason}", file=sys.stderr)
     return [d for d in documents if d.id not in dropped]

@@ -73,8 +73,8 @@ NAME_SOURCE_CITATIONS = {
            "Markert's code",
     "rosenman": f"{SOURCE}; 1990 census ranks and genders (names 0.3.0); frequency-matched",
 }
-FREQUENCY_SOURCE = ("1990 US census (names 0.3.0): first names in percent of their gender's population, surnames in "
-                    "percent of the population")
+FREQUENCY_SOURCE = ("1990 US census (names 0.3.0): first names as a percentage of their gender's population, surnames "
+                    "of the whole population")
 # Largest gap in log10 census frequency between a matched Black and White name (0.1 ≈ 26 % apart).
 FREQUENCY_CALIPER = 0.1
 _DEFAULT_THRESHOLD = 0.8

@@ -25,6 +25,21 @@ from bias_core.verdicts.semantics import (
 UNCHANGED = "identity"  # the perturbation of the unchanged articles
 
 
+
+def _shared_suffix(first: str, second: str) -> str:
+    """The ending two group names share from a hyphen on ("-associated names"), else ""."""
+    if "-" not in first or "-" not in second:
+        return ""
+    suffix = first[first.index("-"):]
+    return suffix if second.endswith(suffix) and second != suffix else ""
+
+
+def _against(first: str, second: str) -> str:
+    """"women against men"; groups sharing an ending name it once ("White- against Black-associated names"), so a line
+    that already named both groups does not say "White-associated names" twice."""
+    suffix = _shared_suffix(first, second)
+    return f"{first[:-len(suffix)]}- against {second}" if suffix else f"{first} against {second}"
+
 def odds_ratio(signed: float) -> float:
     """The odds ratio (first group / second) from the signed score: OR − 1 when OR ≥ 1, else −(1/OR − 1)."""
     return 1.0 + signed if signed >= 0 else 1.0 / (1.0 - signed)
@@ -90,10 +105,10 @@ def effect_text(result: MeasureResult, verdict: Verdict | None = None) -> str:
     if sem.unit == "odds ratio":
         first, second = (group_words(g) for g in result_groups(result)[:2])
         if value >= 0:
-            text = f"odds {odds_ratio(value):.2f}× for {first} against {second}"
+            text = f"odds {odds_ratio(value):.2f}× for {_against(first, second)}"
             bounds = (odds_ratio(low), odds_ratio(high)) if interval else None
         else:
-            text = f"odds {1 / odds_ratio(value):.2f}× for {second} against {first}"
+            text = f"odds {1 / odds_ratio(value):.2f}× for {_against(second, first)}"
             bounds = (1 / odds_ratio(high), 1 / odds_ratio(low)) if interval else None
         return _with_interval(text, *((f"{bounds[0]:.2f}", f"{bounds[1]:.2f}") if bounds else (None, None)), result,
                               dash="–")
@@ -101,7 +116,9 @@ def effect_text(result: MeasureResult, verdict: Verdict | None = None) -> str:
         what = _POINTS_OF.get(result.measure)
         if result.measure == "acc_diff":
             first, second = (group_words(g) for g in result_groups(result)[:2])
-            what = f"how often {first} are included against {second}"
+            shared = _shared_suffix(first, second)
+            what = (f"how often {_against(first, second)} are included" if shared
+                    else f"how often {first} are included against {second}")
         text = f"{what}: " if what else ""
         return _with_interval(f"{text}{_pp(value, percent)} percentage points",
                               *((_pp(low, percent), _pp(high, percent)) if interval else (None, None)), result)

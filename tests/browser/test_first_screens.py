@@ -1,0 +1,102 @@
+"""The first screen of every result page reads cleanly (issue 29, Deliver 10): in headless Chromium on the demo run,
+the Overview, Compare opened from each of the first evidence links, Fightin' Words, Metrics and the HTML report show no
+"None", "nan" or "undefined" for a missing value, no "((", and no phrase twice in one line
+(``bias_core.views.text_checks.reading_defects``); and every evidence link opens the two arms of one draw of one
+original. Text that came from an article or a model (shown as written: a Wikinews quote holds "((it))", a small model
+repeats itself) is not the app's wording and is left out of the check, line by line."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from bias_core.views.text_checks import reading_defects
+from playwright.sync_api import expect
+
+from bias_core.common.records import CONTROL_ROLES
+from bias_core.reference.demo import ensure_demo_run
+from bias_core.runs.store import RunStore
+from tests.browser.conftest import open_page, running_app, wait_for_app
+
+LINKS = ".st-key-overview_findings [data-testid=stPageLink]"
+# The text in view once a page has rendered, block by block (a text node's parent element on screen), so "first
+# screen" means what a reader sees before scrolling.
+FIRST_SCREEN = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const lines = [];
+  for (const element of main.querySelectorAll('p, li, h1, h2, h3, h4, td, th, span, label, div[data-testid=stCaptionContainer]')) {
+    if (element.children.length && element.tagName !== 'P' && element.tagName !== 'LI') continue;
+    const box = element.getBoundingClientRect();
+    if (box.bottom <= 0 || box.top >= window.innerHeight || box.width === 0) continue;
+    const text = element.innerText.trim();
+    if (text) lines.push(text);
+  }
+  return lines;
+}"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The app on a fresh store that imports the demo run on its first start, and the run's texts as shown."""
+    state = tmp_path_factory.mktemp("first-screens")
+    with running_app(state, SUMMBIAS_NO_DEMO="0") as url:
+        store = RunStore(state / "runs.sqlite")
+        run_id = ensure_demo_run(store)
+        inputs = {item.id: item for item in store.inputs(run_id)}
+        shown = "\n".join([*(item.text or "" for item in inputs.values()),
+                           *(summary.text for summary in store.summaries(run_id))])
+        store.close()
+        yield url, inputs, shown
+
+
+def app_wording(lines: list[str], shown: str) -> str:
+    """The lines that are the app's own words: not a piece of an article or a summary shown as written."""
+    return "\n".join(line for line in lines if not any(part and part in shown for part in (line, line[:80])))
+
+
+def defects_on_screen(page, shown: str) -> list[str]:
+    page.evaluate("window.scrollTo(0, 0)")
+    return reading_defects(app_wording(page.evaluate(FIRST_SCREEN), shown))
+
+
+def test_every_result_page_reads_cleanly_and_evidence_is_one_draw(page, demo, tmp_path):
+    url, inputs, shown = demo
+    page.goto(url)
+    page.locator(LINKS).first.wait_for(timeout=180_000)
+    wait_for_app(page, timeout=120_000)
+    found = {"Overview": defects_on_screen(page, shown)}
+    whole_overview = page.get_by_test_id("stMain").inner_text()
+    assert reading_defects(app_wording(whole_overview.splitlines(), shown)) == []
+
+    links = page.locator(LINKS)
+    hrefs = [links.nth(i).get_attribute("href") for i in range(min(links.count(), 4))]
+    assert hrefs
+    for number, href in enumerate(hrefs):
+        query = parse_qs(urlparse(href).query)
+        a, b = inputs[query["evidence_a"][0]], inputs[query["evidence_b"][0]]
+        assert a.original_id == b.original_id == query["compare_original"][0]
+        assert (a.sample_id, a.role in CONTROL_ROLES) == (b.sample_id, b.role in CONTROL_ROLES), href
+        assert a.perturbation == "sentiment" or a.arm != b.arm, href
+        page.goto(href if href.startswith("http") else f"{url}/{href.lstrip('/')}")
+        wait_for_app(page, timeout=120_000)
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        found[f"Compare from evidence link {number + 1}"] = defects_on_screen(page, shown)
+
+    page.goto(url)
+    wait_for_app(page, timeout=120_000)
+    for name in ("Fightin' Words", "Metrics"):
+        open_page(page, name)
+        wait_for_app(page, timeout=120_000)
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        found[name] = defects_on_screen(page, shown)
+
+    open_page(page, "Runs")
+    with page.expect_download(timeout=300_000) as download:
+        page.get_by_role("button", name="Report (HTML)").click()
+    report = tmp_path / "report.html"
+    download.value.save_as(report)
+    viewer = page.context.new_page()
+    viewer.goto(report.as_uri())
+    found["report"] = reading_defects(app_wording(viewer.locator("body").inner_text().splitlines(), shown))
+    viewer.close()
+    assert {name: defects for name, defects in found.items() if defects} == {}

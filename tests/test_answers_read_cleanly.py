@@ -1,0 +1,31 @@
+"""Every line the Overview and the report state for the demo run reads cleanly (issue 29, Deliver 10): no "None",
+"nan" or "undefined", no "((", and no phrase twice in one line, in any answer, sentence, effect or topic. The race
+answers used to name a group twice ("people with Black- and White-associated names … odds 1.10× for White-associated
+names against Black-associated names")."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from bias_core.reference.demo import DEMO_RUN, demo_findings
+from bias_core.verdicts.findings import summarizer_answers
+from bias_core.verdicts.sentences import _against
+from bias_core.views.text_checks import reading_defects
+
+
+def test_groups_sharing_an_ending_are_named_with_it_once():
+    assert _against("White-associated names", "Black-associated names") == "White- against Black-associated names"
+    assert _against("women", "men") == "women against men"
+    assert reading_defects("keeps people with Black- and White-associated names at different rates — odds 1.10× "
+                           f"for {_against('White-associated names', 'Black-associated names')}") == []
+
+
+def test_no_demo_answer_sentence_effect_or_topic_has_a_reading_defect():
+    with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+        run = json.load(stream)["run"]
+    found = demo_findings(run["id"], run["updated"])
+    assert found
+    lines = [text for finding in found for text in (finding.answer, finding.sentence, finding.effect, finding.topic)]
+    lines += [answer.text for answer in summarizer_answers(found)]
+    assert {line: reading_defects(line) for line in lines if reading_defects(line)} == {}
