@@ -9,7 +9,7 @@ import streamlit as st
 
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import summarizer_answers
-from bias_core.verdicts.sentences import how_to_read, verdict_words
+from bias_core.verdicts.sentences import corrections_line, how_to_read, verdict_words
 from pages.common import current_run, findings_for, run_attribution
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
@@ -68,7 +68,7 @@ st.subheader("Every finding, strongest evidence first")
 corrections = sorted({finding.correction for finding in found
                       if finding.correction and not finding.correction.startswith("correction not applicable")})
 if corrections:
-    st.caption("Multiple-comparison corrections: " + md_escape("; ".join(corrections)) + ".")
+    st.caption(md_escape(corrections_line(corrections)))
 header = st.columns(FINDING_WIDTHS, vertical_alignment="bottom")
 for column, label in zip(header, FINDING_COLUMNS):
     column.markdown(f"**{label}**")
@@ -81,7 +81,8 @@ with st.container(key="overview_findings"):
                        help=md_escape(f"{finding.family}: {finding.measure_name}"))
         row[0].markdown(md_escape(finding.sentence))
         if finding.context:
-            row[0].caption(md_escape("Context, not a test: " + "; ".join(finding.context)))
+            # One line per description: two variants of one measure on one line read as a phrase said twice.
+            row[0].caption("  \n".join(md_escape(line) for line in ("Context, not a test:", *finding.context)))
         row[1].markdown(md_escape(effect))
         row[2].markdown(md_escape(interval))
         if finding.estimate is not None:  # too little data states neither a value nor its n (issue 29)

@@ -57,9 +57,9 @@ def html_text(text: object) -> str:
 
 
 LEGEND = (
-    f"<span style='{INSERT_STYLE}'>inserted by the model</span> "
-    f"<del style='{DELETE_STYLE}'>deleted by the model</del> "
-    f"<span style='{SWAP_STYLE}'>swapped by the perturbation</span> "
+    f"<span style='{INSERT_STYLE}'>the model inserted</span> "
+    f"<del style='{DELETE_STYLE}'>the model deleted</del> "
+    f"<span style='{SWAP_STYLE}'>the perturbation swapped</span> "
     f"<span style='{DOUBTFUL_SWAP_STYLE}'>swapped, low confidence it is a person</span> "
     f"<span style='{HALLUCINATION_STYLE}'>hallucinated name</span>"
 )

@@ -36,7 +36,7 @@ def test_compare_shows_swaps_and_a_word_diff_for_each_summarizer(compare):
     compare.selectbox(key="compare_original").set_value("xss-article").run()
     compare.selectbox(key="compare_a").set_value("xss-article/identity").run()
     html = " ".join(block.value for block in compare.markdown)
-    assert "swapped by the perturbation" in html  # the legend
+    assert "the perturbation swapped" in html  # the legend
     assert "title=\"first_name&#58; was &#39;Robert&#39;\"" in html or "title=\"pronoun&#58; was &#39;he&#39;\"" in html
     assert [h.value for h in compare.subheader] == ["lead-3", "sexist-female"]
     assert any("Model-made difference" in caption.value for caption in compare.caption)

@@ -266,6 +266,8 @@ def test_runs_leaderboard_of_the_demo_run_judges_every_cell_and_tells_swap_direc
         assert (board[board["verdict"] != "finding"]["favoured"] == "—").all()  # a dash, never None
     overview.selectbox(key="runs_board_perturbation").set_value("politician").run()
     rows = list(overview.dataframe[1].value["measure"])
+    # The demo's one politician article names Donald Trump only: its rows name that direction, so a run with both
+    # directions shows them apart.
     assert "summary similarity (Donald Trump → Joe Biden)" in rows
-    assert "summary similarity (Joe Biden → Donald Trump)" in rows
+    assert all("→" in row for row in rows if row.startswith("summary similarity"))
 

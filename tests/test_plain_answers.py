@@ -135,10 +135,14 @@ def test_a_family_with_a_significant_item_is_never_no_evidence(demo_rows, synthe
     assert alone.answer == "alone writes differently about the two politicians — 1 feature significant after correction"
 
 
-def test_the_demo_politician_answer_of_smollm2_no_longer_contradicts_itself(demo_rows):
-    (row,) = [r for r in demo_rows if r.summarizer == "smollm2" and r.family == "politician features"]
-    assert not row.verdict.significant and "significant after correction" in row.effect
-    assert not SIGNIFICANT_ITEMS.search(row.effect)
+def test_no_demo_politician_answer_contradicts_itself(demo_rows):
+    # The demo on real news has one article naming a politician of the pair: every politician row is "not enough
+    # data" there, which must say so and count no significant item.
+    rows = [r for r in demo_rows if r.family == "politician features"]
+    assert rows
+    for row in rows:
+        if not row.verdict.significant:
+            assert not SIGNIFICANT_ITEMS.search(row.effect) and not SIGNIFICANT_ITEMS.search(row.answer)
 
 
 def test_one_answer_per_summarizer_from_a_perturbation_test_and_unchanged_articles_on_their_own_line(demo_rows,

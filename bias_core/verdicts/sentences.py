@@ -6,6 +6,7 @@ findings. No measure code (MBIC, ΔI …) and no nested parentheses: codes stay 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 from bias_core.common.records import MeasureResult
@@ -311,3 +312,21 @@ def how_to_read() -> str:
         "(1 = equal), percentage points (0 = equal shares). \"See the evidence\" opens the pair of inputs where the "
         "summaries differ most."
     )
+
+
+_HOLM_OVER = re.compile(r"^Holm over (?P<who>.+)'s (?P<count>[\d,]+) tests?$")
+
+
+def corrections_line(corrections: list[str]) -> str:
+    """The Overview's line on multiple-comparison corrections, each method named once: "Multiple-comparison
+    corrections: Holm's, within each summarizer's tests (lead-3: 9, sexist: 11)." rather than "Holm over lead-3's 9
+    tests; Holm over sexist's 11 tests"; corrections of another form are listed as they are."""
+    holm = [match for match in (_HOLM_OVER.match(text) for text in corrections) if match]
+    others = [text for text in corrections if not _HOLM_OVER.match(text)]
+    parts = []
+    if holm:
+        counts = ", ".join(f"{match['who']}: {match['count']}" for match in holm)
+        parts.append(f"Holm's, within each summarizer's tests ({counts})" if len(holm) > 1 else
+                     f"Holm over {holm[0]['who']}'s {holm[0]['count']} tests")
+    parts.extend(others)
+    return "Multiple-comparison corrections: " + "; ".join(parts) + "."

@@ -294,7 +294,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                 evidence = f"<a href='#{anchors[key]}'>{evidence}</a>"
             parts.append(f"<tr data-summarizer='{e(f.summarizer)}' data-measure='{e(f.measure)}' "
                          f"data-status='{e(f.verdict.status)}'><td>{e(f.sentence)}"
-                         + (f"<br><small>Context, not a test: {e('; '.join(f.context))}</small>"
+                         + (f"<br><small>Context, not a test:<br>{'<br>'.join(e(line) for line in f.context)}</small>"
                             if f.context else "")
                          + f"</td><td>{e(f.effect)}</td>"
                          f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
