@@ -29,3 +29,17 @@ def test_no_demo_answer_sentence_effect_or_topic_has_a_reading_defect():
     lines = [text for finding in found for text in (finding.answer, finding.sentence, finding.effect, finding.topic)]
     lines += [answer.text for answer in summarizer_answers(found)]
     assert {line: reading_defects(line) for line in lines if reading_defects(line)} == {}
+
+
+def test_an_evidence_pair_of_one_draw_names_its_sample_and_a_shared_ending_once():
+    from bias_core.common.records import Input
+    from bias_core.views.sides import pair_label
+
+    def side(arm: str, sample: int, perturbation: str = "gender-glob") -> Input:
+        return Input(id=f"o/{perturbation}/s{sample}/{arm}", original_id="o", perturbation=perturbation, text="x",
+                     arm=arm, sample_id=sample)
+
+    assert pair_label(side("female", 1), side("male", 1)) == "gender-glob, sample 1 · all people women against all " \
+                                                            "people men"
+    assert reading_defects(pair_label(side("female", 1), side("male", 1))) == []
+    assert pair_label(side("female", 0), side("male", 1)).endswith("sample 0 against all people men, sample 1")

@@ -56,10 +56,23 @@ def original_title(original_id: str, documents: Iterable[Document] = (), inputs:
 
 
 def pair_label(a: Input, b: Input) -> str:
-    """The two sides of a comparison in words, their shared perturbation named once: "gender-glob · all people women,
-    sample 1 against all people men, sample 1"."""
+    """The two sides of a comparison in words, what they share named once: "gender-glob, sample 1 · all people women
+    against all people men"; "sentiment, sample 0 · 20% against 50% of the reviews rated 1 star"."""
     label_a, label_b = side_label(a), side_label(b)
     prefix = f"{a.perturbation} · "
     if a.perturbation == b.perturbation and label_a.startswith(prefix) and label_b.startswith(prefix):
-        return f"{prefix}{label_a.removeprefix(prefix)} against {label_b.removeprefix(prefix)}"
+        side_a, side_b = label_a.removeprefix(prefix), label_b.removeprefix(prefix)
+        sample = f", sample {a.sample_id}"
+        if a.sample_id is not None and a.sample_id == b.sample_id and side_a.endswith(sample) \
+                and side_b.endswith(sample):
+            # One draw: its sample named once, and an ending both arms share ("… of the reviews rated 1 star") too.
+            side_a, side_b = side_a.removesuffix(sample), side_b.removesuffix(sample)
+            words_a, words_b = side_a.split(" "), side_b.split(" ")
+            shared = 0
+            while shared < min(len(words_a), len(words_b)) - 1 and words_a[-1 - shared] == words_b[-1 - shared]:
+                shared += 1
+            if shared >= 3:
+                side_a = " ".join(words_a[:-shared])
+            return f"{a.perturbation}, sample {a.sample_id} · {side_a} against {side_b}"
+        return f"{prefix}{side_a} against {side_b}"
     return f"{label_a} against {label_b}"

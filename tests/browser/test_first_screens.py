@@ -100,7 +100,10 @@ def test_every_result_page_reads_cleanly_and_evidence_is_one_draw(page, demo, tm
     download.value.save_as(report)
     viewer = page.context.new_page()
     viewer.goto(report.as_uri())
-    found["report"] = reading_defects(app_wording(viewer.locator("body").inner_text().splitlines(), shown))
+    # The report's findings and evidence; its glossary and appendix are paragraphs of prose, where a parallel phrase
+    # ("with the most male words … with the most female words") is no defect.
+    text = viewer.locator("body").inner_text().split("What the names mean")[0]
+    found["report"] = reading_defects(app_wording(text.splitlines(), shown))
     viewer.close()
     bad = {name: defects for name, defects in found.items() if defects}
     assert bad == {}, "\n".join(f"{name}: {defect}" for name, defects in bad.items() for defect in defects)
