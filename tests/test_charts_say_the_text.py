@@ -163,3 +163,12 @@ def test_a_lexical_bias_point_sits_on_the_side_of_the_sentences_its_text_says_ar
     (row,) = data.rows
     assert f"{row.favours} are kept more often" in finding_sentence(scored, verdict, "m", "lexical bias")
     assert "← neutral sentences | loaded sentences →" in data.axis
+
+
+def test_metrics_opens_on_a_perturbation_test_before_a_stronger_result_on_the_unchanged_articles():
+    tested = result("entity_inclusion", 0.4, 0.05, 0.9, summarizer="a")
+    unchanged = result("mbic", 0.9, 0.85, 0.95, summarizer="b", signed=False, perturbation="identity")
+    rows = findings([tested, unchanged])
+    strongest = max((f for f in rows if f.verdict.significant), key=lambda f: f.strength)
+    assert strongest.perturbation == "identity" and strongest.family == "lexical bias"
+    assert opening_family(rows, ["inclusion", "lexical bias"]) == "inclusion"

@@ -14,9 +14,11 @@ from bias_core.views.scales import NoBias, no_bias
 def opening_family(findings: Sequence[Finding], families: Sequence[str]) -> str | None:
     """The family among ``families`` with the most significant finding of ``findings`` (the Overview's rows of
     ``bias_core.verdicts.findings.findings``: strongest evidence, i.e. smallest Holm p, first), or None when no
-    family shown has a finding."""
+    family shown has a finding. A finding of a perturbation test comes before one on the unchanged articles, as the
+    Overview's answers put it first (``summarizer_answers``)."""
     found = [f for f in findings if f.verdict.significant and f.family in families]
-    return max(found, key=lambda f: f.strength).family if found else None
+    tested = [f for f in found if f.perturbation not in ("identity", "—", None)]
+    return max(tested or found, key=lambda f: f.strength).family if found else None
 
 
 def family_intro(family: str, measures: Iterable[str]) -> list[str]:
