@@ -23,7 +23,8 @@ def plain(markdown: str) -> str:
 
 
 def audit_page(summarizers: list[str], perturbations: list[str] | None = None):
-    app = open_app("pages/corpus.py")  # picks the demo articles (with runs in the store the app opens on Overview)
+    app = open_app("pages/corpus.py")  # with runs in the store the app opens on Overview
+    app.radio(key="corpus_choice").set_value("Invented news articles").run()  # the 16 invented test articles
     app.switch_page("pages/audit.py").run()
     app.multiselect(key="audit_perturbations").set_value(perturbations or []).run()
     app.multiselect(key="audit_summarizers").set_value(summarizers).run()
