@@ -40,7 +40,15 @@ st.caption("Originals are ranked by how much their summaries change under the pe
 
 def follow_evidence_link(by_id: dict[str, object]) -> None:
     """The Overview's "see the evidence" links name their pair by input id (``evidence_a``/``evidence_b``): choose
-    them once and drop the ids from the URL, where the bound selectboxes then keep the pair by its labels."""
+    them once and drop the ids from the URL, where the bound selectboxes then keep the pair by its labels. The link's
+    original, perturbation and summarizer replace what this session chose on an earlier visit (a bound widget's
+    remembered value would otherwise win over the link, and a second link opened the first link's original)."""
+    if "evidence_a" in st.query_params or "evidence_b" in st.query_params:
+        for key in ("compare_original", "compare_perturbation"):
+            if key in st.query_params:
+                st.session_state[key] = st.query_params[key]
+        if "compare_summarizers" in st.query_params:
+            st.session_state["compare_summarizers"] = st.query_params.get_all("compare_summarizers")
     for param, key in (("evidence_a", "compare_a"), ("evidence_b", "compare_b")):
         input_id = st.query_params.get(param)
         if input_id is None:
