@@ -12,13 +12,17 @@ from tests.conftest import REPO, launch_small_audit, open_app
 
 @pytest.fixture
 def app():
-    return open_app()
+    """The app on its Corpus page with the 16 invented test articles chosen (real news is the default)."""
+    at = open_app()
+    at.radio(key="corpus_choice").set_value("Invented news articles").run()
+    return at
 
 
-def test_app_opens_on_the_corpus_page_with_the_demo_articles(app):
+def test_app_opens_on_the_corpus_page_with_the_real_news_articles():
+    app = open_app()
     assert app.title[0].value == "Corpus"
-    assert "16 documents ready: 16 articles." in app.success[0].value
-    assert len(app.dataframe[0].value) == 16
+    assert "42 documents ready: 42 articles." in app.success[0].value
+    assert len(app.dataframe[0].value) == 42
 
 
 def test_the_review_corpus_shows_units_and_their_values(app):

@@ -14,8 +14,16 @@ from tests.conftest import launch_small_audit, open_app
 RIVERMOUTH = "news-16-sports-rivermouth-late-goal"
 
 
+def invented_audit_page():
+    """The Audit page on the 16 invented test articles (the default corpus is real news)."""
+    app = open_app("pages/corpus.py")
+    app.radio(key="corpus_choice").set_value("Invented news articles").run()
+    app.switch_page("pages/audit.py").run()
+    return app
+
+
 def _gender_glob_audit():
-    app = open_app("pages/audit.py")
+    app = invented_audit_page()
     app.multiselect(key="audit_perturbations").set_value(["gender-glob"]).run()
     app.number_input(key="gender-glob_samples").set_value(1).run()
     assert not app.exception, app.exception

@@ -25,7 +25,9 @@ def test_review_the_swaps_before_running(page, tmp_path, screenshot):
     with running_app(state) as url:
         page.goto(url)
         wait_for_app(page)
-        open_page(page, "Corpus")  # the demo articles
+        open_page(page, "Corpus")
+        page.get_by_text("Invented news articles", exact=True).click()  # the 16 invented test articles
+        wait_for_app(page)
         open_page(page, "Audit")
         page.get_by_text("gender-glob settings").click()
         draws = page.get_by_label("Name draws per original (each gives one input per arm)")
