@@ -80,7 +80,7 @@ def test_runs_page_lists_runs_exports_them_and_compares_two(app):
     assert list(board.columns) == ["measure", "run", "summarizer", "estimate", "95% interval", "n", "verdict",
                                    "favoured", "distance from no bias"]
     assert list(zip(board["run"], board["estimate"], board["95% interval"], board["n"])) == [
-        ("first", 0.2, "[0.050, 0.400]", 12), ("second", 0.5, "[0.050, 0.400]", 12)]  # closest to no bias first
+        ("first", "0.200", "[0.050, 0.400]", 12), ("second", "0.500", "[0.050, 0.400]", 12)]  # closest to no bias first
 
 
 def test_deleting_a_run_needs_confirmation(app):
