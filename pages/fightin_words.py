@@ -69,11 +69,15 @@ if comparison == COMPARISONS[0]:
         st.info("This run has no perturbation with two arms. Run gender-glob or gender-loc on the Audit page.")
         st.stop()
     summarizer_names = sorted({s.summarizer for s in summaries})
-    if not any(key in st.session_state or key in st.query_params for key in ("fw_perturbation", "fw_summarizer")):
-        # Open on the view with the most significant content words, so a first look shows what the page is for.
+    unchosen = [key for key in ("fw_perturbation", "fw_summarizer")
+                if key not in st.session_state and key not in st.query_params]
+    if unchosen:
+        # Open on the view with the most significant content words, so a first look shows what the page is for; a
+        # choice not made yet keeps that view's value (after a reload too, when only the other is in the URL).
         view = richest_view(run.id, run.updated)
         if view and view[0] in options and view[1] in summarizer_names:
-            st.session_state["fw_perturbation"], st.session_state["fw_summarizer"] = view
+            for key in unchosen:
+                st.session_state[key] = view[0] if key == "fw_perturbation" else view[1]
     columns = st.columns(4)
     with columns[0]:
         note_unknown_link_values("fw_perturbation", options, "perturbation")
