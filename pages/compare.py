@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from bias_core.common.records import Input
 from bias_core.common.words import counted
 from bias_core.compare.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
 from bias_core.compare.units import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
@@ -38,17 +39,21 @@ st.caption("Originals are ranked by how much their summaries change under the pe
            "words themselves (1 − difflib ratio over words). Pick one to read its variants and summaries.")
 
 
-def follow_evidence_link(by_id: dict[str, object]) -> None:
+def follow_evidence_link(by_id: dict[str, Input], summarizer_names: list[str]) -> None:
     """The Overview's "see the evidence" links name their pair by input id (``evidence_a``/``evidence_b``): choose
     them once and drop the ids from the URL, where the bound selectboxes then keep the pair by its labels. The link's
     original, perturbation and summarizer replace what this session chose on an earlier visit (a bound widget's
     remembered value would otherwise win over the link, and a second link opened the first link's original)."""
     if "evidence_a" in st.query_params or "evidence_b" in st.query_params:
-        for key in ("compare_original", "compare_perturbation"):
-            if key in st.query_params:
+        # Only values this run has: an unknown one is left to the page's own note on the link.
+        known = {"compare_original": {item.original_id for item in by_id.values()},
+                 "compare_perturbation": {item.perturbation for item in by_id.values()} | {"all"}}
+        for key, values in known.items():
+            if st.query_params.get(key) in values:
                 st.session_state[key] = st.query_params[key]
-        if "compare_summarizers" in st.query_params:
-            st.session_state["compare_summarizers"] = st.query_params.get_all("compare_summarizers")
+        linked = st.query_params.get_all("compare_summarizers")
+        if linked and all(name in summarizer_names for name in linked):
+            st.session_state["compare_summarizers"] = linked
     for param, key in (("evidence_a", "compare_a"), ("evidence_b", "compare_b")):
         input_id = st.query_params.get(param)
         if input_id is None:
@@ -74,8 +79,8 @@ if not summaries:
     st.stop()
 
 by_id = {item.id: item for item in inputs}
-follow_evidence_link(by_id)
 summarizer_names = sorted({s.summarizer for s in summaries})
+follow_evidence_link(by_id, summarizer_names)
 perturbations = sorted({item.perturbation for item in inputs if item.perturbation != "identity"})
 left, right = st.columns(2)
 # Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
