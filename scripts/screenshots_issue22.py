@@ -22,17 +22,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect, sync_playwright
 
-from tests.browser.conftest import CHROMIUM, open_page, running_app, wait_for_app  # noqa: E402
+from tests.browser.conftest import CHROMIUM, open_page, running_app, wait_for_app
 
 OUT = REPO / "artifacts" / "screenshots"
 LIMIT = 400 * 1024
 
 
-def save(png: bytes, name: str) -> Path:
-    """Write ``png``; one over ``LIMIT`` is re-encoded with a 256-colour palette (text stays sharp)."""
-    path = OUT / f"issue22-{name}.png"
+def save(png: bytes, name: str, prefix: str = "issue22") -> Path:
+    """Write ``png`` as ``prefix``-``name``.png; one over ``LIMIT`` is re-encoded with a 256-colour palette (text
+    stays sharp)."""
+    path = OUT / f"{prefix}-{name}.png"
     if len(png) > LIMIT:
         from PIL import Image
 
@@ -55,7 +56,7 @@ def scroll_to(page, locator, above: int = 80) -> None:
     page.wait_for_timeout(400)
 
 
-def shot(page, name: str, locator=None, height: int = 900, above: int = 80) -> None:
+def shot(page, name: str, locator=None, height: int = 900, above: int = 80, prefix: str = "issue22") -> None:
     """The viewport from ``locator``'s top (scrolled there, with ``above`` pixels of room), ``height`` pixels tall."""
     viewport = page.viewport_size
     top = 0.0
@@ -64,7 +65,7 @@ def shot(page, name: str, locator=None, height: int = 900, above: int = 80) -> N
         box = locator.first.bounding_box()  # near the page's end the view cannot scroll it up to the top
         if box is not None:
             top = max(0.0, min(box["y"] - above, viewport["height"] - height))
-    save(page.screenshot(clip={"x": 0, "y": top, "width": viewport["width"], "height": height}), name)
+    save(page.screenshot(clip={"x": 0, "y": top, "width": viewport["width"], "height": height}), name, prefix)
 
 
 def main_area(page):

@@ -12,7 +12,6 @@ Run: .venv/bin/python scripts/screenshots_issue29.py ["overview" "metrics" …] 
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 import tempfile
@@ -23,11 +22,11 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import sync_playwright
 
-from scripts.screenshots_issue22 import main_area, open_report, scroll_to
+from scripts import screenshots_issue22
+from scripts.screenshots_issue22 import main_area, open_report
 from tests.browser.conftest import CHROMIUM, open_page, running_app, wait_for_app
 
 OUT = REPO / "artifacts" / "screenshots"
-LIMIT = 400 * 1024
 BUSH_ARTICLES = [
     {"id": f"bush-{n}", "text": text} for n, text in enumerate([
         ("President George W. Bush signed the education bill on Tuesday. Bush said the law would hold schools "
@@ -40,30 +39,13 @@ BUSH_ARTICLES = [
 
 
 def save(png: bytes, name: str) -> Path:
-    """Write ``png`` as issue29-``name``.png; one over ``LIMIT`` is re-encoded with a 256-colour palette."""
-    path = OUT / f"issue29-{name}.png"
-    if len(png) > LIMIT:
-        from PIL import Image
-
-        image = Image.open(io.BytesIO(png)).convert("RGB").quantize(256)
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG", optimize=True)
-        png = buffer.getvalue()
-    path.write_bytes(png)
-    print(f"{path.relative_to(REPO)}: {len(png) // 1024} KB")
-    return path
+    return screenshots_issue22.save(png, name, prefix="issue29")
 
 
 def shot(page, name: str, locator=None, height: int = 1000, above: int = 80) -> None:
-    """The viewport from ``locator``'s top (or the page's top), ``height`` pixels tall."""
-    viewport = page.viewport_size
-    top = 0.0
-    if locator is not None and locator.count():
-        scroll_to(page, locator, above)
-        box = locator.first.bounding_box()
-        if box is not None:
-            top = max(0.0, min(box["y"] - above, viewport["height"] - height))
-    save(page.screenshot(clip={"x": 0, "y": top, "width": viewport["width"], "height": height}), name)
+    """The viewport from ``locator``'s top (the page's top when it is absent), ``height`` pixels tall."""
+    found = locator if locator is not None and locator.count() else None
+    screenshots_issue22.shot(page, name, found, height, above, prefix="issue29")
 
 
 def overview(page) -> None:

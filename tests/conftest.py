@@ -163,3 +163,20 @@ def audited_store(tmp_path_factory, demo_news) -> Path:
               documents=[*demo_news[:3], Document(id="xss-article", text=SCRIPT_ARTICLE_TEXT)])
     store.close()  # checkpoints the WAL into the main file, which the tests copy
     return folder / "runs.sqlite"
+
+
+def demo_or_audited_run(request, folder: Path):
+    """A store in ``folder`` holding the demo run (``request.param == "demo"``) or a copy of ``audited_store`` (a
+    fresh small real audit), and that run's id: for tests that check what every screen states on both."""
+    import shutil
+
+    from bias_core.reference.demo import ensure_demo_run
+    from bias_core.runs.store import RunStore
+
+    path = folder / "runs.sqlite"
+    if request.param == "demo":
+        store = RunStore(path)
+        return store, ensure_demo_run(store)
+    shutil.copy(request.getfixturevalue("audited_store"), path)
+    store = RunStore(path)
+    return store, store.list_runs()[0].id

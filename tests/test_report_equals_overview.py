@@ -12,12 +12,12 @@ import pytest
 
 from bias_core.common.records import Summary
 from bias_core.measures.quality import output_quality_caveat
-from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
 from bias_core.verdicts.controls import controls
 from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.views.export import evidence_anchors, html_report
 from bias_core.views.sides import pair_label
+from tests.conftest import demo_or_audited_run
 
 BANNED = re.compile(r"\b(None|nan|NaN|undefined)\b")
 PUNCTUATED = ("Grant had missed eleven games. Earlier this season, the captain (a guard) said: \"we'll be back.\"\n\n"
@@ -38,14 +38,7 @@ def run(audited_store, tmp_path):
 def reported(request, tmp_path_factory):
     """A small real audit (``audited_store``) or the demo run, left as it is: the store, the run's id, its findings
     and its report, built once."""
-    path = tmp_path_factory.mktemp("report") / "runs.sqlite"
-    if request.param == "demo":
-        store = RunStore(path)
-        run_id = ensure_demo_run(store)
-    else:
-        shutil.copy(request.getfixturevalue("audited_store"), path)
-        store = RunStore(path)
-        run_id = store.list_runs()[0].id
+    store, run_id = demo_or_audited_run(request, tmp_path_factory.mktemp("report"))
     return store, run_id, run_findings(store, run_id), html_report(store, run_id)
 
 

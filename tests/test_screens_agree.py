@@ -7,33 +7,32 @@ from __future__ import annotations
 import csv
 import html
 import io
-import shutil
 
 import pytest
 
-from bias_core.reference.demo import ensure_demo_run
-from bias_core.runs.store import RunStore
 from bias_core.verdicts.findings import run_findings
 from bias_core.verdicts.sentences import verdict_words
 from bias_core.views.charts import chart_data
 from bias_core.views.export import html_report, measures_csv
+from tests.conftest import demo_or_audited_run
 
 
 @pytest.fixture(params=["fresh audit", "demo"], scope="module")
 def shown(request, tmp_path_factory):
     """The run's Overview rows, its results, its CSV rows keyed by (measure, perturbation, summarizer, ci kind) and
     its report, from one store."""
-    path = tmp_path_factory.mktemp("agree") / "runs.sqlite"
-    if request.param == "demo":
-        store = RunStore(path)
-        run_id = ensure_demo_run(store)
-    else:
-        shutil.copy(request.getfixturevalue("audited_store"), path)
-        store = RunStore(path)
-        run_id = store.list_runs()[0].id
+    store, run_id = demo_or_audited_run(request, tmp_path_factory.mktemp("agree"))
     results = store.measures(run_id)
     table = list(csv.DictReader(io.StringIO(measures_csv(results))))
     return run_findings(store, run_id), results, table, html_report(store, run_id)
+
+
+def _reported(found, results):
+    """Each Overview row that states a value, with the one result it reports."""
+    for finding in found:
+        result = _row_of(finding, results)
+        if result is not None and finding.estimate is not None:
+            yield finding, result
 
 
 def _row_of(finding, results):
@@ -47,10 +46,7 @@ def _row_of(finding, results):
 def test_the_chart_point_states_the_overviews_effect_verdict_and_favoured_group(shown):
     found, results, _, _ = shown
     checked = 0
-    for finding in found:
-        result = _row_of(finding, results)
-        if result is None or finding.estimate is None:
-            continue
+    for finding, result in _reported(found, results):
         chart = chart_data(results, result.measure, ci_kind=result.ci_kind)
         points = [row for row in chart.rows if row.result is result]
         if not points:  # the chart leaves out what the text states no value for
@@ -69,10 +65,7 @@ def test_the_chart_point_states_the_overviews_effect_verdict_and_favoured_group(
 def test_the_csv_row_holds_the_overviews_estimate_and_verdict(shown):
     found, results, table, _ = shown
     checked = 0
-    for finding in found:
-        result = _row_of(finding, results)
-        if result is None or finding.estimate is None:
-            continue
+    for finding, result in _reported(found, results):
         rows = [row for row in table if (row["measure"], row["perturbation"], row["summarizer"]) ==
                 (result.measure, result.perturbation, result.summarizer) and row["ci_kind"] == (result.ci_kind or "")]
         assert rows, finding.sentence
