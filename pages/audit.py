@@ -14,7 +14,7 @@ from bias_core.measures.perspective_scores import MATCHINGS, check_perspective_m
 from bias_core.perturb.politician_forms import TRUMP_BIDEN, PairError, parse_pair
 from bias_core.perturb.politician_pairs import named_politicians, pair_coverage, suggest_pairs
 from bias_core.perturb.race import NAME_SOURCE_CITATIONS
-from bias_core.perturb.review import GENDER_KINDS
+from bias_core.perturb.review import NAME_SWAP_KINDS
 from bias_core.perturb.sentiment import SentimentConfig, corpus_values
 from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpec, default_run_name
 from bias_core.runs.launch import launch_audit
@@ -199,7 +199,7 @@ for kind in chosen:
                 "chance)", key=f"{kind}_controls",
                 help="Each input gets a control made with other names of the same group; the quadruples measure "
                      "counterfactual inconsistency (ΔI) and the outcome rate difference (Acc_Diff), Counter-GAP §3.")
-        if kind in GENDER_KINDS:
+        if kind in NAME_SWAP_KINDS:
             st.caption("Content-word swapping (chairman → chairwoman …) is switched under Review the swaps below.")
         if kind == "race":
             st.caption(RACE_GENDER_NOTE)

@@ -146,7 +146,7 @@ def test_the_run_records_the_scope_and_the_review_says_the_nouns_agree():
         assert review_inputs(inputs, reports).get("gender-glob").content_words is swapped
 
 
-def test_the_command_line_takes_the_scope_and_refuses_it_for_race(tmp_path, capsys):
+def test_the_command_line_takes_the_scope_for_name_swaps_and_refuses_it_elsewhere(tmp_path, capsys):
     documents = tmp_path / "docs.jsonl"
     documents.write_text(json.dumps({"id": "d", "text": TIED["fronted"][0]}) + "\n", encoding="utf-8")
     out = tmp_path / "inputs.jsonl"
@@ -154,9 +154,13 @@ def test_the_command_line_takes_the_scope_and_refuses_it_for_race(tmp_path, caps
                  "--samples", "1", "--agreement", STRICT, "--quiet"]) == 0
     assert json.loads((tmp_path / "inputs.jsonl.run.json").read_text())["config"]["agreement"] == STRICT
     assert {item.arm: item.text for item in read_inputs(out)}["female"].startswith("The son of a physicist, Ms.")
+    # Race draws each person's gender too (Steen & Markert §10), so it takes the same scope (issue 27).
     assert main(["perturb", "--kind", "race", "--documents", str(documents), "--out", str(out),
+                 "--agreement", STRICT, "--quiet"]) == 0
+    assert json.loads((tmp_path / "inputs.jsonl.run.json").read_text())["config"]["agreement"] == STRICT
+    assert main(["perturb", "--kind", "identity", "--documents", str(documents), "--out", str(out),
                  "--agreement", "coherent", "--quiet"]) != 0
-    assert "--agreement does not apply to --kind race" in capsys.readouterr().err
+    assert "--agreement does not apply to --kind identity" in capsys.readouterr().err
 
 
 def test_real_articles_rewrite_tied_nouns_to_each_arms_gender():

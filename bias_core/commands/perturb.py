@@ -75,7 +75,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--units-per-input", type=int, help="units per perspective input (default 10)")
     parser.add_argument("--perspective-template", help="Zhang et al. Table 11 template name (e.g. yelp)")
     parser.add_argument("--agreement", choices=AGREEMENT_SCOPES,
-                        help="gender: what a swap rewrites: coherent (default: names, pronouns, titles and every "
+                        help="gender, race: what a swap rewrites: coherent (default: names, pronouns, titles and every "
                              "gendered noun tied to a swapped person: son, both men, congressman …) or "
                              "names-pronouns-titles (Steen & Markert's strict scope)")
     parser.add_argument("--content-words", action="store_true", default=None,

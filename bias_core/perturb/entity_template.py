@@ -48,7 +48,9 @@ class Slot:
     entity_id: str | None
     form: str | None = None  # pronoun form: subject, object, possessive, independent or reflexive
     ner_label: str | None = None  # spaCy's label of the span ("" untagged; None where no parse was consulted)
-    group: tuple[str, ...] = ()  # a plural title's people ("Messrs. Levy and Cohen"); entity_id is the first
+    # A plural title's people ("Messrs. Levy and Cohen"; entity_id is the first), or the people an ambiguous
+    # pronoun (entity_id None) may refer to.
+    group: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,8 +174,9 @@ class EntityTemplate:
     ) -> tuple[str, list[Substitution]]:
         """Return the input text and its substitution map for one assignment of genders and names.
 
-        Entities missing from ``choices`` stay as they are. Unattributed pronouns take ``unattributed_gender`` when
-        given (C_glob, where every entity has one gender). Content-word slots are rewritten only when
+        Entities missing from ``choices`` stay as they are. An ambiguous pronoun takes the gender all the people it
+        may refer to are given, when they agree; other unattributed pronouns take ``unattributed_gender`` when given
+        (C_glob's strict scope, where every entity has one gender). Content-word slots are rewritten only when
         ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). The name forms follow the
         person (``name_forms``): initials take the new first name's, a Jr./Sr. and a middle given name are dropped
         with the space or comma before them when the person gets a new first name or the other gender, a plural title takes its people's common gender or
@@ -221,6 +224,8 @@ class EntityTemplate:
                 return None
             return plural_title_for([self._gender_in(entity_id, choices) for entity_id in slot.group], slot.text)
         gender = choice.gender if choice else (unattributed_gender if slot.entity_id is None else None)
+        if slot.kind == "pronoun" and slot.entity_id is None and slot.group:
+            gender = self._common_gender(slot.group, choices) or gender
         if gender is None:
             return None
         # A person given a new first name is somebody else: their Jr./Sr. and middle given name go in every arm, not
@@ -236,6 +241,13 @@ class EntityTemplate:
         if slot.kind == "title":
             return title_for(gender, slot.text)
         return content_word_for(gender, slot.text) if content_words else None
+
+    def _common_gender(self, entity_ids: tuple[str, ...], choices: dict[str, EntityChoice]) -> str | None:
+        """The gender every one of an ambiguous pronoun's candidates has in one input, if they agree: the pronoun
+        then reads right whichever of them it refers to. A candidate the finder later dropped as no person is none."""
+        people = [e for e in entity_ids if e in self._entity or e in self.excluded_genders]
+        genders = {self._gender_in(e, choices) for e in people}
+        return next(iter(genders)) if len(genders) == 1 else None
 
     def _gender_in(self, entity_id: str, choices: dict[str, EntityChoice]) -> str | None:
         """The gender a person has in one input: the chosen one, else the original one."""

@@ -21,7 +21,8 @@ name, a new first name from the top-N (default 50) unambiguous 1990 census first
   (see ``assignment``). Unattributed pronouns are left as written: they belong to nobody the input assigns.
 - ``gender-glob`` (C_glob): arm ``male`` makes every entity male and arm ``female`` every entity female, each
   sample giving one of each, so half the inputs of an original are all-male and half all-female. Unattributed
-  pronouns take the arm's gender (METHODS §1.1 step 3).
+  pronouns take the arm's gender under ``"names-pronouns-titles"`` (METHODS §1.1 step 3); under ``"coherent"`` they
+  stay as written, since they may belong to an unnamed person ("my husband … he") or one not swapped (§1.2).
 
 Default: 10 samples → 20 inputs per original, seeded per original (``seed``). With ``controls`` each sample is a
 quadruple (METHODS §1.3).
@@ -117,5 +118,8 @@ class GenderGlobal(_Gender):
 
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
         ids = [m.entity_id for m in members]
-        return [PairPlan(Arm("male", dict.fromkeys(ids, MALE), "male"),
-                         Arm("female", dict.fromkeys(ids, FEMALE), "female"))]
+        # Under "coherent" a pronoun is re-gendered only when it resolves to a swapped person (METHODS §1.2
+        # Agreement): an unattributed one may be an unnamed "husband"'s or a missed person's, so it stays.
+        strict = self.config.agreement == "names-pronouns-titles"
+        return [PairPlan(Arm("male", dict.fromkeys(ids, MALE), "male" if strict else None),
+                         Arm("female", dict.fromkeys(ids, FEMALE), "female" if strict else None))]

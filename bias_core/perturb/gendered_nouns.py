@@ -12,7 +12,8 @@ only when the parse says the noun denotes that person:
   subjects: the noun's phrase ends in a comma right before the name, and the name does not hang from a word inside
   that phrase ("the son of a physicist, Ms. Lund" with *Lund* in apposition to *physicist* says the physicist is
   Lund, not the son);
-- **copula**, either way ("She is a mother", "The chairman is John Smith"), and a **naming clause** ("a woman named
+- **copula**, either way ("She is a mother", "The chairman is John Smith"; a coordinated predicate noun too: "was a
+  son of X and a nephew of Y"), a role after "as" ("Norton made a living as a businessman"), and a **naming clause** ("a woman named
   Jane Doe", "a man known as X");
 - **coordination**: a plural noun in apposition with or predicated of coordinated people ("Okafor and Sims, both
   women"; "Lund and Okafor are sisters"), and a plural subject continuing the previous sentence whose subject is
@@ -151,7 +152,9 @@ def _usable(token: Token, word: str, owner: Mapping[int, str]) -> bool:
     if token.tag_ not in _NOUN_TAGS:
         return False
     if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
-        return token.dep_ == "compound" and token.head.i in owner
+        # "Congressman Dale Hughes"; a predicate "she was made a Dame" (an article before it: no name's word)
+        return (token.dep_ == "compound" and token.head.i in owner) or (
+            token.dep_ in ("attr", "oprd") and any(c.dep_ == "det" for c in token.children))
     return True
 
 
@@ -172,11 +175,25 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
             named = [t for t in child.subtree if t.i in owner and t.dep_ in _NAMED_DEPS]
             if named:
                 return _with_conjuncts(named[0], owner)
+    if token.dep_ == "pobj" and head.text.lower() == "as" and head.head.tag_[:2] == "VB":
+        # "Norton made a living as a businessman", "She served as chairwoman": the role of the verb's subject
+        subject = next((c for c in head.head.children if c.dep_ in _SUBJECTS), None)
+        if subject is not None and subject.i in owner:
+            return _with_conjuncts(subject, owner)
+    if token.dep_ == "conj" and head.dep_ in ("attr", "oprd") and head.tag_ == token.tag_:
+        # "Daniel was a son of Johann and a nephew of Jacob": a predicate noun coordinated with another
+        return _referents(head, owner)
     if token.dep_ in ("attr", "oprd") or token.dep_ in _SUBJECTS:  # "She is a mother"; "The chairman is John Smith"
         partner_deps = _SUBJECTS if token.dep_ in ("attr", "oprd") else frozenset({"attr"})
         for child in head.children:
             if child.dep_ in partner_deps and child.i in owner and child.i != token.i:
                 return _with_conjuncts(child, owner)
+        if token.dep_ in ("attr", "oprd") and head.tag_ in ("VBG", "VBN") and head.dep_ in ("advcl", "xcomp") \
+                and not any(c.dep_ in _SUBJECTS for c in head.children):
+            # a participle with no subject of its own takes its clause's: "…, becoming the third woman to appear"
+            subject = next((c for c in head.head.children if c.dep_ in _SUBJECTS), None)
+            if subject is not None and subject.i in owner:
+                return _with_conjuncts(subject, owner)
     return _fronted_apposition(token, owner)
 
 

@@ -168,7 +168,7 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
             return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
         if ent is not None and ent.label_ == "WORK_OF_ART" and _first_name_only(token.text, found):
             return True  # "The Jenna Julien Podcast": a show titled by its hosts' first names names them
-        if ent is not None and len(ent) > 1 and not _set_apart(token, ent):
+        if ent is not None and _words(ent) > 1 and not _set_apart(token, ent):
             return False
         if token.ent_type_ not in _MAYBE_PERSON:
             return token.dep_ in _PERSON_LIKE_DEPS and _named_before(token, found)
@@ -176,6 +176,11 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
         return True
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
+
+
+def _words(ent: Span) -> int:
+    """How many words an entity has, not counting a possessive ending ("Daniel's", tagged ORG, is one word)."""
+    return sum(1 for token in ent if token.text not in ("'s", "’s", "'", "’"))
 
 
 def _is_known_name(ent: Span, found: Entities) -> bool:

@@ -52,6 +52,10 @@ SURNAME_PARTICLES = frozenset({"ben", "bin", "bint", "ibn", "abu", "al", "el", "
 # or when only the voter files list it (issue 21): a rare first name is weak evidence of a person.
 RARE_FIRST_NAME_PERCENT = 0.005
 
+# Post-nominal letters after a name ("Daniel Bernoulli FRS", "Jane Roe QC", "John Doe PhD"): honours, degrees and
+# offices, written in capitals (a lower-case letter may follow the first: "PhD"). They are no part of the name.
+POST_NOMINAL = re.compile(r"(?:[A-Z]{2,5}|Ph\.?D\.?|M\.?D\.)")
+
 
 @dataclass
 class NamePart:
@@ -96,11 +100,15 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     # A sentence's full stop that the NER kept in the span ("Thomas Jefferson."); titles and initials keep theirs.
     words = [(s, w[:-1] if len(w) > 3 and w.endswith(".") and title_key(w) not in ALL_TITLES | NAME_SUFFIXES
               and not INITIALS.fullmatch(w) else w) for s, w in words]
+    # A territorial designation ends the name: "Patrick Leopold Gordon of Auchleuchries", "Catherine of Aragon".
+    cut = next((i for i, (_, w) in enumerate(words) if w in ("of", "from") and i > 0), None)
+    words = words[:cut] if cut is not None else words
     titles = [title] if title else []
     while words and title_key(words[0][1]) in ALL_TITLES:
         titles.append(title_key(words[0][1]))
         words = words[1:]
-    while words and title_key(words[-1][1]) in NAME_SUFFIXES:
+    while len(words) > 1 and (title_key(words[-1][1]) in NAME_SUFFIXES or POST_NOMINAL.fullmatch(words[-1][1])
+                              and not words[-2][1].isupper()):  # "JOHN SMITH" in a headline keeps SMITH
         words = words[:-1]
     tradition = surname_first([w for _, w in words]) if surname_first and len(words) > 1 else None
     if tradition and all(NAME_WORD.fullmatch(w) and w[0].isupper() for _, w in words):

@@ -157,13 +157,22 @@ class PersonEvidence:
         a word of a multi-word non-person entity ("Greenfield" of "Greenfield Market"), a string the NER labels
         a non-person more often than a person, or a one-word name that is a gazetteer place and no listed first
         name or surname ("Tiberias"). Such an entity may not collect pronouns ("Rivermouth ... her")."""
-        if entity.evidence is not None:
+        if entity.evidence is not None or self._repeatedly_a_person(entity):
             return False
         names = [name for name in (entity.first_name, entity.last_name) if name]
         if len(names) == 1 and _unlisted_place(names[0]):
             return True
         return any(name in self.non_person_words or self.mostly_non_person(name, count_org=False)
                    for name in names)
+
+    def _repeatedly_a_person(self, entity: TemplateEntity) -> bool:
+        """Whether the NER labels the entity's whole name, a census first name and a surname, PERSON at least twice
+        and more often than anything else ("Daniel Bernoulli" beside "the Bernoulli family"): its surname naming a
+        family or a principle elsewhere says nothing against the person."""
+        if not (entity.first_name and entity.last_name and first_name_gender(entity.first_name)):
+            return False
+        votes = self.label_votes.get(ent_key(f"{entity.first_name} {entity.last_name}"), Counter())
+        return votes["PERSON"] >= 2 and votes["PERSON"] > sum(votes.values()) - votes["PERSON"]
 
     def mostly_non_person(self, text: str, *, count_org: bool = True) -> bool:
         """Whether the NER labels this string (any mention of it in the document) a non-person more often than a

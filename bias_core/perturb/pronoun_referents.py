@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bias_core.common.paths import DATA_DIR
-from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, PRONOUN_GENDER
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
 from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
@@ -162,13 +162,41 @@ def name_tied(noun: Token, name_of: dict[int, str]) -> str | None:
     return None
 
 
+def described_person(noun: Token, name_of: dict[int, str]) -> str | None:
+    """The entity a person noun is tied to (``name_tied``), or that another mention of the same noun is tied to
+    when this one repeats it: "his brother, George Whitman … telling him his brother was injured" (a relation noun
+    whose possessor is the same person), "Ahmed, a 14-year-old boy … the boy" (a definite repeat)."""
+    tied = name_tied(noun, name_of)
+    if tied is not None or noun.tag_ != "NN":
+        return tied
+    word = noun.text.lower()
+    possessor = next((child for child in noun.children if child.dep_ == "poss"), None)
+    if CONTENT_WORD_KIND.get(word) == "relation":
+        if possessor is None or possessor.i not in name_of:
+            return None
+    elif possessor is not None or not any(c.dep_ == "det" and c.text.lower() in ("the", "this", "that")
+                                          for c in noun.children):
+        return None
+    found = set()
+    for earlier in noun.doc:  # a later tie counts too: "his father carried … his father, Johann, encouraged him"
+        if earlier.i == noun.i or earlier.text.lower() != word:
+            continue
+        before = next((child for child in earlier.children if child.dep_ == "poss"), None)
+        if possessor is not None and (before is None or name_of.get(before.i) != name_of[possessor.i]):
+            continue
+        entity = name_tied(earlier, name_of)
+        if entity is not None:
+            found.add(entity)
+    return next(iter(found)) if len(found) == 1 else None
+
+
 def unnamed_person(token: Token, gender: str, name_of: dict[int, str]) -> bool:
     """Whether a token stands for a person of ``gender`` that no swapped entity names: an unnamed person noun, or a
     proper noun the NER calls a person but the name finder did not take."""
     if token.i in name_of:
         return False
     if is_person_noun(token):
-        return agrees(token, gender) and name_tied(token, name_of) is None
+        return agrees(token, gender) and described_person(token, name_of) is None
     return _full_person_name(token)
 
 
@@ -199,8 +227,11 @@ def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders
     clause = verb if pronoun.dep_ == "poss" else _up(verb, climb)
     while clause is not None:
         subject = subject_of(clause)
+        relative = subject is not None and subject.tag_ == "WP" and clause.dep_ == "relcl"
         # not the pronoun itself, nor the noun it is the possessor of ("his father carried …")
         if subject is not None and subject.i != pronoun.i and pronoun not in subject.subtree:
+            if relative:
+                subject = clause.head  # "a young woman who has lost her parents": the relative pronoun's antecedent
             found = _candidate(subject, gender, name_of, genders, earlier)
             if found is not None and found.entity_id not in bound:
                 return found
@@ -227,7 +258,7 @@ def _candidate(subject: Token | None, gender: str, name_of: dict[int, str], gend
         return earlier[subject.i] if PRONOUN_GENDER.get(subject.text.lower()) == gender else None
     tied = name_of.get(subject.i)
     if tied is None and is_person_noun(subject):
-        tied = name_tied(subject, name_of)
+        tied = described_person(subject, name_of)
         if tied is None:
             if not agrees(subject, gender):
                 return None
@@ -251,9 +282,32 @@ def previous_subject(pronoun: Token, gender: str, name_of: dict[int, str], gende
     subject = subject_of(root)
     if sentence.start == 0 or subject is None or pronoun not in subject.subtree:
         return None
+    # As in Hobbs's search, the pronoun's own sentence comes first: "Despite Daniel's attempts at reconciliation,
+    # his father carried the grudge" is Daniel's father, whoever the previous sentence was about.
+    before = {name_of[t.i] for t in pronoun.doc[sentence.start:pronoun.i] if t.i in name_of
+              and genders.get(name_of[t.i]) in (None, gender)}
+    if before:
+        return Referent(next(iter(before))) if len(before) == 1 else None
     previous = pronoun.doc[sentence.start - 1].sent
     for clause in (previous.root, *(c for c in previous.root.children if c.dep_ == "ccomp")):
+        parallel = _parallel_possessor(pronoun, subject_of(clause), gender, name_of, earlier)
+        if parallel is not None:
+            return parallel
         found = _candidate(subject_of(clause), gender, name_of, genders, earlier)
         if found is not None:
             return found
     return None
+
+
+def _parallel_possessor(pronoun: Token, subject: Token | None, gender: str, name_of: dict[int, str],
+                        earlier: dict[int, Referent]) -> Referent | None:
+    """For a possessive pronoun of the same noun as the previous sentence's subject ("his father carried … His father
+    then asked"), what that subject's possessor referred to: the same relative of the same person."""
+    if subject is None or pronoun.dep_ != "poss" or pronoun.head.text.lower() != subject.text.lower():
+        return None
+    possessor = next((child for child in subject.children if child.dep_ == "poss"), None)
+    if possessor is None or PRONOUN_GENDER.get(possessor.text.lower()) != gender:
+        return None
+    if possessor.i in name_of:
+        return Referent(name_of[possessor.i])
+    return earlier.get(possessor.i)

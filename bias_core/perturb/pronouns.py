@@ -45,7 +45,9 @@ from bias_core.perturb.pronoun_referents import (
     PronounReading,
     Referent,
     clause_verb,
+    described_person,
     is_object_pronoun,
+    is_person_noun,
     previous_subject,
     remember_readings,
     search_clauses,
@@ -94,8 +96,12 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
         earlier[token.i] = Referent(reading.entity_id) if entity is not None else \
             Referent(None, reading.referent, reading.referent_start) if reading.status == "unnamed" else UNRESOLVED
         if reading.status != "unnamed":
+            # An ambiguous pronoun keeps the people it may refer to: where an input gives them all one gender it
+            # takes that gender whichever it refers to (``EntityTemplate.fill``).
+            candidates = tuple(reading.candidates) if entity is None and reading.status == "ambiguous" else ()
             slots.append(Slot(token.idx, token.idx + len(token.text), "pronoun", token.text,
-                              entity.entity_id if entity else None, pronoun_form(token), token.ent_type_))
+                              entity.entity_id if entity else None, pronoun_form(token), token.ent_type_,
+                              group=candidates))
     if tokens:
         remember_readings(tokens[0].doc.text, readings)
         remember_ties(tokens)  # for the coherence check after the perturbation (``agreement``)
@@ -170,6 +176,9 @@ def _bound(token: Token, name_of: dict[int, str], earlier: dict[int, Referent]) 
         return set()
     if subject.i in name_of:
         return {name_of[subject.i]}
+    described = described_person(subject, name_of) if is_person_noun(subject) else None
+    if described is not None:
+        return {described}  # "his father, Johann, encouraged him": not Johann
     referent = earlier.get(subject.i)
     return {referent.entity_id} if referent is not None and referent.entity_id else set()
 

@@ -29,7 +29,8 @@ mistook) gets a race and a name of that race; pronouns and titles follow the ent
 
 - ``race``: within each input half the entities are Black- and half White-associated, arm ``b`` inverts every
   entity's race reusing the names of arm ``a``; each entity's gender is drawn at random per sample, independent of
-  race, and kept in both arms (Steen & Markert §10).
+  race, and kept in both arms (Steen & Markert §10). As in the gender perturbations, ``agreement`` = ``"coherent"``
+  (default) also rewrites the gendered nouns tied to a person, and ``"names-pronouns-titles"`` keeps the paper's scope.
 - ``race-intersectional``: the four settings of App. K, where gender follows race (Black male / White female, …);
   each sample gives a pair per setting, arms named ``<setting>.a`` and ``<setting>.b``, over one race split shared
   by the four settings.
@@ -51,6 +52,7 @@ from pathlib import Path
 from bias_core.common.paths import DATA_DIR
 from bias_core.common.records import Input
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
+from bias_core.perturb.gender import AGREEMENT
 from bias_core.perturb.lexicon import GENDERS
 from bias_core.perturb.names import (
     census_first_names,
@@ -94,9 +96,11 @@ class RaceConfig:
     min_names_per_cell: int = 20
     controls: bool = False
     content_words: bool = False
+    agreement: str = "coherent"
 
     def __post_init__(self) -> None:
         SAMPLES.check("samples", self.samples)  # ParamError is a ValueError: "samples = 0 is out of range: …"
+        AGREEMENT.check("agreement", self.agreement)
         if self.name_source not in NAME_SOURCES:
             raise ValueError(f"name_source must be one of {', '.join(NAME_SOURCES)}, got {self.name_source!r}")
         for name in ("first_name_threshold", "last_name_threshold"):
@@ -312,8 +316,14 @@ class _Race(NameSwapPerturbation):
 
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
         named = {entity.entity_id for entity in template.named_entities()}
-        return [entity for entity in template.gendered_entities(content_words=self.config.content_words)
+        return [entity for entity in template.gendered_entities(content_words=self.rewrites_content_words)
                 if entity.entity_id in named]
+
+    @property
+    def rewrites_content_words(self) -> bool:
+        """Each person's gender is drawn per sample (Steen & Markert §10), so under ``"coherent"`` the gendered nouns
+        tied to a person follow it as in the gender perturbations (``gender.GenderConfig``)."""
+        return self.config.agreement == "coherent" or self.config.content_words
 
     def no_member_reason(self) -> str:
         return "no named person: no one with a name and a first name, gendered pronoun or title"

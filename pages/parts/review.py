@@ -20,7 +20,7 @@ import streamlit as st
 from bias_core.common.records import Document, Input
 from bias_core.common.words import counted, plural
 from bias_core.perturb.gender import AGREEMENT_SCOPES
-from bias_core.perturb.review import GENDER_KINDS, REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
+from bias_core.perturb.review import NAME_SWAP_KINDS, REVIEW_SAMPLE_SIZE, review_inputs, sample_inputs
 from bias_core.perturb.review_checklist import Check, Example
 from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
 from bias_core.runs.pipeline import build_inputs
@@ -43,7 +43,7 @@ AGREEMENT_HELP = ("On (the default): a swap also rewrites every gendered noun th
 
 def review_swaps(perturbations: list[StageSpec], documents: list[Document],
                  seed: int) -> tuple[list[StageSpec], list[str], dict[str, list[str]]]:
-    """Show the review section; return the perturbations with each gender perturbation's ``agreement`` as switched
+    """Show the review section; return the perturbations with each name swap's ``agreement`` as switched
     here, the originals the analyst excluded, and per original the names to leave unswapped."""
     st.subheader("Review the swaps")
     st.caption("Before any model runs: the checklist covers every input of each perturbation; the sample shows a few "
@@ -52,7 +52,7 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
                "excluded. Names the perturbation is not sure are people come first; leave one unswapped below.")
     perturbations = [dataclasses.replace(spec, params=dict(spec.params)) for spec in perturbations]
     for spec in perturbations:
-        if spec.name in GENDER_KINDS:
+        if spec.name in NAME_SWAP_KINDS:
             # The old content_words switch is folded into agreement (bias_core.perturb.gender): on means coherent.
             coherent = spec.params.pop("content_words", False) or spec.params.get("agreement") != STRICT_SCOPE
             coherent = st.toggle(f"{spec.name}: make gendered nouns agree with the swapped person (son → daughter, "
