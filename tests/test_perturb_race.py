@@ -174,10 +174,21 @@ def test_inserted_first_and_last_names_belong_to_their_race_and_gender(race_resu
 
 def test_first_and_last_names_are_both_replaced_and_recorded(race_result):
     item = next(i for i in race_result.inputs if i.original_id == "court_report")
-    whitaker = next(e for e in item.entities if e.original_first_name == "Daniel")
-    assert whitaker.first_name not in (None, "Daniel") and whitaker.last_name != "Whitaker"
-    assert "Daniel" not in item.text
+    alvarez = next(e for e in item.entities if e.original_first_name == "Rebecca")
+    assert alvarez.first_name not in (None, "Rebecca") and alvarez.last_name != "Alvarez"
+    assert "Rebecca" not in item.text and "Alvarez" not in item.text
     assert item.original_text() == template("court_report").text
+
+
+def test_a_surname_a_family_shares_stays_so_the_couple_keeps_one_name(race_result):
+    # "Daniel Whitaker … Whitaker's wife, Linda Whitaker": each gets a new first name, the family keeps its surname
+    # (issue 27: one person, one name; two different new surnames would split the couple).
+    for item in (i for i in race_result.inputs if i.original_id == "court_report"):
+        couple = [e for e in item.entities if e.original_first_name in ("Daniel", "Linda")]
+        assert len(couple) == 2 and all(e.first_name not in ("Daniel", "Linda") for e in couple)
+        assert {e.last_name for e in couple} == {"Whitaker"}
+        assert "Whitaker's wife," in item.text or "Whitaker's husband," in item.text  # follows the drawn gender
+        assert not re.search(r"\b(?:Daniel|Linda)\b", item.text)
 
 
 def test_race_pairs_invert_race_and_keep_each_entity_gender(race_result):

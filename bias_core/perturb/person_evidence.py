@@ -295,6 +295,8 @@ def looks_like_name(ent: Span) -> bool:
     if ent.label_ not in ("ORG", "NORP") or not 2 <= len(words) <= 3 \
             or not all(is_proper(token) for token in ent if token.text != "-"):
         return False
+    if words[0].lower() in gazetteer_places() and not is_census_first_name(words[0]):
+        return False  # "Boston Red Sox – No. 12 / Second baseman": a team named after its city, not a person
     if role_before(ent.doc, ent.start) or appositive_role(ent.doc, ent.start, ent.end) is not None:
         return True
     return (is_census_first_name(words[0]) and title_key(words[0]) not in PLACE_PREFIXES

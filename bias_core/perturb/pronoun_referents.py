@@ -159,6 +159,10 @@ def name_tied(noun: Token, name_of: dict[int, str]) -> str | None:
         subject = subject_of(noun.head)
         if subject is not None and subject.i in name_of:
             return name_of[subject.i]
+    if noun.dep_ in SUBJECT_DEPS:  # "The last player to … in his career was Jack Merson"
+        named = next((c for c in noun.head.children if c.dep_ == "attr" and c.i in name_of), None)
+        if named is not None:
+            return name_of[named.i]
     return None
 
 
