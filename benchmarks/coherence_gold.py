@@ -10,6 +10,8 @@ gives, per article, every person with its mentions and gendered words, and every
 - ``gender``: a person's gendered words (pronouns, titles, Jr./Sr., gendered head nouns of its mentions) and the
   census gender of its written first name do not all read as one gender in the input — a swapped person who keeps
   "the son of …", a pronoun of an unnamed "spokesman" re-gendered, "Mr." left before a woman's name;
+  A disagreement in a person no substitution touched is the original's own (a census reading of "Anatole-Désiré"
+  as a woman's name beside "father"), not the perturbation's, and is not counted;
 - ``two names``: a word of a person's name reads differently in two of its mentions (one mention swapped, another
   left, or two different new names).
 
@@ -132,8 +134,10 @@ class Judge:
                 lines.append(f"non-person swapped: {self.text[start:end]!r} → {sub.replacement!r}")
         for person in self.gold["people"]:
             genders: dict[str, list[str]] = {}
+            touched = False  # a disagreement no substitution made is the original's ("Anatole-Désiré"), not the swap's
             for word in person["gendered_words"]:
                 read = _reading(spans, word["start"], word["end"], word["word"])
+                touched |= read != word["word"]
                 gender = _gender(read)
                 if gender:
                     genders.setdefault(gender, []).append(read)
@@ -145,13 +149,18 @@ class Judge:
                 for index, (start, end, word) in enumerate(names):
                     key = re.sub(r"['’]s$", "", word)
                     read = re.sub(r"['’]s$", "", _reading(spans, start, start + len(key), key))
+                    touched |= read != key
                     if self.owner(start, start + len(key))[1] == person["id"]:
                         readings.setdefault(key, set()).add(read)
-                    if index == 0 and len(names) > 1 and first_name_gender(key):
+                    # an unchanged first name whose census gender is not the gold person's ("Anatole-Désiré", a
+                    # man) is the census's error, not the swap's
+                    census_wrong = read == key and person.get("gender") in ("male", "female") \
+                        and first_name_gender(key) != person["gender"]
+                    if index == 0 and len(names) > 1 and first_name_gender(key) and not census_wrong:
                         gender = first_name_gender(read) if read else None
                         if gender:
                             genders.setdefault(gender, []).append(read)
-            if len(genders) > 1:
+            if len(genders) > 1 and touched:
                 bad_people.add(person["id"])
                 lines.append("gender: " + " / ".join(f"{g} ({', '.join(sorted(set(w))[:3])})"
                                                      for g, w in sorted(genders.items())))

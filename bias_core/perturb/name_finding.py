@@ -49,6 +49,7 @@ from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_templ
 from bias_core.perturb.gendered_nouns import content_word_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
+from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (
     PLURAL_TITLE_GENDER,
     UNSWAPPED_SURNAME_FIRST,
@@ -61,13 +62,10 @@ from bias_core.perturb.name_forms import (
 )
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
-    INITIALS,
     NAME_TITLES,
-    NAME_WORD,
     OFFICE_TITLES,
     NamePart,
     NameSpan,
-    is_census_first_name,
     is_first_name,
     is_listed_surname,
     is_proper,
@@ -77,50 +75,14 @@ from bias_core.perturb.name_parts import (
 )
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.non_person_kinds import alias_of, cited_as_word
-from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS
-from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, gazetteer_places, looks_like_name
+from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
+from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import pronoun_slots
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Token
 
 _PLURAL_TITLE = re.compile(r"\b(?:Messrs|Mmes|Mses|MESSRS|MMES|MSES)\b")
-
-
-def candidate_entities(doc: Doc) -> list[Span]:
-    """The NER's entities, each split where it runs over a line break ("Brock Holt\n\nHolt", a title line and the
-    caption under it, tagged as one ORG), plus the runs of proper nouns the NER left untagged that read as a census
-    first name, then first names or initials, then a listed surname ("Brock Wyatt Holt (born June 11, 1988)"): those
-    are candidates labelled ORG, which ``looks_like_name`` checks and which still need a title, role or pronoun, or
-    PERSON when a biography's "(born …)" follows."""
-    from spacy.tokens import Span
-
-    ents: list[Span] = []
-    for ent in doc.ents:
-        start = ent.start
-        for token in ent:
-            if token.is_space and "\n" in token.text:
-                if token.i > start:
-                    ents.append(Span(doc, start, token.i, label=ent.label_))
-                start = token.i + 1
-        if start < ent.end:
-            ents.append(ent if start == ent.start else Span(doc, start, ent.end, label=ent.label_))
-    tagged = {i for ent in doc.ents for i in range(ent.start, ent.end)}
-    i = 0
-    while i < len(doc):
-        end = i
-        while end < len(doc) and end - i < 3 and end not in tagged and doc[end].tag_ == "NNP" \
-                and NAME_WORD.fullmatch(doc[end].text):
-            end += 1
-        words = [t.text for t in doc[i:end]]
-        if len(words) >= 2 and (end >= len(doc) or doc[end].tag_ != "NNP") and is_census_first_name(words[0]) \
-                and all(INITIALS.fullmatch(w) or is_census_first_name(w) for w in words[1:-1]) \
-                and is_listed_surname(words[-1]) and words[0].lower() not in gazetteer_places() \
-                and title_key(words[-1]) not in ORGANISATION_WORDS:
-            born = end + 1 < len(doc) and doc[end].text == "(" and doc[end + 1].lower_ in ("born", "née", "nee")
-            ents.append(Span(doc, i, end, label="PERSON" if born else "ORG"))
-        i = max(end, i + 1)
-    return sorted(ents, key=lambda span: span.start)
 
 
 class NerBuilder:

@@ -17,7 +17,7 @@ matched only the examples it was written from). Each rule returns why the span i
   ("General Electric, Procter & Gamble and X Y"): two of them, or one that shows it is an organisation (a head word,
   "&", an acronym, "the"); not an affiliation ("Lee of the Labour Party and X Y") or a possessor ("DAB's X");
 - **a book citation**: the span followed by a page count or a price ("(X Y, 326 pages, $19.95)", "X Y, 240 pp.") is
-  the publisher;
+  the publisher; a **work cited with its year** ("for Viva Maria! (1965)") is a film, book or record;
 - **a make and model** (or a vintage): the span after a lower-case colour adjective ("a red Austin Healey"), a
   possessive pronoun ("his Austin Healey") or a year after a determiner ("a 1962 Austin Healey", "the 1998 X Y");
 - **a bell-ringing method**: a stage name after a method class ("Plain Bob Major", "Grandsire Triples"; Central
@@ -80,6 +80,7 @@ _AFFILIATION_PREPOSITIONS = frozenset({"of", "from", "at"})
 _FAR_PLACE_PREPOSITIONS = frozenset({"near", "off", "outside"})
 _NON_PERSON_NOUN_KINDS = frozenset({"place", "facility", "organisation", "product"})
 _BOOK_CITATION = re.compile(r"\s*[,;]\s*(?:\d{4}\s*[,;]\s*)?(?:\d[\d,]*\s*(?:pages\b|pp\b)|\$\s?\d)")
+_WORK_CITATION = re.compile(r"!?\s*\(\s*\d{4}\s*\)")
 _FINITE_VERB_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 _AMBIGUOUS_STAGES = frozenset({"major", "minor", "royal"})  # "John Major" is a person
 # Nouns that make a name after them a word cited, not a person ("changing his name from Pierre to Peter").
@@ -281,6 +282,16 @@ def book_citation_cue(text: str, doc: Doc, start: int, end: int) -> str | None:
     return None
 
 
+def work_title_cue(text: str, doc: Doc, start: int, end: int) -> str | None:
+    """A lone year in parentheses right after the span, perhaps after an exclamation mark ("Viva Maria! (1965)",
+    "Jules and Jim (1962)"): the way a film, book or record is cited, not a person (whose dates are a span or
+    "born …")."""
+    last = doc[end - 1]
+    if _WORK_CITATION.match(text, last.idx + len(last.text)):
+        return "a title cited with its year"
+    return None
+
+
 def make_and_model_cue(doc: Doc, start: int, end: int) -> str | None:
     """A lower-case colour adjective, a possessive pronoun, or a year after a determiner right before the span: a
     make and model or a vintage ("his red Austin Healey", "a 1962 Austin Healey"), else None; not where the span
@@ -378,6 +389,7 @@ def kind_cue(doc: Doc, start: int, end: int, known_place: bool, text: str | None
     coordinated = coordination_cue(doc, start, end) if end - start > 1 else None  # not "Kemp and Acme signed"
     return (organisation_head(doc, start, end) or apposition_cue(doc, start, end)
             or coordinated or book_citation_cue(doc.text if text is None else text, doc, start, end)
+            or work_title_cue(doc.text if text is None else text, doc, start, end)
             or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
             or place_preposition_cue(doc, start, end, known_place))
 

@@ -29,7 +29,8 @@ mistook) gets a race and a name of that race; pronouns and titles follow the ent
 
 - ``race``: within each input half the entities are Black- and half White-associated, arm ``b`` inverts every
   entity's race reusing the names of arm ``a``; each entity's gender is drawn at random per sample, independent of
-  race, and kept in both arms (Steen & Markert §10). As in the gender perturbations, ``agreement`` = ``"coherent"``
+  race, and kept in both arms (Steen & Markert §10) — under ``agreement = "coherent"`` (default) only where the text
+  does not give it; a person whose gender the text shows keeps it. As in the gender perturbations, ``agreement`` = ``"coherent"``
   (default) also rewrites the gendered nouns tied to a person, and ``"names-pronouns-titles"`` keeps the paper's scope.
 - ``race-intersectional``: the four settings of App. K, where gender follows race (Black male / White female, …);
   each sample gives a pair per setting, arms named ``<setting>.a`` and ``<setting>.b``, over one race split shared
@@ -351,6 +352,11 @@ class Race(_Race):
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
         split = balanced_split(self.strata(template, members), RACES, rng)
         genders = {m.entity_id: rng.choice(GENDERS) for m in members}
+        if self.config.agreement == "coherent":
+            # A person keeps the gender the text gives them: a race swap need not change it, and a drawn one leaves
+            # every pronoun the parse cannot tie to the person (an ambiguous "he") contradicting the new name
+            # (issue 27; docs/fidelity.md). The draw above stays, so the names drawn next match the strict scope's.
+            genders.update({m.entity_id: m.gender for m in members if m.gender in GENDERS})
         arm_a = {eid: Cell(race, genders[eid]) for eid, race in split.items()}
         arm_b = {eid: Cell(_other(race), genders[eid]) for eid, race in split.items()}
         return [PairPlan(Arm("a", arm_a), Arm("b", arm_b))]
