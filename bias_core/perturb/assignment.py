@@ -202,11 +202,11 @@ class NameSwapPerturbation(Perturbation):
 
     def _needs(self, template: EntityTemplate, entity: TemplateEntity) -> tuple[bool, bool]:
         """Whether an entity's first name and last name are written in the text and so need drawn names. A surname
-        several people of the text share (a family: Daniel, Johann and Jacob Bernoulli) stays, so that one family
-        keeps one name and "the Bernoulli family" still reads right (issue 27: one person, one name)."""
+        several people of the text share (a family: Daniel, Johann and Jacob Bernoulli) stays under the coherent
+        scope, so that one family keeps one name and "the Bernoulli family" still reads right (issue 27)."""
         kinds = template.slot_kinds(entity.entity_id)
-        shared = entity.last_name is not None and sum(
-            other.last_name == entity.last_name for other in template.entities) > 1
+        shared = getattr(self.config, "agreement", "coherent") == "coherent" and entity.last_name is not None \
+            and sum(other.last_name == entity.last_name for other in template.entities) > 1
         return "first_name" in kinds, self.replaces_last_names and "last_name" in kinds and not shared
 
     def strata(self, template: EntityTemplate, members: list[TemplateEntity]) -> list[list[str]]:
