@@ -168,6 +168,15 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         return [head.i]
     if token.dep_ == "appos" and head.i in owner:  # "Lund, the son of …"; "Okafor and Sims, both women"
         return _with_conjuncts(head, owner)
+    if token.dep_ == "appos" and head.ent_type_ in ("GPE", "LOC", "FAC") and head.dep_ == "pobj":
+        # "Moreau was born in Paris, the daughter of …": a person noun cannot describe the place the parser hung
+        # it from; it describes the clause's subject
+        verb = head.head.head
+        subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+        if subject is not None:
+            people = [t.i for t in (subject, *subject.conjuncts) if t.i in owner]
+            if len(people) == 1:
+                return people
     for child in token.children:
         if child.dep_ in ("appos", "compound") and child.i in owner:  # "a British man, Ruth Okafor"
             return _with_conjuncts(child, owner)

@@ -66,6 +66,7 @@ from bias_core.perturb.name_parts import (
     OFFICE_TITLES,
     NamePart,
     NameSpan,
+    is_census_first_name,
     is_first_name,
     is_listed_surname,
     is_proper,
@@ -300,6 +301,9 @@ class NerBuilder:
             entity.add_evidence("title")
         elif span.person_label and (is_listed_surname(last) or span.surname_first):
             entity.add_evidence("first-name+surname")
+        elif span.person_label and is_census_first_name(span.first.text) \
+                and getattr(self.token_at.get(span.first.start), "ent_type_", "") == "PERSON":
+            entity.add_evidence("person-name")  # "Dean Kamen", "Neil Gaiman": the NER's PERSON, an unlisted surname
 
     def _add_single_name(self, span: NameSpan) -> None:
         if span.first is not None:  # a given name after Sir or Dame
