@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit
 DEMO_CORPORA = {"Real news (Wikinews)": REAL_NEWS, "Invented news articles": DEMO_NEWS,
                 "Demo product reviews": DEMO_REVIEWS}
 # Shown on Audit and Compare next to race perturbations: the changed pronouns are by design, not a bug (METHODS §1.4).
-RACE_GENDER_NOTE = ("Pronouns may change: race swaps also draw each person's gender at random, as in Steen & "
-                    "Markert §10.")
+RACE_GENDER_NOTE = ("Pronouns may change: a race swap draws a gender for each person whose gender the text "
+                    "does not show (Steen & Markert §10 draw every person's; see docs/fidelity.md).")
 INTERSECTIONAL_GENDER_NOTE = ("Pronouns change: in each race-intersectional setting every person of one race gets "
                               "that setting's gender (Steen & Markert App. K).")
 

@@ -189,7 +189,8 @@ def test_metrics_plotly_titles_and_ticks_escape_hostile_values(hostile_app):
 def test_race_swaps_say_that_pronouns_may_change_on_audit_and_compare(hostile_app):
     at, names = hostile_app
     at.switch_page("pages/compare.py").run()
-    note = "Pronouns may change: race swaps also draw each person's gender at random, as in Steen & Markert §10."
+    note = ("Pronouns may change: a race swap draws a gender for each person whose gender the text does not show "
+            "(Steen & Markert §10 draw every person's; see docs/fidelity.md).")
     at.selectbox(key="compare_original").set_value(names["doc_id"]).run()
     at.selectbox(key="compare_perturbation").set_value("gender-glob").run()
     assert note not in [caption.value for caption in at.caption]

@@ -117,7 +117,8 @@ def test_no_page_fetches_or_renders_markdown_from_users_or_models(page, hostile,
     page.keyboard.press("Escape")
     wait_for_app(page)
     page.get_by_text("race settings").click()
-    note = "Pronouns may change: race swaps also draw each person's gender at random, as in Steen & Markert §10."
+    note = ("Pronouns may change: a race swap draws a gender for each person whose gender the text does not show "
+            "(Steen & Markert §10 draw every person's; see docs/fidelity.md).")
     assert_plain(page, trap, [file_name, note], "audit", screenshot)
 
     open_page(page, "Compare")
