@@ -56,13 +56,36 @@ class ModelLoadError(RuntimeError):
     """A model that ships in a package could not be loaded; the message says which package to install."""
 
 
+BLANK_LINE_SENTENCES = "blank_line_sentences"
+
+
+def _blank_line_sentences(doc: Doc) -> Doc:
+    """Start a sentence after every blank line, before the parser runs: a title, a caption or an infobox line ends
+    without a full stop, and the small model otherwise parses it into the next paragraph's first sentence
+    ("Jeanne Moreau … Died 31 July 2017 … Jeanne Moreau (…) was a French actress", with the wrong subject)."""
+    for token in doc[1:]:
+        if doc[token.i - 1].is_space and doc[token.i - 1].text.count("\n") >= 2:
+            token.is_sent_start = True
+    return doc
+
+
+def _register_blank_line_sentences() -> None:
+    from spacy.language import Language
+
+    if not Language.has_factory(BLANK_LINE_SENTENCES):
+        Language.component(BLANK_LINE_SENTENCES, func=_blank_line_sentences)
+
+
 @functools.cache
 def spacy_pipeline() -> Language:
     """Return the English spaCy pipeline (en_core_web_sm 3.8.0), loaded once."""
     try:
         import spacy
 
-        return spacy.load(SPACY_MODEL)
+        pipeline = spacy.load(SPACY_MODEL)
+        _register_blank_line_sentences()
+        pipeline.add_pipe(BLANK_LINE_SENTENCES, before="parser")
+        return pipeline
     except (ImportError, OSError) as error:
         raise ModelLoadError(
             f"could not load the spaCy model '{SPACY_MODEL}' ({error}); install it with "
@@ -89,16 +112,19 @@ def sentence_encoder() -> SentenceTransformer:
 
 
 def parse(
-    texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = (), n_process: int = 1
+    texts: Iterable[str], *, batch_size: int = SPACY_BATCH_SIZE, disable: Sequence[str] = (), n_process: int = 1,
+    blank_lines_split: bool = False,
 ) -> list[Doc]:
     """Return one spaCy ``Doc`` per text, parsed in batches; ``disable`` names pipes to skip for speed.
 
+    ``blank_lines_split`` starts a sentence after every blank line (``_blank_line_sentences``; the perturbations' parse).
     ``n_process`` > 1 parses in that many worker processes, but only when the texts are long enough for it to pay
     (``PARALLEL_MIN_MEAN_CHARS``). A text longer than the pipeline's ``max_length`` is parsed in chunks
     (``text_chunks``) and its chunks joined into one ``Doc`` whose text and offsets are the whole text's; the chunks
     of long texts are parsed in parallel like many texts (``worker_count``).
     """
     pipeline = spacy_pipeline()
+    disable = list(dict.fromkeys([*disable, *(() if blank_lines_split else (BLANK_LINE_SENTENCES,))]))
     texts = list(texts)
     pieces: list[str] = []
     owners: list[int] = []

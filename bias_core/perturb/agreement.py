@@ -106,7 +106,8 @@ def gendered_word_ties(texts: Sequence[str], nouns: dict[str, str]) -> dict[str,
     key = frozenset(nouns.items())
     missing = [text for text in dict.fromkeys(texts) if (text, key) not in _cached]
     if missing:
-        for text, doc in zip(missing, nlp.parse(missing, disable=("lemmatizer", "attribute_ruler")), strict=True):
+        for text, doc in zip(missing, nlp.parse(missing, disable=("lemmatizer", "attribute_ruler"),
+                                                  blank_lines_split=True), strict=True):
             _remember((text, key), tuple(_ties(doc, nouns)))
     return {text: _cached[text, key] for text in texts}
 

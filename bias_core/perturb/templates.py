@@ -74,7 +74,7 @@ def parse_documents(documents: Sequence[Document], *, n_process: int | None = No
     started = time.perf_counter()
     workers = n_process or nlp.worker_count(len(documents))
     parsed = nlp.parse([document.text or "" for document in documents], disable=_SPACY_DISABLE, n_process=workers,
-                       batch_size=8 if workers > 1 else nlp.SPACY_BATCH_SIZE)
+                       batch_size=8 if workers > 1 else nlp.SPACY_BATCH_SIZE, blank_lines_split=True)
     logger.debug("parsed %d documents in %.2f s with %d process(es)", len(documents), time.perf_counter() - started,
                  workers)
     return parsed
