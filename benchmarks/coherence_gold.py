@@ -99,8 +99,13 @@ class Judge:
     text: str
     gold: dict
     name_mentions: list[tuple[int, int, str | None]] = field(default_factory=list)  # (start, end, person id/None)
+    any_mentions: list[tuple[int, int, str | None]] = field(default_factory=list)  # every mention's whole span
 
     def __post_init__(self) -> None:
+        for kind, entities in (("people", self.gold["people"]), ("non_people", self.gold["non_people"])):
+            for entity in entities:
+                self.any_mentions += [(m["start"], m["end"], entity["id"] if kind == "people" else None)
+                                      for m in entity["mentions"]]
         for person in self.gold["people"]:
             for mention in person["mentions"]:
                 self.name_mentions += [(start, end, person["id"]) for start, end in mention["names"]]
@@ -109,8 +114,12 @@ class Judge:
                 self.name_mentions += [(start, end, None) for start, end in mention["names"]]
 
     def owner(self, start: int, end: int) -> tuple[bool, str | None]:
-        """(is a person, person id) for an original span, by the smallest gold name mention overlapping it."""
+        """(is a person, person id) for an original span, by the smallest gold name mention overlapping it, else
+        by the smallest gold mention of any kind around it (GUM lists "Terry Gross" as a person whose mentions carry
+        no proper-noun span)."""
         around = [m for m in self.name_mentions if m[0] < end and start < m[1]]
+        if not around:
+            around = [m for m in self.any_mentions if m[0] <= start and end <= m[1]]
         if not around:
             return False, None
         smallest = min(around, key=lambda m: m[1] - m[0])
