@@ -21,7 +21,9 @@ the **lowest** swap confidence any of its substitutions records, across all its 
 in the inputs it flags, a reader of the review sees each input's level, and an entity is right only when every input
 is, so the level that counts is the most doubtful one shown (taking the first input's would credit ``high`` to a
 person whose swap went wrong, and was marked so, in a later input). A named gold individual
-(not a group) is *missed* when no name substitution of any input touches one of its name mentions.
+(not a group) is *missed* when no name substitution of any input touches one of its name mentions; the missed people
+the builder found and left as written with a reason the review shows (a surname-first name with no given name of its
+tradition) are counted too, since issue 27 allows that where no fitting given name exists.
 """
 
 from __future__ import annotations
@@ -191,16 +193,19 @@ class Figures:
     non_people: int = 0
     named_people: int = 0
     missed: int = 0
+    kept_by_rule: int = 0  # of the missed: people the builder found and left as written, flagged (surname-first …)
     by_confidence: dict[str, list[int]] = field(default_factory=dict)  # level → [right, all]
     examples: Counter = field(default_factory=Counter)
     missed_examples: list[str] = field(default_factory=list)
 
 
-def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict[str, dict]) -> Figures:
+def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict[str, dict],
+          templates: list | None = None) -> Figures:
     """Figures of one perturbation's inputs against the gold. Each swapped entity counts at the lowest swap
     confidence any of its substitutions records across its inputs (module docstring: the most doubtful level a reader
     of the review is shown for it)."""
     figures = Figures(kind)
+    kept = _kept_spans(templates)
     texts = {d.id: d.text or "" for d in documents}
     judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
     entity_person: dict[tuple[str, str], str] = {}
@@ -240,8 +245,24 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
             figures.named_people += 1
             if (doc_id, person["id"]) not in touched:
                 figures.missed += 1
+                figures.kept_by_rule += _kept_by_rule(person, kept.get(doc_id, []))
                 figures.missed_examples.append(f"{doc_id}: {_label(person)}")
     return figures
+
+
+def _kept_spans(templates: list | None) -> dict[str, list[tuple[int, int]]]:
+    """Per original, the spans of the people its template found and left as written with a reason the review shows
+    (a surname-first name with no given name of its tradition, an analyst's exclusion)."""
+    kept: dict[str, list[tuple[int, int]]] = {}
+    for template in templates or ():
+        ids = {entity.entity_id for entity in template.entities if entity.unswapped_reason}
+        kept[template.document_id] = [(slot.start, slot.end) for slot in template.slots if slot.entity_id in ids]
+    return kept
+
+
+def _kept_by_rule(person: dict, spans: list[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for mention in person["mentions"] for start, end in mention["names"]
+               for s, e in spans)
 
 
 def _has_name_word(person: dict) -> bool:
@@ -262,7 +283,9 @@ def report(figures: Figures, show: int = 0) -> list[str]:
     """Readable lines for one perturbation."""
     lines = [(f"{figures.kind}: arm texts with any incoherence {share(figures.incoherent, figures.arm_texts)}; "
               f"swapped entities not people {share(figures.non_people, figures.swapped)}; "
-              f"people missed {share(figures.missed, figures.named_people)}")]
+              f"people missed {share(figures.missed, figures.named_people)}"
+              + (f", of them left as written by a rule and flagged {figures.kept_by_rule}" if figures.kept_by_rule
+                 else ""))]
     for level in ("high", "medium", "low", "none"):
         if level in figures.by_confidence:
             right, total = figures.by_confidence[level]

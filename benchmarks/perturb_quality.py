@@ -363,7 +363,7 @@ def coherence_table(split: str, samples: int, show: int) -> None:
         started = time.perf_counter()
         result = get_perturbation(kind, samples=samples, seed=0).run_templates(templates)
         elapsed = time.perf_counter() - started
-        for line in report(judge(kind, result.inputs, documents, golds), show):
+        for line in report(judge(kind, result.inputs, documents, golds, templates), show):
             print(line)
         print(f"  ({elapsed:.1f} s to perturb)")
 
