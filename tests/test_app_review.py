@@ -111,7 +111,9 @@ def test_race_settings_offer_only_race_relevant_options(audit):
     assert not audit.exception
     labels = [widget.label for widget in [*audit.checkbox, *audit.toggle]]
     assert not any("content word" in label and label.startswith("race") for label in labels)
-    assert [toggle.key for toggle in audit.toggle] == ["gender-loc_agreement"]
+    # every name swap takes the agreement switch: race draws genders too (issue 27)
+    assert sorted(toggle.key for toggle in audit.toggle) == ["gender-loc_agreement", "race-intersectional_agreement",
+                                                              "race_agreement"]
     for kind in ("race", "race-intersectional"):
         expander = next(e for e in audit.expander if e.label == f"{kind} settings")
         widget_labels = [w.label for w in [*expander.checkbox, *expander.toggle, *expander.number_input,
