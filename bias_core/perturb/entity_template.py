@@ -30,7 +30,7 @@ from bias_core.perturb.name_forms import (
 
 # Kept when an entity gathers several kinds of evidence: the lower the rank, the stronger (issue 10).
 EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "appositive-role": 2,
-                 "person-name": 3, "pronoun": 4}
+                 "pronoun": 3}
 # The substitution kind (INTERFACES.md) each slot kind of ``name_forms`` is recorded as: a middle name or initials
 # are part of the name ("full_name", so that first-name reports count only first names), a generational suffix and
 # a plural title are titles.

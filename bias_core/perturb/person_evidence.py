@@ -351,8 +351,6 @@ def confidence(entity: TemplateEntity, *, has_pronoun: bool, cue_against: str | 
             else "initials and a surname only"
     if entity.evidence == "appositive-role":
         return "medium", "a role noun in apposition"
-    if entity.evidence == "person-name":
-        return "medium", "the NER's person: a census first name and an unlisted surname"
     return "low", "only a pronoun says it is a person"
 
 
