@@ -15,7 +15,14 @@ from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
 from bias_core.views import fightin_words_view as fwv
 from bias_core.views.labels import arm_labels
-from pages.common import current_run, measure_help, note_unknown_link_values, run_records, run_store
+from pages.common import (
+    current_run,
+    findings_for,
+    measure_help,
+    note_unknown_link_values,
+    run_records,
+    run_store,
+)
 from pages.parts.progress import in_progress_notice
 from pages.render import marked_spans, md_escape
 
@@ -107,7 +114,6 @@ if comparison == COMPARISONS[0]:
     side_a = [s.text for s, item in chosen if item.arm == arm_a]
     side_b = [s.text for s, item in chosen if item.arm == arm_b]
     mask = fw.substitution_mask(item for _, item in chosen)
-    background = [item.text for _, item in chosen]
 elif comparison == COMPARISONS[1]:
     originals = [d.full_text for d in run_store().documents(run.id) if not d.is_perspective]
     groups = fw.split_by_majority_identifiers(originals)
@@ -150,16 +156,42 @@ if not side_a or not side_b:
 
 @st.cache_data(show_spinner="Counting words…", max_entries=16)
 def term_table(texts_a: tuple[str, ...], texts_b: tuple[str, ...], label_a: str, label_b: str, prior: str,
-               mask_items: tuple[tuple[str, str], ...], background: tuple[str, ...]) -> fw.FightinWordsResult:
+               background: tuple[str, ...]) -> fw.FightinWordsResult:
+    """Token-level Fightin' Words between two sets of texts (the originals split by their identifiers)."""
     return fw.fightin_words(list(texts_a), list(texts_b), label_a=label_a, label_b=label_b, prior=prior,
-                            background=list(background) if prior == "informative" else None, mask=dict(mask_items))
+                            background=list(background) if prior == "informative" else None)
 
 
-result = term_table(tuple(side_a), tuple(side_b), label_a, label_b, prior, tuple(sorted(mask.items())),
-                    tuple(background))
-st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_tokens_a:,} vs {result.n_tokens_b:,} "
-           f"tokens) · words kept: {len(result.terms):,} (minimum count {result.min_count}) · prior: "
-           f"{md_escape(result.prior)}")
+@st.cache_data(show_spinner="Counting words…", max_entries=16)
+def arm_table(run_id: str, updated: float, perturbation: str, summarizer: str, arm_a: str, arm_b: str,
+              label_a: str, label_b: str, prior: str) -> fw.FightinWordsResult:
+    """The two arms' table as the Overview's test computes it (``fightin_words_view.arm_comparison``), with the
+    run's own paired identifiers and seed."""
+    records = run_records(run_id, updated)
+    config = run_store().get_run(run_id).config
+    return fwv.arm_comparison(fwv.arm_texts(*records, perturbation, summarizer), arm_a, arm_b, label_a=label_a,
+                              label_b=label_b, prior=prior, seed=int(config.get("seed", 0)),
+                              paired_identifiers=str(config.get("paired_identifiers",
+                                                                fw.DEFAULT_PAIRED_IDENTIFIERS)))
+
+
+if comparison == COMPARISONS[0]:
+    result = arm_table(run.id, run.updated, perturbation, summarizer, arm_a, arm_b, label_a, label_b, prior)
+    st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} summaries of "
+               f"{counted(int(result.settings.get('n_originals', 0)), 'original')} ({result.n_tokens_a:,} vs "
+               f"{result.n_tokens_b:,} tokens) · each word counted as its mean over an original's summaries in the "
+               f"arm, as the Overview's test counts it · words kept: {len(result.terms):,} (minimum count "
+               f"{result.min_count}) · prior: {md_escape(result.prior)}")
+    answer = fwv.overview_answer(findings_for(run.id, run.updated), perturbation, summarizer)
+    if answer is not None:
+        # The page's table is the Overview's test's table, so the two say the same (issue 29).
+        st.markdown(md_escape(f"The Overview's answer for this view: {answer}."
+                              + (" It uses the uninformative prior." if prior == "informative" else "")))
+else:
+    result = term_table(tuple(side_a), tuple(side_b), label_a, label_b, prior, tuple(background))
+    st.caption(f"n = {result.n_texts_a} vs {result.n_texts_b} texts ({result.n_tokens_a:,} vs "
+               f"{result.n_tokens_b:,} tokens) · words kept: {len(result.terms):,} (minimum count "
+               f"{result.min_count}) · prior: {md_escape(result.prior)}")
 filters = st.columns(2)
 content_only = filters[0].toggle("Content words only", value=True, key="fw_content_only", bind="query-params",
                                 help="Hides stop words (spaCy's English list), punctuation and numbers from the "

@@ -25,6 +25,34 @@ def test_fightin_words_compares_the_two_arms_of_a_biased_summarizer(audited_stor
     assert spec["data"][0]["mode"] == "markers" and len(spec["data"][0]["x"]) > 10
 
 
+def test_fightin_words_page_counts_the_words_the_overview_counts(audited_store, tmp_path, monkeypatch):
+    """The page's arm table is the Overview's test's table (each original pooled, the same mask), so its
+    Benjamini–Hochberg words are the stored measure's and the page quotes the Overview's answer (issue 29)."""
+    from bias_core.measures import fightin_words as fw
+    from bias_core.runs.store import RunStore
+    from bias_core.verdicts.findings import run_findings
+    from bias_core.views import fightin_words_view as fwv
+
+    store = RunStore(audited_store, read_only=True)
+    run_id = store.list_runs()[0].id
+    inputs, summaries, results = store.inputs(run_id), store.summaries(run_id), store.measures(run_id)
+    answers = {f.summarizer: f.answer for f in run_findings(store, run_id) if f.family == "fightin words"}
+    store.close()
+    for summarizer in ("lead-3", "sexist-female"):
+        stored = next(r for r in results if r.measure == "fightin_words" and r.summarizer == summarizer
+                      and r.perturbation == "gender-glob")
+        page = fwv.arm_comparison(fwv.arm_texts(inputs, summaries, "gender-glob", summarizer), "female", "male")
+        assert sum(t.significant_bh and not fw.is_placeholder(t.term) for t in page.terms) == stored.value
+        assert page.settings["test"]["p_value"] == stored.details["test"]["p_value"]
+        assert [row["term"] for row in stored.details["top_female"]] == [t.term for t in page.top(20)[0]]
+        assert [row["term"] for row in stored.details["top_male"]] == [t.term for t in page.top(20)[1]]
+    at = open_page("pages/fightin_words.py", audited_store, tmp_path, monkeypatch)
+    at.selectbox(key="fw_perturbation").set_value("gender-glob").run()
+    at.selectbox(key="fw_summarizer").set_value("sexist-female").run()
+    said = [m.value.replace("\\", "") for m in at.markdown]
+    assert f"The Overview's answer for this view: {answers['sexist-female']}." in said, said
+
+
 def test_fightin_words_on_originals_splits_them_by_majority_identifiers(audited_store, tmp_path, monkeypatch):
     at = open_page("pages/fightin_words.py", audited_store, tmp_path, monkeypatch)
     at.radio(key="fw_comparison").set_value("Originals: more female vs more male identifiers").run()

@@ -61,3 +61,25 @@ def test_no_view_with_any_significant_word_leaves_the_page_its_own_first_choices
     inputs, summaries = audit({"blind": {}})
     assert all(v.significant_bh == v.significant == 0 for v in rank_views(inputs, summaries))
     assert best_view(inputs, summaries) is None
+
+
+def test_without_a_significant_word_the_view_whose_words_lean_most_beats_identical_arms():
+    inputs, summaries = audit({"blind": {}, "leaning": {"race:a": "nurse", "race:b": "doctor"}}, n_originals=3)
+    ranked = rank_views(inputs, summaries)
+    assert ranked[0].significant_bh == ranked[0].significant == 0 and ranked[0].strongest > 0
+    assert best_view(inputs, summaries) == ("race", "leaning")
+
+
+def test_the_ranking_counts_each_original_once_however_many_samples_it_has():
+    """Thirty near-duplicate summaries of one article are one observation (the Overview's test pools them), so a word
+    one original repeats in every sample is not significant on the page either."""
+    inputs, summaries = audit({"one-article": {}})
+    extra = []
+    for sample in range(1, 30):
+        for arm, words in (("female", "nurse nurse nurse"), ("male", "")):
+            item = Input(id=f"o0/gender-glob/s{sample}/{arm}", original_id="o0", text=BASE, perturbation="gender-glob",
+                         sample_id=sample, arm=arm)
+            extra.append(item)
+            summaries.append(Summary(item.id, "one-article", f"{BASE} 0 {words}".strip()))
+    view = next(v for v in rank_views(inputs + extra, summaries) if v.perturbation == "gender-glob")
+    assert view.significant_bh == 0

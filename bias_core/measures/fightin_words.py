@@ -188,6 +188,24 @@ def build_replacements(mask: Mapping[str, str] | None,
     return replacements
 
 
+def prior_alpha(vocabulary: np.ndarray, prior: str, background: Sequence[str] | None,
+                replacements: Mapping[str, str], prior_strength: float = DEFAULT_PRIOR_STRENGTH
+                ) -> tuple[np.ndarray, str]:
+    """The Dirichlet prior α over ``vocabulary`` and its description (module docstring): 'uninformative' (α_w = 0.01)
+    or 'informative' (α_w from the word's frequency in ``background``)."""
+    size = vocabulary.size
+    if prior == "uninformative":
+        return np.full(size, UNINFORMATIVE_ALPHA), f"uninformative Dirichlet, alpha_w = {UNINFORMATIVE_ALPHA}"
+    if prior == "informative":
+        if not background:
+            raise ValueError("an informative prior needs background texts")
+        counts_bg = count_tokens(background, replacements)
+        b = np.array([counts_bg.get(w, 0) for w in vocabulary], dtype=float)
+        alpha = prior_strength * (b + UNINFORMATIVE_ALPHA) / (b.sum() + UNINFORMATIVE_ALPHA * size)
+        return alpha, f"informative Dirichlet from {len(background)} background texts, strength {prior_strength:g}"
+    raise ValueError("prior must be 'uninformative' or 'informative'")
+
+
 def fightin_words(
     texts_a: Sequence[str],
     texts_b: Sequence[str],
@@ -222,18 +240,7 @@ def fightin_words(
     keep = (y_a + y_b) >= threshold
     vocabulary, y_a, y_b = vocabulary[keep], y_a[keep], y_b[keep]
     size = vocabulary.size
-    if prior == "uninformative":
-        alpha = np.full(size, UNINFORMATIVE_ALPHA)
-        prior_label = f"uninformative Dirichlet, alpha_w = {UNINFORMATIVE_ALPHA}"
-    elif prior == "informative":
-        if not background:
-            raise ValueError("an informative prior needs background texts")
-        counts_bg = count_tokens(background, replacements)
-        b = np.array([counts_bg.get(w, 0) for w in vocabulary], dtype=float)
-        alpha = prior_strength * (b + UNINFORMATIVE_ALPHA) / (b.sum() + UNINFORMATIVE_ALPHA * size)
-        prior_label = f"informative Dirichlet from {len(background)} background texts, strength {prior_strength:g}"
-    else:
-        raise ValueError("prior must be 'uninformative' or 'informative'")
+    alpha, prior_label = prior_alpha(vocabulary, prior, background, replacements, prior_strength)
     n_a, n_b = y_a.sum(), y_b.sum()
     delta, z, p_values = log_odds_z(y_a, y_b, alpha)
     bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
@@ -294,6 +301,9 @@ def arm_fightin_words(
     paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
+    prior: str = "uninformative",
+    background: Sequence[str] | None = None,
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH,
 ) -> FightinWordsResult:
     """Fightin' Words between the two arms of a perturbation, the original as the unit (METHODS §4.6, §5).
 
@@ -311,6 +321,9 @@ def arm_fightin_words(
     call a random-k summarizer biased; the permutation keeps each summary whole. The arms are "identical" when every
     original's words other than the placeholders have the same pooled counts in both: summaries that differ only by
     the perturbation's own words (a name-blind lead-3) are no difference, never a result that clears the floor.
+
+    ``prior`` / ``background`` as in ``fightin_words`` (the measure uses the uninformative prior; the page offers the
+    informative one over the same pooled counts, so its table is always this test's table).
     """
     originals = sorted(set(texts_a) & set(texts_b))
     replacements = build_replacements(mask, paired_identifiers)
@@ -332,7 +345,7 @@ def arm_fightin_words(
     keep = (y_a + y_b) >= threshold
     vocabulary, a, b, y_a, y_b = vocabulary[keep], a[:, keep], b[:, keep], y_a[keep], y_b[keep]
     size = vocabulary.size
-    alpha = np.full(size, UNINFORMATIVE_ALPHA)
+    alpha, prior_label = prior_alpha(vocabulary, prior, background, replacements, prior_strength)
     delta, z, p_values = log_odds_z(y_a, y_b, alpha)
     bh = stats.adjust_pvalues(p_values, "fdr_bh").reject if size else []
     # The statistic counts the words the page can show: a placeholder (a swapped name, pronoun or title) is in the
@@ -373,8 +386,7 @@ def arm_fightin_words(
                 "n_originals": len(originals), "test": test}
     return FightinWordsResult(terms, label_a, label_b, sum(len(texts_a[o]) for o in originals),
                               sum(len(texts_b[o]) for o in originals), int(sum(raw_a.values())),
-                              int(sum(raw_b.values())), threshold, f"uninformative Dirichlet, alpha_w = "
-                              f"{UNINFORMATIVE_ALPHA}", settings)
+                              int(sum(raw_b.values())), threshold, prior_label, settings)
 
 
 def split_by_majority_identifiers(

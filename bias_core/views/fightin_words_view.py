@@ -12,6 +12,7 @@ from bias_core.common.records import Input, Summary
 from bias_core.common.words import counted, plural
 from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
+from bias_core.verdicts.findings import Finding
 
 
 def side_terms(result: fw.FightinWordsResult, side: str, *, content_only: bool) -> list[fw.TermScore]:
@@ -66,13 +67,14 @@ def stored_side_sentence(table: Mapping, side: str) -> str:
 @dataclass(frozen=True)
 class ViewScore:
     """An arm comparison the page can open on, with how many content words it finds: significant after the
-    Benjamini–Hochberg correction, and with |z| > 1.96 before it."""
+    Benjamini–Hochberg correction, with |z| > 1.96 before it, and the largest |z| of any content word."""
 
     perturbation: str
     summarizer: str
     arms: tuple[str, str]
     significant_bh: int
     significant: int
+    strongest: float = 0.0
 
 
 def arm_texts(inputs: Sequence[Input], summaries: Sequence[Summary], perturbation: str, summarizer: str
@@ -84,10 +86,27 @@ def arm_texts(inputs: Sequence[Input], summaries: Sequence[Summary], perturbatio
             and by_id[s.input_id].perturbation == perturbation and not summary_degenerate_reason(s)]
 
 
+def arm_comparison(pairs: Sequence[tuple[Summary, Input]], arm_a: str, arm_b: str, *, label_a: str = "a",
+                   label_b: str = "b", prior: str = "uninformative",
+                   paired_identifiers: str = fw.DEFAULT_PAIRED_IDENTIFIERS, seed: int = 0,
+                   n_permutations: int = fw.DEFAULT_PERMUTATIONS) -> fw.FightinWordsResult:
+    """The page's table for two arms, computed as the Overview's test computes it (``fw.arm_fightin_words``: each
+    original's summaries pooled, the perturbation's words masked, the permutation test within originals), so the
+    page and the Overview count the same words (issue 29). The informative prior uses the inputs as background."""
+    texts: dict[str, dict[str, list[str]]] = {arm_a: {}, arm_b: {}}
+    for summary, item in pairs:
+        if item.arm in texts:
+            texts[item.arm].setdefault(item.original_id, []).append(summary.text)
+    return fw.arm_fightin_words(texts[arm_a], texts[arm_b], label_a=label_a, label_b=label_b,
+                                mask=fw.substitution_mask(item for _, item in pairs),
+                                paired_identifiers=paired_identifiers, n_permutations=n_permutations, seed=seed,
+                                prior=prior, background=[item.text for _, item in pairs])
+
+
 def rank_views(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[ViewScore]:
     """Every (perturbation, summarizer) with two arms, ranked by the content words its first two arms differ in as the
-    page counts them (uninformative prior, the perturbation's words masked): most significant after the correction
-    first, then most with |z| > 1.96, then by perturbation and summarizer name — deterministic."""
+    page counts them (``arm_comparison``, uninformative prior): most significant after the correction first, then
+    most with |z| > 1.96, then the largest |z|, then by perturbation and summarizer name — deterministic."""
     arms_of: dict[str, set[str]] = {}
     for item in inputs:
         if item.arm:
@@ -97,24 +116,32 @@ def rank_views(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[Vi
         arm_a, arm_b = sorted(arms_of[perturbation])[:2]
         for summarizer in sorted({s.summarizer for s in summaries}):
             pairs = arm_texts(inputs, summaries, perturbation, summarizer)
-            side_a = [s.text for s, item in pairs if item.arm == arm_a]
-            side_b = [s.text for s, item in pairs if item.arm == arm_b]
-            if not side_a or not side_b:
+            if not any(item.arm == arm_a for _, item in pairs) or not any(item.arm == arm_b for _, item in pairs):
                 continue
-            result = fw.fightin_words(side_a, side_b, mask=fw.substitution_mask(item for _, item in pairs))
+            result = arm_comparison(pairs, arm_a, arm_b, n_permutations=0)
             content = [t for t in result.terms if fw.is_content_word(t.term)]
             scores.append(ViewScore(perturbation, summarizer, (arm_a, arm_b), sum(t.significant_bh for t in content),
-                                    sum(t.significant for t in content)))
-    return sorted(scores, key=lambda v: (-v.significant_bh, -v.significant, v.perturbation, v.summarizer))
+                                    sum(t.significant for t in content),
+                                    round(max((abs(t.z) for t in content), default=0.0), 9)))
+    return sorted(scores, key=lambda v: (-v.significant_bh, -v.significant, -v.strongest, v.perturbation,
+                                         v.summarizer))
 
 
 def best_view(inputs: Sequence[Input], summaries: Sequence[Summary]) -> tuple[str, str] | None:
-    """The (perturbation, summarizer) the page opens on: the first of ``rank_views`` when it has any significant
-    content word; None (the page's own first choices) when no view has one."""
+    """The (perturbation, summarizer) the page opens on: the first of ``rank_views`` when any of its content words
+    leans to one side; None (the page's own first choices) when every view's arms use their words alike."""
     ranked = rank_views(inputs, summaries)
-    if ranked and (ranked[0].significant_bh or ranked[0].significant):
+    if ranked and (ranked[0].significant_bh or ranked[0].significant or ranked[0].strongest > 0):
         return ranked[0].perturbation, ranked[0].summarizer
     return None
+
+
+def overview_answer(findings: Sequence[Finding], perturbation: str, summarizer: str) -> str | None:
+    """The Overview's answer on Fightin' Words for this view (its row's plain line), which the page's table
+    explains; None when the run has no such test (only gender swaps are measured this way)."""
+    row = next((f for f in findings if f.family == "fightin words" and f.perturbation == perturbation
+                and f.summarizer == summarizer), None)
+    return row.answer if row else None
 
 
 @dataclass(frozen=True)
