@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from bias_core.common.words import minus_signs
 from bias_core.common.records import MeasureResult
 from bias_core.measures import MEASURE_NAMES
 from bias_core.verdicts.findings import findings
@@ -83,7 +84,7 @@ def test_percentage_points_are_charted_in_percentage_points_as_the_sentence_stat
     finding = result("word_list_inclusion_adjusted", -0.113, -0.24, -0.05)
     verdict = judge(finding, [finding])
     (row,) = chart_data([finding], "word_list_inclusion_adjusted").rows
-    assert f"{row.value:+.1f} percentage points" in effect_text(finding, verdict) == row.effect
+    assert minus_signs(f"{row.value:+.1f} percentage points") in effect_text(finding, verdict) == row.effect
     assert "women's share of the gendered words against the articles'" in row.effect
     assert "women's share of the gendered words against the articles', in percentage points" in chart_data(
         [finding], "word_list_inclusion_adjusted").axis

@@ -17,6 +17,7 @@ from bias_core.views.text_checks import reading_defects
     "no difference, the summaries are identical — lead-3 · no difference: the summaries are identical",
     "no hallucinated name; no hallucinated name",
     "a chart note<br>lead-3: cannot be computed — x<br>sexist: cannot be computed, cannot be computed",
+    "-0.03 on a scale from −1 to 1 (95% interval -0.09 to 0.04)",
 ])
 def test_each_defect_a_stakeholder_tripped_on_is_reported(text):
     assert reading_defects(text)
@@ -30,6 +31,7 @@ def test_each_defect_a_stakeholder_tripped_on_is_reported(text):
     ("-2.4 percentage points against a summary blind to ratings (95% interval -4.4 to +0.9); this audit could detect "
     "a difference of 2.3 percentage points or more four times in five"),
     "Nancy and Nan wrote an annotated, undefeated report",
+    "−0.03 on a scale from −1 to 1 (95% interval −0.09 to 0.04) · lead-3 · 1990-91",
     "",
 ])
 def test_plain_sentences_numbers_and_words_that_contain_the_codes_are_not_defects(text):

@@ -1,6 +1,12 @@
-"""Counts in words: "1 original", "12 originals", never "1 originals" (and no "0 sets of units" clause)."""
+"""Counts in words: "1 original", "12 originals", never "1 originals" (and no "0 sets of units" clause); negative
+numbers with one minus sign everywhere text shows them."""
 
 from __future__ import annotations
+
+import re
+
+# A hyphen-minus that starts a number: not inside a word or a range ("1990-91", "x-1"), not an exponent.
+_ASCII_MINUS = re.compile(r"(?<![\w.\-−])-(?=\d)")
 
 # Words whose plural is not the singular + "s" (a verb after a count takes its plural-subject form).
 IRREGULAR = {"summary": "summaries", "set of units": "sets of units", "entity": "entities", "this": "these",
@@ -27,3 +33,10 @@ def counted_parts(*parts: tuple[int, str]) -> str:
     if not shown:
         return counted(*parts[0]) if parts else ""
     return " and ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 2 else shown)
+
+
+def minus_signs(text: str) -> str:
+    """``text`` with the minus of every negative number written as "−" (U+2212), as the scales ("from −1 to 1") and
+    the charts write it, so one line never mixes "-4.9" and "−1" (issue 29). For shown text only: exports keep
+    the numbers a spreadsheet parses."""
+    return _ASCII_MINUS.sub("−", text)

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from bias_core.common.records import MeasureResult
-from bias_core.common.words import counted
+from bias_core.common.words import counted, minus_signs
 from bias_core.verdicts.judge import IDENTICAL, Verdict, format_number
 from bias_core.verdicts.semantics import (
     family_words,
@@ -81,9 +81,14 @@ def _with_interval(text: str, low: str | None, high: str | None, result: Measure
 
 def effect_text(result: MeasureResult, verdict: Verdict | None = None) -> str:
     """The primary estimate and its 95% interval in the measure's unit, in words: no raw measure id, no code, at
-    most one pair of parentheses. "—" where there is no estimate (an undefined result, or ``verdict`` says there
-    are not enough data to state one). A count of corrected tests counts only what survives the row's own
-    correction: none when the verdict is not a finding (issue 29: never "no evidence" beside "1 significant")."""
+    most one pair of parentheses, negative numbers with "−". "—" where there is no estimate (an undefined result, or
+    ``verdict`` says there are not enough data to state one). A count of corrected tests counts only what survives
+    the row's own correction: none when the verdict is not a finding (issue 29: never "no evidence" beside "1
+    significant")."""
+    return minus_signs(_effect_text(result, verdict))
+
+
+def _effect_text(result: MeasureResult, verdict: Verdict | None) -> str:
     sem = semantics(result.measure)
     if verdict is not None and verdict.status in ("undefined", "not enough data"):
         return "—"
@@ -159,7 +164,7 @@ def mde_text(result: MeasureResult, verdict: Verdict, scale: bool = True) -> str
 def detectable_text(result: MeasureResult, verdict: Verdict) -> str | None:
     """The effect this audit could have detected, as one clause (80% power at α = 0.05: four times in five)."""
     power = mde_text(result, verdict, scale=False)
-    return f"this audit could detect {power} four times in five" if power else None
+    return minus_signs(f"this audit could detect {power} four times in five") if power else None
 
 
 _PLAIN_REASONS = {"no hallucinated name": "it invented no name"}

@@ -12,6 +12,9 @@ import re
 _MISSING_WORDS = re.compile(r"\b(None(?! of\b)|nan|NaN|undefined)\b")
 # A word, or a number as one token ("-2.4", "1,204"), so that two different numbers never make a phrase repeat.
 _WORD = re.compile(r"[-+−]?\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
+# A number's minus as a hyphen ("-4.9") and as a minus sign ("−1") in one line (issue 29, Why 9).
+_HYPHEN_NUMBER = re.compile(r"(?<![\w.\-−])-\d")
+_MINUS_NUMBER = re.compile(r"−\d")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n|<br\s*/?>", re.IGNORECASE)  # HTML line breaks, as in chart notes, count
 PHRASE_WORDS = 3  # the shortest phrase whose repetition within one line is reported
 
@@ -32,7 +35,8 @@ def _repeated_phrase(line: str, length: int = PHRASE_WORDS) -> str | None:
 def reading_defects(text: str) -> list[str]:
     """The defects of ``text`` a reader would trip on, one line of words each (empty when there is none): a missing
     value written as "None", "nan" or "undefined"; nested parentheses "((" or "))"; a phrase of 3 or more words repeated
-    within one line (lines are split at line breaks, HTML's <br> included; case and punctuation do not matter; a number is one word)."""
+    within one line (lines are split at line breaks, HTML's <br> included; case and punctuation do not matter; a number is one word);
+    negative numbers written with "-" and with "−" in one line."""
     defects = []
     for word in dict.fromkeys(match[1] for match in _MISSING_WORDS.finditer(text)):
         defects.append(f"the word {word!r} where a value is missing")
@@ -43,4 +47,6 @@ def reading_defects(text: str) -> list[str]:
         phrase = _repeated_phrase(line)
         if phrase is not None:
             defects.append(f"the phrase {phrase!r} twice in one line: {line.strip()[:160]!r}")
+        if _HYPHEN_NUMBER.search(line) and _MINUS_NUMBER.search(line):
+            defects.append(f"negative numbers written with '-' and with '−' in one line: {line.strip()[:160]!r}")
     return defects
