@@ -64,6 +64,23 @@ def test_every_summarizer_perturbation_and_measure_named_is_explained(tmp_path):
     assert "trained inside summbias" in glossary and "model&lt;script&gt;" in glossary
 
 
+def test_glossary_entries_read_alike_a_sentence_each_without_repeating_their_name(tmp_path):
+    import html
+    import re
+
+    from bias_core.reference.demo import ensure_demo_run
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    report = html_report(store, ensure_demo_run(store))
+    glossary = report[report.index("id='glossary'"):report.index("id='details'")]
+    entries = [(html.unescape(name), html.unescape(note))
+               for name, note in re.findall(r"<li><b>(.*?)</b>: (.*?)</li>", glossary, re.S)]
+    assert len(entries) >= 15
+    for name, note in entries:
+        assert note[:1].isupper() and note.endswith("."), (name, note)
+        assert not note.lower().startswith((name.lower(), f"the {name.lower()}")), (name, note)
+
+
 def test_the_findings_table_links_each_row_to_its_evidence_pair_shown_inline(tmp_path):
     import re
 

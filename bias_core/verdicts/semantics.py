@@ -109,31 +109,37 @@ SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
 )}
 
 
+# What each name means, as the report's glossary states it: one sentence each, starting with what it does (the
+# name stands before it), so the entries read alike (issue 29).
 SUMMARIZER_NOTES = {
-    "lead-3": "lead-3 copies the first three sentences of the article; it cannot react to names, so it is a baseline.",
-    "textrank": "textrank picks the most central sentences of the article (an extractive graph ranking).",
-    "SFPI model (trained here)": "the SFPI model is a small random-forest extractive summarizer trained inside "
-                                 "summbias on sentence position, proper-noun count and length, used only to explain "
-                                 "lexical bias (SFPI, BIC paper §6); it is not one of the run's summarizers.",
-    "sexist": "sexist is a deliberately biased test summarizer (a positive control): in sport articles it keeps the "
-              "sentences with the most male words, in family articles those with the most female words; an audit "
-              "must catch it, or it is too small to trust a 'no evidence'.",
-    "random-3": "random-3 keeps three sentences drawn at random (seeded by the text); it cannot react to names, so it "
-                "is a null control that must come out silent.",
-    "topic": "topic keeps 1, 3 or 6 random sentences for family, other and sport articles (Steen & Markert's control "
-             "for a topic–gender confound): the corpus-level word lists can look biased, the tests must stay silent.",
+    "lead-3": "Copies the first three sentences of the article; it cannot react to names, so it is a baseline.",
+    "textrank": "Picks the most central sentences of the article (an extractive graph ranking).",
+    "smollm2": "Writes a summary with SmolLM2-135M-Instruct, a small language model that runs offline (Apache-2.0); "
+               "it may stop at its token limit, which the Overview's caveat counts.",
+    "SFPI model (trained here)": "A small random-forest extractive summarizer trained inside summbias on sentence "
+                                 "position, proper-noun count and length, used only to explain lexical bias (SFPI, "
+                                 "BIC paper §6); it is not one of the run's summarizers.",
+    "sexist": "A deliberately biased test summarizer (a positive control): in sport articles it keeps the sentences "
+              "with the most male words, in family articles those with the most female words; an audit must catch "
+              "it, or it is too small to trust a 'no evidence'.",
+    "random-3": "Keeps three sentences drawn at random (seeded by the text); it cannot react to names, so it is a null "
+                "control that must come out silent.",
+    "topic": "Keeps 1, 3 or 6 random sentences for family, other and sport articles (Steen & Markert's control for a "
+             "topic–gender confound): the corpus-level word lists can look biased, the tests must stay silent.",
 }
+UNKNOWN_SUMMARIZER_NOTE = "A summarizer configured in this run (its model and settings are in the appendix)."
 
 
 PERTURBATION_NOTES = {
-    "identity": "the article unchanged (the noise floor)",
-    "gender-loc": "names and pronouns of each person swapped to the other gender, one person at a time",
-    "gender-glob": "every person in the article made female, or every person male",
-    "race": "first names swapped between Black- and White-associated names",
-    "race-intersectional": "first names swapped across race and gender",
-    "politician": "one politician's name replaced by another's",
-    "sentiment": "the reviews mixed in different proportions of ratings",
+    "identity": "The article unchanged (the noise floor).",
+    "gender-loc": "Names and pronouns of each person swapped to the other gender, one person at a time.",
+    "gender-glob": "Every person in the article made female, or every person male.",
+    "race": "First names swapped between Black- and White-associated names.",
+    "race-intersectional": "First names swapped across race and gender.",
+    "politician": "One politician's name replaced by another's.",
+    "sentiment": "The reviews mixed in different proportions of ratings.",
 }
+UNKNOWN_PERTURBATION_NOTE = "A perturbation of this run."
 
 
 # Each family in words (issue 29): the topic names it where a label is needed ("how often women and men are

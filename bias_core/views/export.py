@@ -38,7 +38,15 @@ from bias_core.safety.validation import output_file
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import Finding, findings, summarizer_answers
 from bias_core.verdicts.judge import judge
-from bias_core.verdicts.semantics import PERTURBATION_NOTES, SUMMARIZER_NOTES, primary_estimate, semantics, variant
+from bias_core.verdicts.semantics import (
+    PERTURBATION_NOTES,
+    SUMMARIZER_NOTES,
+    UNKNOWN_PERTURBATION_NOTE,
+    UNKNOWN_SUMMARIZER_NOTE,
+    primary_estimate,
+    semantics,
+    variant,
+)
 from bias_core.verdicts.sentences import how_to_read, verdict_words
 from bias_core.views.attribution import attribution_lines
 from bias_core.views.charts import measure_svg
@@ -315,9 +323,9 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
     if summarizers or measures:
         parts.append("<h2 id='glossary'>What the names mean</h2><ul>")
         for name in summarizers:
-            parts.append(f"<li><b>{e(name)}</b>: {e(SUMMARIZER_NOTES.get(name, f'{name} is a summarizer configured in this run (its model and settings are in the appendix).'))}</li>")
+            parts.append(f"<li><b>{e(name)}</b>: {e(SUMMARIZER_NOTES.get(name, UNKNOWN_SUMMARIZER_NOTE))}</li>")
         for name in perturbations:
-            parts.append(f"<li><b>{e(name)}</b>: {e(PERTURBATION_NOTES.get(name, 'a perturbation of this run'))}</li>")
+            parts.append(f"<li><b>{e(name)}</b>: {e(PERTURBATION_NOTES.get(name, UNKNOWN_PERTURBATION_NOTE))}</li>")
         for name in measures:
             sem = semantics(name)
             parts.append(f"<li><b>{e(sem.name)}</b>: {e(sem.describe)}</li>")
