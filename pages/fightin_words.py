@@ -42,8 +42,10 @@ by_id = {item.id: item for item in inputs}
 
 @st.cache_data(show_spinner="Finding a view with words to show…", max_entries=8)
 def richest_view(run_id: str, updated: float) -> tuple[str, str] | None:
-    """The (perturbation, summarizer) with the most significant content words (``fightin_words_view.best_view``)."""
-    return fwv.best_view(*run_records(run_id, updated))
+    """The (perturbation, summarizer) with the most significant content words, else one the Overview has an answer
+    for (``fightin_words_view.best_view``)."""
+    tested = {(r.perturbation, r.summarizer) for r in run_store().measures(run_id) if r.measure == "fightin_words"}
+    return fwv.best_view(*run_records(run_id, updated), tested=tested)
 
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",

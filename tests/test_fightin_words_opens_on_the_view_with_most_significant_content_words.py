@@ -83,3 +83,12 @@ def test_the_ranking_counts_each_original_once_however_many_samples_it_has():
             summaries.append(Summary(item.id, "one-article", f"{BASE} 0 {words}".strip()))
     view = next(v for v in rank_views(inputs + extra, summaries) if v.perturbation == "gender-glob")
     assert view.significant_bh == 0
+
+
+def test_without_a_significant_word_a_view_the_overview_answers_for_comes_before_a_leaning_one():
+    inputs, summaries = audit({"leaning": {"race:a": "nurse", "race:b": "doctor"},
+                               "slight": {"gender-glob:female": "nurse", "gender-glob:male": "doctor"}},
+                              n_originals=3)
+    assert best_view(inputs, summaries, tested={("gender-glob", "slight")}) == ("gender-glob", "slight")
+    untested = best_view(inputs, summaries)
+    assert untested is not None and best_view(inputs, summaries, tested={("race", "absent")}) == untested

@@ -113,9 +113,16 @@ class NameSwapPerturbation(Perturbation):
         return False
 
     @property
+    def coherent(self) -> bool:
+        """Whether the swap keeps one consistent world (``agreement = "coherent"``, the default of gender and race)
+        rather than Steen & Markert's strict names-pronouns-titles scope (issue 27)."""
+        return self.config.agreement == "coherent"
+
+    @property
     def rewrites_content_words(self) -> bool:
-        """Whether gendered nouns tied to a person are rewritten (race: ``content_words``; gender: ``agreement``)."""
-        return self.config.content_words
+        """Whether gendered nouns tied to a swapped person are rewritten: always when ``coherent``, otherwise only
+        with the older ``content_words`` switch."""
+        return self.coherent or self.config.content_words
 
     @abstractmethod
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
@@ -205,7 +212,7 @@ class NameSwapPerturbation(Perturbation):
         several people of the text share (a family: Daniel, Johann and Jacob Bernoulli) stays under the coherent
         scope, so that one family keeps one name and "the Bernoulli family" still reads right (issue 27)."""
         kinds = template.slot_kinds(entity.entity_id)
-        shared = getattr(self.config, "agreement", "coherent") == "coherent" and entity.last_name is not None \
+        shared = self.coherent and entity.last_name is not None \
             and sum(other.last_name == entity.last_name for other in template.entities) > 1
         return "first_name" in kinds, self.replaces_last_names and "last_name" in kinds and not shared
 

@@ -64,12 +64,6 @@ class GenderConfig:
         NAMES.check("top_n_last_names", self.top_n_last_names)
         AGREEMENT.check("agreement", self.agreement)  # "agreement = 'x' must be one of coherent, names-pronouns-…"
 
-    @property
-    def rewrites_content_words(self) -> bool:
-        """Whether gendered nouns tied to a swapped person are rewritten: always under ``"coherent"``, and under
-        ``"names-pronouns-titles"`` only with the old ``content_words`` switch (module docstring)."""
-        return self.agreement == "coherent" or self.content_words
-
 
 class _Gender(NameSwapPerturbation):
     config_class = GenderConfig
@@ -78,10 +72,6 @@ class _Gender(NameSwapPerturbation):
     @property
     def replaces_last_names(self) -> bool:
         return self.config.replace_last_names
-
-    @property
-    def rewrites_content_words(self) -> bool:
-        return self.config.rewrites_content_words
 
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
         return template.gendered_entities(content_words=self.rewrites_content_words)
@@ -120,6 +110,6 @@ class GenderGlobal(_Gender):
         ids = [m.entity_id for m in members]
         # Under "coherent" a pronoun is re-gendered only when it resolves to a swapped person (METHODS §1.2
         # Agreement): an unattributed one may be an unnamed "husband"'s or a missed person's, so it stays.
-        strict = self.config.agreement == "names-pronouns-titles"
+        strict = not self.coherent
         return [PairPlan(Arm("male", dict.fromkeys(ids, MALE), "male" if strict else None),
                          Arm("female", dict.fromkeys(ids, FEMALE), "female" if strict else None))]

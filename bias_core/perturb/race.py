@@ -320,12 +320,6 @@ class _Race(NameSwapPerturbation):
         return [entity for entity in template.gendered_entities(content_words=self.rewrites_content_words)
                 if entity.entity_id in named]
 
-    @property
-    def rewrites_content_words(self) -> bool:
-        """Each person's gender is drawn per sample (Steen & Markert §10), so under ``"coherent"`` the gendered nouns
-        tied to a person follow it as in the gender perturbations (``gender.GenderConfig``)."""
-        return self.config.agreement == "coherent" or self.config.content_words
-
     def no_member_reason(self) -> str:
         return "no named person: no one with a name and a first name, gendered pronoun or title"
 
@@ -352,7 +346,7 @@ class Race(_Race):
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
         split = balanced_split(self.strata(template, members), RACES, rng)
         genders = {m.entity_id: rng.choice(GENDERS) for m in members}
-        if self.config.agreement == "coherent":
+        if self.coherent:
             # A person keeps the gender the text gives them: a race swap need not change it, and a drawn one leaves
             # every pronoun the parse cannot tie to the person (an ambiguous "he") contradicting the new name
             # (issue 27; docs/fidelity.md). The draw above stays, so the names drawn next match the strict scope's.

@@ -5,7 +5,7 @@ word (``example_draws``: the two arms of one draw side by side). METHODS §4.6."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import Input, Summary
@@ -127,13 +127,19 @@ def rank_views(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[Vi
                                          v.summarizer))
 
 
-def best_view(inputs: Sequence[Input], summaries: Sequence[Summary]) -> tuple[str, str] | None:
-    """The (perturbation, summarizer) the page opens on: the first of ``rank_views`` when any of its content words
-    leans to one side; None (the page's own first choices) when every view's arms use their words alike."""
+def best_view(inputs: Sequence[Input], summaries: Sequence[Summary],
+              tested: Collection[tuple[str, str]] = ()) -> tuple[str, str] | None:
+    """The (perturbation, summarizer) the page opens on: the first of ``rank_views`` when it has a significant
+    content word; else, of the views whose content words lean to one side at all, the first the Overview has a
+    Fightin' Words answer for (``tested``: its (perturbation, summarizer) pairs), so the page opens where it can
+    quote that answer, else the first; None (the page's own first choices) when every view's arms use their words
+    alike."""
     ranked = rank_views(inputs, summaries)
-    if ranked and (ranked[0].significant_bh or ranked[0].significant or ranked[0].strongest > 0):
+    if ranked and (ranked[0].significant_bh or ranked[0].significant):
         return ranked[0].perturbation, ranked[0].summarizer
-    return None
+    leaning = [v for v in ranked if v.strongest > 0]
+    chosen = next((v for v in leaning if (v.perturbation, v.summarizer) in tested), leaning[0] if leaning else None)
+    return (chosen.perturbation, chosen.summarizer) if chosen else None
 
 
 def overview_answer(findings: Sequence[Finding], perturbation: str, summarizer: str) -> str | None:
