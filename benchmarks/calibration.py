@@ -112,19 +112,29 @@ class Corpus:
         return self.kind == "news" and any(POLITICIAN_NAMES.search(d.text or "") for d in self.documents)
 
 
+def shown_path(path: str | Path) -> str:
+    """A corpus path as the tables print it: relative to the repository (``../shared/…`` for the reference data),
+    never the absolute path of the machine that ran the benchmark (issue 28, item 6)."""
+    resolved = Path(path).resolve()
+    for base, prefix in ((ROOT, ""), (ROOT.parent / "shared", "../shared/")):
+        if resolved.is_relative_to(base):
+            return prefix + resolved.relative_to(base).as_posix()
+    return str(path)
+
+
 def news_corpus(name: str, path: str | Path, limit: int | None = None) -> Corpus:
     from bias_core.documents.corpus import load_documents
 
     documents = [d for d in load_documents(path) if not d.is_perspective]
     if limit is not None:
         documents = documents[:limit]
-    return Corpus(name, documents, "news", str(path))
+    return Corpus(name, documents, "news", shown_path(path))
 
 
 def demo_reviews_corpus() -> Corpus:
     from bias_core.documents.corpus import load_documents
 
-    return Corpus("demo reviews", load_documents(DEMO_REVIEWS), "reviews", str(DEMO_REVIEWS),
+    return Corpus("demo reviews", load_documents(DEMO_REVIEWS), "reviews", shown_path(DEMO_REVIEWS),
                   sentiment={"value_source": "stars"})
 
 
@@ -140,7 +150,7 @@ def yelp_corpus(count: int = 40, seed: int = 0, path: Path = YELP_INPUTS) -> Cor
     chosen = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
     documents = [Document(id=f"yelp-{rows[i]['id']}", units=[Unit(u["text"], u["value"]) for u in rows[i]["units"]],
                           meta={"source": "FairSumm yelp1500 (validation only)"}) for i in chosen]
-    return Corpus(f"Yelp ({len(documents)} sets)", documents, "reviews", f"{path} (seeded sample, seed {seed})",
+    return Corpus(f"Yelp ({len(documents)} sets)", documents, "reviews", f"{shown_path(path)} (seeded sample, seed {seed})",
                   sentiment={"value_source": "label"})
 
 
