@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from bias_core.documents.corpus import load_documents
-from bias_core.perturb import get_perturbation
-from bias_core.summarize import get_summarizer
 from bias_core.common.records import Entity, Input, Substitution, Summary
+from bias_core.documents.corpus import load_documents
 from bias_core.measures import MeasureOptions, compute_measures, name_forms
 from bias_core.measures.alignment import align_summaries
+from bias_core.perturb import get_perturbation
+from bias_core.summarize import get_summarizer
 
 ORIGINAL = "Mr. Miller met John Carter in Washington. Carter said he would stay. The weather was mild."
 

@@ -59,7 +59,7 @@ TITLES = frozenset({
 _NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _WORD = re.compile(r"[^\W\d_]+")
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
-_CLOSERS = "\"'”’)\]»"
+_CLOSERS = "\"'”’)\\]»"
 _ENDS_SENTENCE = re.compile(rf"[.!?…][{_CLOSERS}]*$")
 _SENTENCE_BOUNDARY = re.compile(rf"[.!?…][{_CLOSERS}]*(?=\s)|\n")
 # Steen & Markert's measures follow summbias's rules or the authors' released code (MeasureOptions).
