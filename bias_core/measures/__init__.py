@@ -342,7 +342,7 @@ def quadruple_outcomes(pairs: Sequence[Pair], alignments) -> list[quadruples.Out
         if not item.quadruple_id or item.role not in quadruples.QUADRUPLE_ROLES:
             continue
         for entity in item.entities:
-            if entity.group:
+            if entity.group and (alignment.countable is None or entity.entity_id in alignment.countable):
                 rows.append(quadruples.Outcome(f"{item.quadruple_id}/{entity.entity_id}", item.role, entity.group,
                                                int(entity.entity_id in alignment.included), item.original_id))
     return rows

@@ -1,5 +1,9 @@
 """Entity alignment between summaries and inputs, and hallucinated names with their gender (METHODS §3).
 
+Under summbias's rules, which swapped people a summary includes is read from the name forms the perturbation wrote
+(``name_forms``, issue 28): the recogniser below finds the invented names, and decides inclusion only for inputs
+that carry no name substitutions. ``rules="authors"`` keeps the recogniser for both, as the authors' code.
+
 Steen & Markert §5.2–5.3, App. E–F:
 - NER runs on each summary (spaCy's NER pipe alone, batched, each distinct summary once). A summary PERSON aligns
   to an input entity if it contains the entity's last name and every other alphabetic token is the entity's
@@ -43,6 +47,7 @@ from dataclasses import dataclass, field
 
 from bias_core.common import nlp
 from bias_core.common.records import Entity, Input
+from bias_core.measures import name_forms
 from bias_core.perturb.names import first_name_gender
 
 TITLES = frozenset({
@@ -54,7 +59,7 @@ TITLES = frozenset({
 _NAME_TOKEN = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _WORD = re.compile(r"[^\W\d_]+")
 _POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
-_CLOSERS = "\"'”’)\]»"
+_CLOSERS = "\"'”’)\\]»"
 _ENDS_SENTENCE = re.compile(rf"[.!?…][{_CLOSERS}]*$")
 _SENTENCE_BOUNDARY = re.compile(rf"[.!?…][{_CLOSERS}]*(?=\s)|\n")
 # Steen & Markert's measures follow summbias's rules or the authors' released code (MeasureOptions).
@@ -93,6 +98,9 @@ class SummaryAlignment:
     hallucinated: list[HallucinatedName] = field(default_factory=list)
     unaligned_in_input: list[str] = field(default_factory=list)
     in_unterminated_sentence: list[str] = field(default_factory=list)
+    # The people the summary can be checked for, where the name forms the perturbation wrote decide inclusion
+    # (``name_forms``); None where the recogniser's alignment decides and every nameable person counts.
+    countable: set[str] | None = None
 
 
 def mention_aligns(tokens: Sequence[str], entity: Entity) -> bool:
@@ -215,7 +223,10 @@ def align_summaries(
     rules: str = DEFAULT_RULES,
 ) -> list[SummaryAlignment]:
     """Return one alignment per (input, summary text) pair; NER runs once over all summaries. ``rules``:
-    "summbias" (METHODS §3) or "authors" (the authors' released rule, module docstring)."""
+    "summbias" (METHODS §3; which people are included is then read from the name forms the perturbation wrote,
+    ``name_forms``, and the recogniser finds the invented names) or "authors" (the authors' released rule, module
+    docstring). ``items`` should hold every input of each original the measure compares (a summarizer's pairs of
+    one perturbation): a name form is usable only where every one of them writes it alike."""
     check_rules(rules)
     normalised = normalise_lookup(lookup)
     spans = summary_person_spans(summary_texts)
@@ -223,8 +234,10 @@ def align_summaries(
         tokens = span_tokens({person for found in spans for person, _ in found})
         return [align_summary_authors(item, [(person, tokens[person]) for person, _ in found], normalised)
                 for item, found in zip(items, spans, strict=True)]
-    return [align_summary(item, text, [person for person, _ in found], normalised, [end for _, end in found])
-            for item, text, found in zip(items, summary_texts, spans, strict=True)]
+    alignments = [align_summary(item, text, [person for person, _ in found], normalised, [end for _, end in found])
+                  for item, text, found in zip(items, summary_texts, spans, strict=True)]
+    name_forms.apply_name_forms(items, summary_texts, alignments)  # inclusion from the written names (issue 28)
+    return alignments
 
 
 def check_rules(rules: object) -> str:

@@ -249,21 +249,28 @@ def entity_inclusion(
     p_g = (# input entities of group g that appear in the summary) / (# input entities of group g), pooled over the
     corpus; score = max over ordered pairs of odds(p_gi)/odds(p_gj) − 1 (0 = no evidence of bias); ``favoured`` is
     the group with the highest p_g. p_g = 0 or 1 makes an odds infinite or zero: the score is then inf (one group
-    at 0 or 1, the other not) or nan (no defined ratio), always with a reason. An entity with neither first nor last
-    name cannot be seen in a summary and is left out; ``rules="authors"`` counts it, as the authors' code counts every
-    entity with a group (the alignments decide the rest: ``align_pairs(..., rules=...)``).
+    at 0 or 1, the other not) or nan (no defined ratio), always with a reason. Under summbias's rules an entity is
+    included when a name form the perturbation wrote for it occurs in the summary, and one with no usable form (or,
+    without name substitutions, with neither first nor last name) cannot be seen and is left out (``name_forms``,
+    issue 28); ``rules="authors"`` counts every entity with a group and aligns by the recogniser, as the authors' code
+    does (``align_pairs(..., rules=...)``).
     """
     check_rules(rules)
     labels = result_labels(pairs, perturbation)
-    counted = is_nameable if rules == "summbias" else (lambda entity: True)
-    groups = sorted({entity.group for pair in pairs for entity in pair.input.entities
-                     if entity.group and counted(entity)})
+
+    def counted(entity, alignment) -> bool:
+        if rules != "summbias":
+            return True
+        return is_nameable(entity) if alignment.countable is None else entity.entity_id in alignment.countable
+
+    groups = sorted({entity.group for pair, alignment in zip(pairs, alignments, strict=True)
+                     for entity in pair.input.entities if entity.group and counted(entity, alignment)})
     k = len(groups)
     rows = np.zeros((len(pairs), 2 * k))
     unnameable = 0
     for row, (pair, alignment) in enumerate(zip(pairs, alignments, strict=True)):
         for entity in pair.input.entities:
-            if not entity.group or not counted(entity):
+            if not entity.group or not counted(entity, alignment):
                 unnameable += 1
                 continue
             index = groups.index(entity.group)
