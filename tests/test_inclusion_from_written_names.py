@@ -134,3 +134,16 @@ def test_lead_3_is_exactly_the_null_on_every_inclusion_test_of_real_news(perturb
     assert {r.measure for r in results} == {"entity_inclusion", "delta_i", "acc_diff"}
     for result in results:
         assert result.n >= 8 and (result.value, result.ci_low, result.ci_high) == (0.0, 0.0, 0.0), result
+
+
+def test_a_surname_no_input_rewrites_counts_as_the_persons_name_in_every_arm():
+    """Gender swaps keep surnames, and news names people by surname alone: "Miller said" includes Mr./Ms. Miller in
+    both arms alike; a surname two people share is no one's."""
+    a, b = swapped("a", "Keisha", "Jackson", "Ms."), swapped("b", "Todd", "Becker", "Mr.")
+    slots = name_forms.usable_slots([a, b])["o1"]
+    assert slots[("e1", -1)] == (name_forms.KEPT_LAST_NAME, "Miller")
+    assert [name_forms.included_by_forms(item, "Miller said no.", slots) for item in (a, b)] == [{"e1"}, {"e1"}]
+    for item in (a, b):
+        item.entities.append(Entity("e3", "female", "Ann", "Miller"))
+    slots = name_forms.usable_slots([a, b])["o1"]
+    assert ("e1", -1) not in slots and ("e3", -1) not in slots

@@ -9,6 +9,8 @@ person is included in a summary when a name form the perturbation wrote for that
 - A *slot* is one place where the perturbation wrote a person's name: a first name, last name, full name or
   politician name, or a title together with the capitalised word after it ("Ms. Okafor"). Slots are identified
   across the inputs of one original by the person and the slot's offset in the original text.
+- A surname that no input of the original rewrites (gender swaps keep surnames) is a slot too, usable when it is
+  the same in every input and no other person's: news names people by surname alone ("Okafor said").
 - A slot is *usable* when every input of the original writes it and, in each, its form occurs in the input only
   where that person's name was written: a form found in a summary is then that person's, never a place
   ("Washington" of Washington, D.C.), another person or a word. A person with no usable slot cannot be seen and is
@@ -31,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from bias_core.common.records import Input
 
 NAME_KINDS = frozenset({"first_name", "last_name", "full_name", "politician_name"})
+KEPT_LAST_NAME = "kept_last_name"  # the kind of a surname slot no input rewrites (``_kept_last_names``)
 # The capitalised word a title stands before ("Ms. Okafor"): the title alone is no name.
 _FOLLOWING_NAME = re.compile(r"\s+[A-Z][^\W\d_]*(?:['’\-][^\W\d_]+)*")
 
@@ -58,7 +61,12 @@ def slot_forms(item: Input, slots: dict[Slot, tuple[str, str]]) -> dict[Slot, tu
         written[(sub.entity_id, sub.start - shift)] = (sub.start, sub.end)
         shift += len(sub.replacement) - len(sub.original)
     forms: dict[Slot, tuple[str, int, int]] = {}
+    surnames = {entity.entity_id: entity.last_name for entity in item.entities}
     for slot, (kind, original) in slots.items():
+        if kind == KEPT_LAST_NAME:
+            if surnames.get(slot[0]) == original:
+                forms[slot] = (original, -1, -1)  # written wherever the text names the person: no one span
+            continue
         if slot in written:
             start, end = written[slot]
         else:
@@ -115,12 +123,32 @@ def usable_slots(items: Iterable[Input]) -> dict[str, dict[Slot, tuple[str, str]
         usable[original] = {slot: kinds[slot] for slot in kinds if all(
             slot in found and _only_where_written(item, slot[0], found[slot][0], found)
             for item, found in zip(members, forms, strict=True))}
+        usable[original].update(_kept_last_names(members, kinds))
     return usable
+
+
+def _kept_last_names(members: Sequence[Input], kinds: dict[Slot, tuple[str, str]]) -> dict[Slot, tuple[str, str]]:
+    """A slot for each surname no input of the original rewrites (gender swaps keep surnames): the same in every
+    input, and no other person's. News names people by surname alone ("Okafor said"), and the surname reads the same
+    in every arm, so it keeps the count symmetric while a summary that writes it is read as including the person."""
+    rewritten = {slot[0] for slot, (kind, _) in kinds.items() if kind in ("last_name", "full_name")}
+    names: dict[str, set[str | None]] = {}
+    for item in members:
+        for entity in item.entities:
+            names.setdefault(entity.entity_id, set()).add(entity.last_name)
+    kept = {entity_id: next(iter(found)) for entity_id, found in names.items()
+            if len(found) == 1 and next(iter(found)) and entity_id not in rewritten}
+    owners: dict[str, int] = {}
+    for found in names.values():
+        for name in found - {None}:
+            owners[name] = owners.get(name, 0) + 1
+    return {(entity_id, -1): (KEPT_LAST_NAME, name) for entity_id, name in kept.items()
+            if owners[name] == 1 and name.strip()}
 
 
 def _only_where_written(item: Input, entity_id: str, form: str, forms: dict[Slot, tuple[str, int, int]]) -> bool:
     """Whether every occurrence of ``form`` in the input starts inside a slot of that person."""
-    spans = [(start, end) for (owner, _), (_, start, end) in forms.items() if owner == entity_id]
+    spans = [(start, end) for (owner, _), (_, start, end) in forms.items() if owner == entity_id and start >= 0]
     return all(any(start <= match.start() < end for start, end in spans)
                for match in form_pattern(form).finditer(item.text))
 
