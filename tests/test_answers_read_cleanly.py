@@ -5,6 +5,8 @@ names against Black-associated names")."""
 
 from __future__ import annotations
 
+from bias_core.common.records import MeasureResult
+
 import gzip
 import json
 
@@ -19,6 +21,14 @@ def test_groups_sharing_an_ending_are_named_with_it_once():
     assert _against("women", "men") == "women against men"
     assert reading_defects("keeps people with Black- and White-associated names at different rates — odds 1.10× "
                            f"for {_against('White-associated names', 'Black-associated names')}") == []
+    # either direction, and a tie (odds 1.00× names the first group first), reads each group's name once
+    from bias_core.verdicts.semantics import family_words
+
+    race = MeasureResult("entity_inclusion", 0.0, 20, "race", "s", details={"groups": ["black", "white"]})
+    claim = family_words("inclusion", race)[1]
+    for first, second in (("Black-associated names", "White-associated names"),
+                          ("White-associated names", "Black-associated names")):
+        assert reading_defects(f"s: no evidence that {claim} — odds 1.00× for {_against(first, second)}") == []
 
 
 def test_no_demo_answer_sentence_effect_or_topic_has_a_reading_defect():

@@ -165,11 +165,13 @@ FAMILY_WORDS: dict[str, tuple[str, str]] = {
 
 
 def _groups_phrase(groups: list[str], joiner: str) -> str:
-    """Two groups in words: "women and men", "people with Black- or White-associated names"."""
+    """Two groups in words: "women and men", "people whose names are Black- or White-associated". Name groups end
+    on "-associated", not on "names": an effect then says "odds 1.00× for Black- against White-associated names"
+    after it without the line saying "White-associated names" twice (issue 29, Why 3)."""
     first, second = (group_words(g) for g in groups[:2])
     suffix = "-associated names"
     if first.endswith(suffix) and second.endswith(suffix):
-        return f"people with {first[:-len(suffix)]}- {joiner} {second}"
+        return f"people whose names are {first[:-len(suffix)]}- {joiner} {second[:-len(' names')]}"
     return f"{first} {joiner} {second}"
 
 
