@@ -5,11 +5,10 @@ names against Black-associated names")."""
 
 from __future__ import annotations
 
-from bias_core.common.records import MeasureResult
-
 import gzip
 import json
 
+from bias_core.common.records import MeasureResult
 from bias_core.reference.demo import DEMO_RUN, demo_findings
 from bias_core.verdicts.findings import summarizer_answers
 from bias_core.verdicts.sentences import _against
