@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 # A hyphen-minus that starts a number: not inside a word or a range ("1990-91", "x-1"), not an exponent.
-_ASCII_MINUS = re.compile(r"(?<![\w.\-−])-(?=\d)")
+ASCII_MINUS = re.compile(r"(?<![\w.\-−])-(?=\d)")
 
 # Words whose plural is not the singular + "s" (a verb after a count takes its plural-subject form).
 IRREGULAR = {"summary": "summaries", "set of units": "sets of units", "entity": "entities", "this": "these",
@@ -39,4 +39,4 @@ def minus_signs(text: str) -> str:
     """``text`` with the minus of every negative number written as "−" (U+2212), as the scales ("from −1 to 1") and
     the charts write it, so one line never mixes "-4.9" and "−1" (issue 29). For shown text only: exports keep
     the numbers a spreadsheet parses."""
-    return _ASCII_MINUS.sub("−", text)
+    return ASCII_MINUS.sub("−", text)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 
+from bias_core.common.words import ASCII_MINUS
+
 # A missing value written out as a word: Python's None (not the English "None of …"), pandas' or NumPy's nan (NaN),
 # JavaScript's undefined.
 _MISSING_WORDS = re.compile(r"\b(None(?! of\b)|nan|NaN|undefined)\b")
 # A word, or a number as one token ("-2.4", "1,204"), so that two different numbers never make a phrase repeat.
 _WORD = re.compile(r"[-+−]?\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
-# A number's minus as a hyphen ("-4.9") and as a minus sign ("−1") in one line (issue 29, Why 9).
-_HYPHEN_NUMBER = re.compile(r"(?<![\w.\-−])-\d")
+# A number's minus sign ("−1"); a line that also writes one as a hyphen ("-4.9", ``ASCII_MINUS``) mixes them (issue 29, Why 9).
 _MINUS_NUMBER = re.compile(r"−\d")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n|<br\s*/?>", re.IGNORECASE)  # HTML line breaks, as in chart notes, count
 PHRASE_WORDS = 3  # the shortest phrase whose repetition within one line is reported
@@ -47,6 +48,6 @@ def reading_defects(text: str) -> list[str]:
         phrase = _repeated_phrase(line)
         if phrase is not None:
             defects.append(f"the phrase {phrase!r} twice in one line: {line.strip()[:160]!r}")
-        if _HYPHEN_NUMBER.search(line) and _MINUS_NUMBER.search(line):
+        if ASCII_MINUS.search(line) and _MINUS_NUMBER.search(line):
             defects.append(f"negative numbers written with '-' and with '−' in one line: {line.strip()[:160]!r}")
     return defects
