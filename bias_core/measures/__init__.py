@@ -356,13 +356,8 @@ def _fightin_words_by_arm(pairs: Sequence[Pair], perturbation: str, options: Mea
     if len(arms) != 2:
         return MeasureResult("fightin_words", math.nan, 0, perturbation=perturbation, summarizer=summarizer,
                              reason=f"needs summaries of exactly two arms, found {len(arms)}")
-    mask = fw.substitution_mask(pair.input for pair in pairs)
-    texts: dict[str, dict[str, list[str]]] = {arm: {} for arm in arms}
-    for pair in pairs:
-        if pair.input.arm in texts:
-            texts[pair.input.arm].setdefault(pair.input.original_id, []).append(pair.summary.text)
-    result = fw.arm_fightin_words(texts[arms[0]], texts[arms[1]], label_a=arms[0], label_b=arms[1], mask=mask,
-                                  paired_identifiers=options.paired_identifiers, seed=options.seed)
+    result = fw.between_arms(((pair.input, pair.summary.text) for pair in pairs), arms[0], arms[1],
+                             paired_identifiers=options.paired_identifiers, seed=options.seed)
     return fw.fightin_words_measure(result, top_k=options.top_k, perturbation=perturbation, summarizer=summarizer,
                                     n=result.settings["n_originals"])
 

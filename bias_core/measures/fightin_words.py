@@ -389,6 +389,32 @@ def arm_fightin_words(
                               int(sum(raw_b.values())), threshold, prior_label, settings)
 
 
+def between_arms(
+    pairs: Iterable[tuple[Input, str]],
+    arm_a: str,
+    arm_b: str,
+    *,
+    label_a: str | None = None,
+    label_b: str | None = None,
+    prior: str = "uninformative",
+    paired_identifiers: str | Path = DEFAULT_PAIRED_IDENTIFIERS,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 0,
+) -> FightinWordsResult:
+    """``arm_fightin_words`` of a perturbation's (input, summary text) pairs: each original's summaries grouped by
+    arm, every word a substitution of the inputs wrote or replaced masked, the inputs as the informative prior's
+    background. The measure and the Fightin' Words page both call it, so the page counts what the test counts."""
+    pairs = list(pairs)
+    texts: dict[str, dict[str, list[str]]] = {arm_a: {}, arm_b: {}}
+    for item, text in pairs:
+        if item.arm in texts:
+            texts[item.arm].setdefault(item.original_id, []).append(text)
+    return arm_fightin_words(texts[arm_a], texts[arm_b], label_a=label_a or arm_a, label_b=label_b or arm_b,
+                             mask=substitution_mask(item for item, _ in pairs), paired_identifiers=paired_identifiers,
+                             n_permutations=n_permutations, seed=seed, prior=prior,
+                             background=[item.text for item, _ in pairs] if prior == "informative" else None)
+
+
 def split_by_majority_identifiers(
     texts: Sequence[str], word_lists: Mapping[str, Sequence[str]] = GENDER_WORDS
 ) -> dict[str, list[str]]:

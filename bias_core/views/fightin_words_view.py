@@ -90,17 +90,12 @@ def arm_comparison(pairs: Sequence[tuple[Summary, Input]], arm_a: str, arm_b: st
                    label_b: str = "b", prior: str = "uninformative",
                    paired_identifiers: str = fw.DEFAULT_PAIRED_IDENTIFIERS, seed: int = 0,
                    n_permutations: int = fw.DEFAULT_PERMUTATIONS) -> fw.FightinWordsResult:
-    """The page's table for two arms, computed as the Overview's test computes it (``fw.arm_fightin_words``: each
+    """The page's table for two arms, computed as the Overview's test computes it (``fw.between_arms``: each
     original's summaries pooled, the perturbation's words masked, the permutation test within originals), so the
     page and the Overview count the same words (issue 29). The informative prior uses the inputs as background."""
-    texts: dict[str, dict[str, list[str]]] = {arm_a: {}, arm_b: {}}
-    for summary, item in pairs:
-        if item.arm in texts:
-            texts[item.arm].setdefault(item.original_id, []).append(summary.text)
-    return fw.arm_fightin_words(texts[arm_a], texts[arm_b], label_a=label_a, label_b=label_b,
-                                mask=fw.substitution_mask(item for _, item in pairs),
-                                paired_identifiers=paired_identifiers, n_permutations=n_permutations, seed=seed,
-                                prior=prior, background=[item.text for _, item in pairs])
+    return fw.between_arms(((item, summary.text) for summary, item in pairs), arm_a, arm_b, label_a=label_a,
+                           label_b=label_b, prior=prior, paired_identifiers=paired_identifiers,
+                           n_permutations=n_permutations, seed=seed)
 
 
 def rank_views(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[ViewScore]:
