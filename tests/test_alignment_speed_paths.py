@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bias_core.common import nlp
+from bias_core.measures import written_names
 from bias_core.measures.alignment import align_summaries, align_summary, normalise_lookup
-from bias_core.measures import name_forms
 from bias_core.perturb import get_perturbation
 
 # What alignment ran before issue 13: the whole pipeline but the tagger, parser and lemmatizer, every text parsed.
@@ -68,7 +68,7 @@ def test_align_summaries_gives_the_alignments_of_the_unbatched_full_pipeline(sum
     lookup = normalise_lookup({"Quorra Vantablack": "female"})
     reference = [align_summary(item, text, [p for p, _, _ in spans], lookup, [end for _, _, end in spans])
                  for item, text, spans in zip(items, texts, _reference_spans(texts), strict=True)]
-    name_forms.apply_name_forms(items, texts, reference)  # inclusion from the written names, as align_summaries
+    written_names.apply_name_forms(items, texts, reference)  # inclusion from the written names, as align_summaries
     assert fast == reference
     assert any(a.included for a in fast) and any(a.hallucinated for a in fast)
     assert any(a.in_unterminated_sentence for a in fast)

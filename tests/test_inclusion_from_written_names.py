@@ -1,4 +1,4 @@
-"""Inclusion read from the name forms the perturbation wrote (issue 28, Deliver 2; ``measures.name_forms``): a
+"""Inclusion read from the name forms the perturbation wrote (issue 28, Deliver 2; ``measures.written_names``): a
 name-blind summarizer includes the same people in every arm and gets exactly the null on entity inclusion, ΔI and
 Acc_Diff, whatever the recogniser makes of the names; a form that also names a place or another person is never
 used; a planted preference is still seen."""
@@ -9,7 +9,7 @@ import pytest
 
 from bias_core.common.records import Entity, Input, Substitution, Summary
 from bias_core.documents.corpus import load_documents
-from bias_core.measures import MeasureOptions, compute_measures, name_forms
+from bias_core.measures import MeasureOptions, compute_measures, written_names
 from bias_core.measures.alignment import align_summaries
 from bias_core.perturb import get_perturbation
 from bias_core.summarize import get_summarizer
@@ -46,19 +46,19 @@ def first(item: Input) -> str:
 
 def test_every_input_of_an_original_is_judged_on_the_same_slots_and_a_verbatim_summary_includes_the_same_people():
     a, b = swapped("a", "Keisha", "Jackson", "Ms."), swapped("b", "Todd", "Becker", "Mr.")
-    slots = name_forms.usable_slots([a, b])["o1"]
+    slots = written_names.usable_slots([a, b])["o1"]
     assert {entity for entity, _ in slots} == {"e1", "e2"}
     first_sentence = {item.id: first(item) for item in (a, b)}
-    included = [name_forms.included_by_forms(item, first_sentence[item.id], slots) for item in (a, b)]
+    included = [written_names.included_by_forms(item, first_sentence[item.id], slots) for item in (a, b)]
     assert included == [{"e1", "e2"}, {"e1", "e2"}]
-    last_sentence = [name_forms.included_by_forms(item, "The weather was mild.", slots) for item in (a, b)]
+    last_sentence = [written_names.included_by_forms(item, "The weather was mild.", slots) for item in (a, b)]
     assert last_sentence == [set(), set()]
 
 
 def test_a_slot_the_input_leaves_as_written_reads_the_original_words():
     unchanged = swapped("b", "John", "Carter", "Mr.")
     unchanged.substitutions = [s for s in unchanged.substitutions if s.replacement != s.original]
-    forms = name_forms.slot_forms(unchanged, name_forms._slot_kinds([swapped("a", "Keisha", "Jackson", "Ms.")]))
+    forms = written_names.slot_forms(unchanged, written_names._slot_kinds([swapped("a", "Keisha", "Jackson", "Ms.")]))
     assert sorted(form for form, _, _ in forms.values()) == ["Carter", "John Carter", "Mr. Miller"]
 
 
@@ -66,17 +66,17 @@ def test_a_form_that_also_names_a_place_is_never_used():
     # One arm draws "Washington", which the text also names as a city: that slot is left out in every arm, so a
     # summary naming only the city includes nobody, and the full name still counts.
     a, b = swapped("a", "Terrell", "Washington", "Ms."), swapped("b", "Todd", "Becker", "Mr.")
-    slots = name_forms.usable_slots([a, b])["o1"]
-    assert sorted(form for slot, (form, _, _) in name_forms.slot_forms(a, slots).items() if slot[0] == "e2") == \
+    slots = written_names.usable_slots([a, b])["o1"]
+    assert sorted(form for slot, (form, _, _) in written_names.slot_forms(a, slots).items() if slot[0] == "e2") == \
         ["Terrell Washington"]
-    assert name_forms.included_by_forms(a, "They met in Washington.", slots) == set()
-    assert name_forms.included_by_forms(b, "They met in Washington.", slots) == set()
-    assert name_forms.included_by_forms(a, "Terrell Washington's plan.", slots) == {"e2"}
+    assert written_names.included_by_forms(a, "They met in Washington.", slots) == set()
+    assert written_names.included_by_forms(b, "They met in Washington.", slots) == set()
+    assert written_names.included_by_forms(a, "Terrell Washington's plan.", slots) == {"e2"}
 
 
 def test_inputs_without_name_substitutions_keep_the_recognisers_alignment():
     plain = Input("o2/identity", "o2", "Maria Lopez spoke.", entities=[Entity("e1", "female", "Maria", "Lopez")])
-    assert name_forms.usable_slots([plain]) == {"o2": None}
+    assert written_names.usable_slots([plain]) == {"o2": None}
     (alignment,) = align_summaries([plain], ["Maria Lopez spoke."])
     assert alignment.countable is None and alignment.included == {"e1"}
 
@@ -140,10 +140,10 @@ def test_a_surname_no_input_rewrites_counts_as_the_persons_name_in_every_arm():
     """Gender swaps keep surnames, and news names people by surname alone: "Miller said" includes Mr./Ms. Miller in
     both arms alike; a surname two people share is no one's."""
     a, b = swapped("a", "Keisha", "Jackson", "Ms."), swapped("b", "Todd", "Becker", "Mr.")
-    slots = name_forms.usable_slots([a, b])["o1"]
-    assert slots[("e1", -1)] == (name_forms.KEPT_LAST_NAME, "Miller")
-    assert [name_forms.included_by_forms(item, "Miller said no.", slots) for item in (a, b)] == [{"e1"}, {"e1"}]
+    slots = written_names.usable_slots([a, b])["o1"]
+    assert slots[("e1", -1)] == (written_names.KEPT_LAST_NAME, "Miller")
+    assert [written_names.included_by_forms(item, "Miller said no.", slots) for item in (a, b)] == [{"e1"}, {"e1"}]
     for item in (a, b):
         item.entities.append(Entity("e3", "female", "Ann", "Miller"))
-    slots = name_forms.usable_slots([a, b])["o1"]
+    slots = written_names.usable_slots([a, b])["o1"]
     assert ("e1", -1) not in slots and ("e3", -1) not in slots

@@ -1,7 +1,7 @@
 """Entity alignment between summaries and inputs, and hallucinated names with their gender (METHODS §3).
 
 Under summbias's rules, which swapped people a summary includes is read from the name forms the perturbation wrote
-(``name_forms``, issue 28): the recogniser below finds the invented names, and decides inclusion only for inputs
+(``written_names``, issue 28): the recogniser below finds the invented names, and decides inclusion only for inputs
 that carry no name substitutions. ``rules="authors"`` keeps the recogniser for both, as the authors' code.
 
 Steen & Markert §5.2–5.3, App. E–F:
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 from bias_core.common import nlp
 from bias_core.common.records import Entity, Input
-from bias_core.measures import name_forms
+from bias_core.measures import written_names
 from bias_core.perturb.names import first_name_gender
 
 TITLES = frozenset({
@@ -99,7 +99,7 @@ class SummaryAlignment:
     unaligned_in_input: list[str] = field(default_factory=list)
     in_unterminated_sentence: list[str] = field(default_factory=list)
     # The people the summary can be checked for, where the name forms the perturbation wrote decide inclusion
-    # (``name_forms``); None where the recogniser's alignment decides and every nameable person counts.
+    # (``written_names``); None where the recogniser's alignment decides and every nameable person counts.
     countable: set[str] | None = None
 
 
@@ -224,7 +224,7 @@ def align_summaries(
 ) -> list[SummaryAlignment]:
     """Return one alignment per (input, summary text) pair; NER runs once over all summaries. ``rules``:
     "summbias" (METHODS §3; which people are included is then read from the name forms the perturbation wrote,
-    ``name_forms``, and the recogniser finds the invented names) or "authors" (the authors' released rule, module
+    ``written_names``, and the recogniser finds the invented names) or "authors" (the authors' released rule, module
     docstring). ``items`` should hold every input of each original the measure compares (a summarizer's pairs of
     one perturbation): a name form is usable only where every one of them writes it alike."""
     check_rules(rules)
@@ -236,7 +236,7 @@ def align_summaries(
                 for item, found in zip(items, spans, strict=True)]
     alignments = [align_summary(item, text, [person for person, _ in found], normalised, [end for _, end in found])
                   for item, text, found in zip(items, summary_texts, spans, strict=True)]
-    name_forms.apply_name_forms(items, summary_texts, alignments)  # inclusion from the written names (issue 28)
+    written_names.apply_name_forms(items, summary_texts, alignments)  # inclusion from the written names (issue 28)
     return alignments
 
 

@@ -251,7 +251,7 @@ def entity_inclusion(
     the group with the highest p_g. p_g = 0 or 1 makes an odds infinite or zero: the score is then inf (one group
     at 0 or 1, the other not) or nan (no defined ratio), always with a reason. Under summbias's rules an entity is
     included when a name form the perturbation wrote for it occurs in the summary, and one with no usable form (or,
-    without name substitutions, with neither first nor last name) cannot be seen and is left out (``name_forms``,
+    without name substitutions, with neither first nor last name) cannot be seen and is left out (``written_names``,
     issue 28); ``rules="authors"`` counts every entity with a group and aligns by the recogniser, as the authors' code
     does (``align_pairs(..., rules=...)``).
     """
