@@ -20,11 +20,12 @@ from bias_core.documents.corpus import load_documents
 from bias_core.measures import MeasureOptions, compute_measures
 from bias_core.measures import perspective_null as null_module
 from bias_core.measures.common import pair_summaries
-from bias_core.measures.matching import content_tokens, sentence_content_tokens
+from bias_core.measures.matching import SampleUnits, content_tokens, sentence_content_tokens, source_sentences
 from bias_core.measures.perspective import perspective_fairness
 from bias_core.measures.perspective_null import (
     DEFAULT_PERMUTATIONS,
     holm,
+    shape_selections,
     value_blind_selections,
     value_permutations,
 )
@@ -41,6 +42,7 @@ from bias_core.measures.perspective_scores import (
 from bias_core.perturb import get_perturbation
 from bias_core.reference.demo import DEMO_REVIEWS
 from bias_core.summarize import get_summarizer
+from bias_core.verdicts.judge import judge
 
 NAMES = list(PERSPECTIVE_MEASURES)
 
@@ -80,8 +82,8 @@ def test_value_blind_extractive_summarizers_are_not_significant_against_the_perm
     for result in results:  # the unchanged review sets get the same test (METHODS §1.7)
         test = result.details["test"]
         assert test["n_permutations"] == DEFAULT_PERMUTATIONS and test["floor"] == "permutation"
-        assert test["sided"] == "greater" and "value-blind summaries of the same length" in test["null"]
-        assert result.details["null"] == "selection"
+        assert test["sided"] == "greater" and "value-blind summaries of the same shape" in test["null"]
+        assert result.details["null"] == "shape"
         assert test["estimate"] == pytest.approx(test["observed"] - test["null_mean"])
         assert result.details["ratio_tests"]
     sentiment = by_name(r for r in results if r.perturbation == "sentiment")
@@ -90,15 +92,25 @@ def test_value_blind_extractive_summarizers_are_not_significant_against_the_perm
     assert uer.value > 5.0 and uer.ci_low > 0
     # ... while against a value-blind summarizer of the same summaries it is nothing.
     assert uer.details["test"]["ci_low"] <= 0 or uer.details["test"]["p_value"] >= 0.05
-    # No measure is significant under the verdict rule (METHODS §5: interval above 0 and Holm over the
-    # summarizer's tests). Raw p < 0.05 happens about once in 20 tests of a valid null: lead-3's SOF has p ≈ 0.01
-    # here, not significant after Holm over its four measures.
-    p_holm = stats.adjust_pvalues([sentiment[name].details["test"]["p_value"] for name in NAMES], "holm").adjusted
-    for name, adjusted in zip(NAMES, p_holm):
-        test = sentiment[name].details["test"]
-        assert test["ci_low"] <= 0 or adjusted >= 0.05, (name, test, adjusted)
     for value, test in uer.details["ratio_tests"].items():
         assert not test["favoured"] and not test["short_changed"], (value, test)
+
+
+@pytest.mark.parametrize("summarizer", ["lead-3", "random-3"])
+def test_value_blind_summarizers_make_a_finding_on_at_most_one_of_five_demo_review_mixes(summarizer):
+    """The verdict rule (``judge``: Holm over the summarizer's tests) at its level: a valid null makes a finding in
+    about 1 of 20 audits, so in at most 1 of 5 (probability about 0.98). One mix of these 3 review sets gives lead-3
+    an SOF p of 0.01 under every null seed and both selection nulls (a property of that draw, not of the null: on 60
+    Yelp sets its p-values are uniform, benchmarks/perspective_null.py)."""
+    documents = load_documents(DEMO_REVIEWS)
+    with_finding = []
+    for seed in range(5):
+        inputs = get_perturbation("sentiment", value_source="stars", samples=2, seed=seed).run(documents).inputs
+        pairs = pair_summaries(inputs, get_summarizer(summarizer).summarize(list(inputs)))
+        results = perspective_fairness(pairs, seed=seed)
+        if any(judge(result, results).significant for result in results):
+            with_finding.append(seed)
+    assert len(with_finding) <= 1, with_finding
 
 
 def test_observed_statistics_are_the_raw_measures():
@@ -386,3 +398,64 @@ def test_the_null_option_is_checked_and_named():
         result = perspective_fairness(pairs, null=null, n_permutations=50, n_resamples=50)[0]
         assert result.details["null"] == null and words in result.details["test"]["null"]
         assert result.details["test"]["floor"] == "permutation"
+
+
+# --- The shape null: value-blind summaries of the summary's shape (issue 28) ----------------------------------------
+
+def shaped_sample(lengths, sources=()) -> SampleUnits:
+    """A sample whose units have ``lengths`` sentences (unit i has value i % 3) and whose summary comes from the
+    input sentences ``sources``."""
+    unit_of = np.repeat(np.arange(len(lengths)), lengths)
+    return SampleUnits("o", "i", ("a", "b", "c"), np.arange(len(lengths)) % 3, np.ones(len(lengths)),
+                       sentence_unit=unit_of, sentence_mass=np.ones(unit_of.size),
+                       summary_sources=np.array(sources, dtype=np.int64))
+
+
+def test_each_summary_sentence_is_traced_to_the_input_sentences_it_copies():
+    units = [["pasta", "cold"], ["server", "rude", "slow"], ["come", "back", "definitely"], ["pasta", "cold", "bland"]]
+    # a copy, two copies the parser read as one sentence, a paraphrase, and a sentence of no input token
+    summary = [["server", "rude", "slow"], ["come", "back", "definitely", "pasta", "cold"], ["pasta", "bland"],
+               ["parking"]]
+    assert source_sentences(summary, units).tolist() == [1, 2, 0, 3]
+
+
+def test_shape_draws_keep_the_positions_and_move_each_unit_to_one_that_could_hold_it():
+    lengths = [2, 4, 1, 5, 4, 2]
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    # the summary: sentences 1 and 2 of unit 1 (not its end), and the last of unit 5 (length 2)
+    sample = shaped_sample(lengths, [first[1] + 1, first[1] + 2, first[5] + 1])
+    draws = shape_selections(sample, 500, seed=3)
+    assert (draws.sum(axis=1) == 3).all()
+    for row in draws:
+        chosen = np.flatnonzero(row)
+        units = sample.sentence_unit[chosen]
+        positions = chosen - first[units]
+        pair = [u for u in set(units.tolist()) if (units == u).sum() == 2]
+        single = [u for u in set(units.tolist()) if (units == u).sum() == 1]
+        assert len(pair) == 1 and len(single) == 1  # two different units
+        assert sorted(positions[units == pair[0]].tolist()) == [1, 2] and lengths[pair[0]] > 3  # not its end
+        assert positions[units == single[0]].tolist() == [1] and lengths[single[0]] == 2  # it ended its unit
+    assert (shape_selections(sample, 500, seed=3) == draws).all()
+    assert not (shape_selections(sample, 500, seed=4) == draws).all()
+
+
+def test_random_k_and_lead_k_are_draws_of_the_shape_null():
+    """Averaged over the shapes a value-blind summarizer produces, the null picks every sentence exactly as often as
+    the summarizer does: random-3 (uniform triples) and lead-3 of the units in a random order."""
+    lengths = [1, 3, 2, 6, 4, 2, 3]
+    n = sum(lengths)
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    rng = np.random.default_rng(0)
+    for name in ("random-3", "lead-3"):
+        observed, null = np.zeros(n), np.zeros(n)
+        trials = 3000
+        for trial in range(trials):
+            if name == "random-3":
+                picked = rng.choice(n, 3, replace=False)
+            else:
+                order = rng.permutation(len(lengths))
+                picked = np.concatenate([first[u] + np.arange(lengths[u]) for u in order])[:3]
+            observed[picked] += 1
+            null += shape_selections(shaped_sample(lengths, sorted(picked.tolist())), 1, seed=trial)[0]
+        # both are frequencies of 9,000 picks: equal up to sampling noise
+        assert np.abs(observed - null).max() / trials < 0.035, (name, observed / trials, null / trials)

@@ -221,12 +221,12 @@ def sample_units(pairs: Sequence[Pair], *, null: str) -> tuple[list[SampleUnits 
     """Return each pair's ``matching.SampleUnits`` under this pipeline (None for a skipped sample) and the
     reasons samples were skipped, as ``perspective_scores.sample_units`` does for the spaCy matchings; the values are
     the slots of every input of the call, so a sample lacking one has it as an empty slot (``kept_slots``)."""
-    from bias_core.measures.matching import SampleUnits
+    from bias_core.measures.matching import SampleUnits, source_sentences
 
     check_nltk_data()
     slots = tuple(sorted({unit.value for pair in pairs for unit in pair.input.units or [] if unit.value is not None}))
     column = {value: i for i, value in enumerate(slots)}
-    selection = null in ("selection", "sentences")
+    selection = null in ("shape", "selection", "sentences")
     results: list[SampleUnits | None] = []
     skipped: list[str] = []
     for pair in pairs:
@@ -264,6 +264,8 @@ def sample_units(pairs: Sequence[Pair], *, null: str) -> tuple[list[SampleUnits 
                      "sentences": tuple(text for _, text, _ in sentences),
                      "sentence_unit": np.array([position for position, _, _ in sentences], dtype=np.int64),
                      "sentence_mass": np.array([len(kept) for _, _, kept in sentences], dtype=float),
+                     "summary_sources": source_sentences([kept for _, kept in summary],
+                                                         [kept for _, _, kept in sentences]),
                      "sentence_counts": np.array(
                          [[sum(token in vocabulary for token in kept) for vocabulary in by_value]
                           for _, _, kept in sentences], dtype=float).reshape(len(sentences), len(slots))}

@@ -3,6 +3,7 @@ the per-sample ``SampleUnits`` every score is computed from, and the FairSumm ru
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,7 +61,9 @@ class SampleUnits:
     order: ``sentences`` (texts), ``sentence_unit`` (the unit each belongs to), ``sentence_mass`` (content tokens)
     and ``budget`` (the summary's content tokens). N-gram matching: ``sentence_counts[s, v]`` = how many of sentence
     s's content tokens (with multiplicity) occur in the units of value v, as the summary's tokens are counted.
-    Embedding matching: ``sentence_vectors`` and ``unit_vectors`` (L2-normalised, float64).
+    Embedding matching: ``sentence_vectors`` and ``unit_vectors`` (L2-normalised, float64). The shape null
+    (``null='shape'``) also needs ``summary_sources``: the indices in ``sentences`` of the input sentences the
+    summary comes from (``source_sentences``).
 
     The FairSumm authors' pipeline (``fairsumm_ngram.sample_units``) sets ``keep_empty_slots`` (``values`` are the
     slots of every input of the call, and a value counts when ``kept_slots`` keeps it, not when it has
@@ -83,12 +86,47 @@ class SampleUnits:
     sentence_counts: np.ndarray | None = None
     sentence_vectors: np.ndarray | None = None
     unit_vectors: np.ndarray | None = None
+    summary_sources: np.ndarray | None = None
     keep_empty_slots: bool = False
     inclusive: bool = False
 
     def present(self, mass: np.ndarray) -> np.ndarray:
         """Which values count, per row of per-value token counts: those with tokens, or the FairSumm kept slots."""
         return kept_slots(mass) if self.keep_empty_slots else mass > 0
+
+
+def source_sentences(summary_sentences: Sequence[Sequence[str]], input_sentences: Sequence[Sequence[str]]
+                     ) -> np.ndarray:
+    """Return the indices of the input sentences the summary comes from, in summary order, given each summary
+    sentence's content tokens and each input sentence's (METHODS §4.7, the shape null). Value-blind: only the texts
+    are read.
+
+    Per summary sentence, the input sentence with the largest Dice overlap of the two token multisets (2·|shared| /
+    (|a| + |b|); a copied sentence scores 1; ties to the earlier), then, from the tokens left, every further input
+    sentence that those tokens contain at least half of, most shared first: two copied sentences the parser reads as
+    one (a review sentence without a final stop) are two sources. A summary sentence sharing no token with the input
+    has none. Written here: a multiset cover over a few sentences needs no library."""
+    counted = [Counter(tokens) for tokens in input_sentences]
+    sizes = [len(tokens) for tokens in input_sentences]
+    found: list[int] = []
+    for tokens in summary_sentences:
+        left = Counter(tokens)
+        best, chosen = 0.0, -1
+        for index, (theirs, size) in enumerate(zip(counted, sizes)):
+            shared = sum((left & theirs).values())
+            if shared and 2.0 * shared / (len(tokens) + size) > best:
+                best, chosen = 2.0 * shared / (len(tokens) + size), index
+        taken = set()
+        while chosen >= 0:
+            found.append(chosen)
+            taken.add(chosen)
+            left -= counted[chosen]
+            chosen, most = -1, 0
+            for index, (theirs, size) in enumerate(zip(counted, sizes)):
+                shared = sum((left & theirs).values())
+                if index not in taken and shared > most and 2 * shared >= size:
+                    chosen, most = index, shared
+    return np.array(found, dtype=np.int64)
 
 
 def kept_slots(mass: np.ndarray) -> np.ndarray:

@@ -3,21 +3,24 @@ per sample, the permutation test of each measure and the per-value representatio
 
 **The test (METHODS §4.7, §5).** Any value-blind choice of a few units (lead-3 keeps the first three sentences) has
 BUR, UER and AUC > 0, so 0 is not the null. The question is whether the summary represents the values less fairly
-than a value-blind summary *of the same length* of the same input would, so the null keeps every unit's text with
-its value and makes only the selection value-blind (``null='selection'``, the default): for every kept sample, K
-(``n_permutations``, default ``DEFAULT_PERMUTATIONS``) extractive summaries of its input, each made of the units'
-sentences read in a random order, as many whole sentences as the summary has (``SELECTION_LENGTH = "sentences"``,
-the default; ``"tokens"`` takes them until their content tokens reach the summary's, the sentence that crosses that
-budget in part — see ``SELECTION_LENGTH`` for why the sentence count is the default). The units are put in a random order and each unit's sentences read in its own order
-— the lead of the input with its units shuffled, what lead-k is on inputs whose units come in a value-blind order;
-``null='sentences'`` shuffles the sentences themselves (what random-k does). p_x and p_g are the input's; p_y of a
-null summary is computed from per-sentence parts made once per call (``selection_scores``): N-gram counts per
-sentence and value, summed over the chosen sentences (a K × sentences by sentences × values product), or for
-embedding matching the normalised mean of the chosen sentences' vectors, which approximates embedding their
-concatenation. The units are parsed once with sentence boundaries (spaCy's parser, as the extractive summarizers
-split them; the content tokens are the same as without it) and every sentence embedded once, in the same encoder
-pass as the units and summaries. Draws are seeded by ``seed`` and the input id, so the same input gets the same
-null summaries in every call.
+than a value-blind summary *of the same shape* of the same input would, so the null keeps every unit's text with its
+value and makes only the choice of units value-blind (``null='shape'``, the default; ``shape_selections``): the
+summary's sentences are traced to the input sentences they come from, and each of K (``n_permutations``, default
+``DEFAULT_PERMUTATIONS``) draws per kept sample takes the sentences at the same positions in as many units chosen at
+random among those that could hold them. lead-k (one unit's first sentences) and random-k (single sentences of
+several units) are both draws of it, so both are centred on it (issue 28: against the previous default random-3's
+UER sat 5.6 pp below, its interval wholly below 0, on 60 Yelp review sets; ``benchmarks/perspective_null.py``).
+``null='selection'`` (the previous default) takes as many sentences as the summary, reading the units put in a
+random order and each unit's sentences in its own order — the lead of the input with its units shuffled, one fixed
+shape (``SELECTION_LENGTH = "sentences"``; ``"tokens"`` takes them until their content tokens reach the summary's,
+the sentence that crosses that budget in part); ``null='sentences'`` shuffles the sentences themselves (what random-k
+does). p_x and p_g are the input's; p_y of a null summary is computed from per-sentence parts made once per call
+(``selection_scores``): N-gram counts per sentence and value, summed over the chosen sentences (a K × sentences by
+sentences × values product), or for embedding matching the normalised mean of the chosen sentences' vectors, which
+approximates embedding their concatenation. The units are parsed once with sentence boundaries (spaCy's parser, as
+the extractive summarizers split them; the content tokens are the same as without it) and every sentence embedded
+once, in the same encoder pass as the units and summaries. Draws are seeded by ``seed`` and the input id, so the same
+input gets the same null summaries in every call.
 
 Why not shuffle the values among the units (``null='shuffle'``, the previous null, kept as an option): reviews of
 one rating share words (amazing, delicious / rude, cold), so a summary copied from one 5-star review matches the
@@ -75,6 +78,7 @@ from bias_core.measures.matching import SampleUnits
 from bias_core.measures.perspective_scores import (
     DEFAULT_NULL,
     PERSPECTIVE_MEASURES,
+    SELECTION_NULLS,
     PermutedScores,
     permuted_scores,
     selection_scores,
@@ -141,6 +145,57 @@ def value_blind_selections(sample: SampleUnits, n_draws: int, seed: int, *, orde
     return choices
 
 
+def shape_selections(sample: SampleUnits, n_draws: int, seed: int) -> np.ndarray:
+    """Return ``n_draws`` × sentences choice counts: value-blind extractive summaries of the summary's shape (the
+    'shape' null, the default; issue 28).
+
+    The summary's sentences are traced to the input sentences they come from (``summary_sources``) and grouped by
+    the unit they come from; a unit's group is the positions of those sentences within it. Each draw moves every
+    group to a different unit chosen at random among those that could hold it — of the same length when the group
+    ends at its unit's last sentence (the summary may have stopped there because the unit ended: lead-3 of a
+    two-sentence first review reads on into the next), else with a sentence after the group's last — and takes the
+    sentences at the same positions there. Why: lead-k takes the first k sentences of one unit and random-k one sentence each of k
+    units; both are value-blind, but one is more concentrated on one value than the other, so a null of one fixed
+    shape puts the other off centre (random-3 sat below the 'selection' null on every measure, its intervals wholly
+    below 0). Given its shape, random-k's choice of units is uniform among the units that could hold it, and so is
+    lead-k's for units in a value-blind order, so both are draws of this null (``benchmarks/perspective_null.py``).
+    A summary sentence traced to no input sentence is left out of every draw, as it matches nothing."""
+    rng = np.random.default_rng([seed, zlib.crc32(sample.input_id.encode("utf-8"))])
+    n_units, n_sentences = sample.labels.size, sample.sentence_mass.size
+    choices = np.zeros((n_draws, n_sentences))
+    sources = np.asarray(sample.summary_sources if sample.summary_sources is not None else (), dtype=np.int64)
+    sources = sources[sources >= 0]
+    if sources.size == 0 or n_units == 0:
+        return choices
+    unit_of = sample.sentence_unit
+    length = np.bincount(unit_of, minlength=n_units)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]])
+    position = np.arange(n_sentences) - first[unit_of]
+    groups: dict[int, list[int]] = {}
+    for sentence in sources:
+        groups.setdefault(int(unit_of[sentence]), []).append(int(position[sentence]))
+    free = np.ones((n_draws, n_units), dtype=bool)
+    rows = np.arange(n_draws)
+    def eligible(unit: int, positions: list[int]) -> np.ndarray:
+        if max(positions) == length[unit] - 1:  # it ends where its unit ends: the same length
+            return length == length[unit]
+        return length > max(positions) + 1  # it does not: a unit with a sentence after its last
+
+    # the most constrained group first (a unit of one length, then the most positions), so the choice among the
+    # units left stays uniform
+    for unit, positions in sorted(groups.items(), key=lambda item: (max(item[1]) != length[item[0]] - 1,
+                                                                     -max(item[1]))):
+        long_enough = eligible(unit, positions)
+        keys = rng.random((n_draws, n_units))
+        # a unit both free and long enough; else free; else any (a summary of more units than the input has)
+        rank = np.where(free & long_enough, keys, np.where(free, 1.0 + keys, 2.0 + keys))
+        chosen = rank.argmin(axis=1)
+        free[rows, chosen] = False
+        for j in positions:
+            np.add.at(choices, (rows, first[chosen] + np.minimum(j, length[chosen] - 1)), 1.0)
+    return choices
+
+
 def value_permutations(sample: SampleUnits, n_permutations: int, seed: int) -> np.ndarray:
     """Return ``n_permutations`` × units value labels: the sample's labels shuffled among its units, independently
     per row, seeded by ``seed`` and the input id (the same input gets the same shuffles in every call)."""
@@ -156,9 +211,10 @@ def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int,
     out = []
     for sample in samples:
         observed = permuted_scores(sample, sample.labels[None, :], **options)
-        if null in ("selection", "sentences"):
-            draws = value_blind_selections(sample, n_permutations, seed,
-                                           order="units" if null == "selection" else null)
+        if null in SELECTION_NULLS:
+            draws = (shape_selections(sample, n_permutations, seed) if null == "shape" else
+                     value_blind_selections(sample, n_permutations, seed,
+                                            order="units" if null == "selection" else null))
             width = sample.sentence_counts.shape[1] if sample.sentence_counts is not None else (
                 sample.sentence_vectors.shape[1] + sample.unit_vectors.shape[0])
             size = max(1, _MAX_CELLS // max(1, draws.shape[1] * width))
@@ -176,6 +232,10 @@ def _null_scores(samples: Sequence[SampleUnits], n_permutations: int, seed: int,
 
 
 def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
+    if null == "shape":
+        return (f"value-blind summaries of the same shape: {n_permutations} draws per input, each taking the "
+                f"sentences at the positions the summary draws from in as many units chosen at random among those "
+                f"that could hold them, pooled over originals")
     if null in ("selection", "sentences"):
         how = ("the units in a random order, each unit's sentences in its order" if null == "selection" else
                "the sentences in a random order")

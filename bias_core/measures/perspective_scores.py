@@ -12,7 +12,7 @@ import numpy as np
 from bias_core.common import nlp
 from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import Pair
-from bias_core.measures.matching import SampleUnits, content_tokens, sentence_content_tokens
+from bias_core.measures.matching import SampleUnits, content_tokens, sentence_content_tokens, source_sentences
 from bias_core.safety.errors import InputError
 
 PERSPECTIVE_MEASURES = ("bur", "uer", "auc", "sof")
@@ -21,11 +21,13 @@ MATCHINGS = ("ngram", fairsumm_ngram.FAIRSUMM_NGRAM, "embedding")
 DEFAULT_TAU = 0.8
 DEFAULT_TEMPERATURE = 0.1
 AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
-# The nulls (perspective_null): 'selection' (default) — value-blind extractive summaries of the same input with as
-# many content tokens as the summary, read from the units put in a random order; 'sentences' — the same with the
-# sentences in a random order; 'shuffle' — the values shuffled among the units, summary kept.
-NULLS = ("selection", "sentences", "shuffle")
-DEFAULT_NULL = "selection"
+# The nulls (perspective_null): 'shape' (default) — value-blind extractive summaries of the same shape as the
+# summary: the sentences at the positions it draws from, in as many randomly chosen units; 'selection' — as many
+# sentences as the summary, read from the units put in a random order; 'sentences' — the same with the sentences in
+# a random order; 'shuffle' — the values shuffled among the units, summary kept.
+NULLS = ("shape", "selection", "sentences", "shuffle")
+SELECTION_NULLS = ("shape", "selection", "sentences")
+DEFAULT_NULL = "shape"
 
 
 def check_perspective_matching(value: object, where: str = "perspective_matching") -> str:
@@ -136,12 +138,14 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
             owners.append(index)
             values_of_unit.append(unit.value)
     summary_texts = [pair.summary.text for pair in pairs]
-    selection = null in ("selection", "sentences")
+    selection = null in SELECTION_NULLS
     if selection:
         unit_sentences = sentence_content_tokens(unit_texts)
         unit_tokens = [[token for _, tokens in sentences for token in tokens] for sentences in unit_sentences]
         summary_tokens = content_tokens(summary_texts)
-        summary_sentence_counts = [len(sentences) for sentences in sentence_content_tokens(summary_texts)]
+        summary_sentences = [[tokens for _, tokens in sentences]
+                             for sentences in sentence_content_tokens(summary_texts)]
+        summary_sentence_counts = [len(sentences) for sentences in summary_sentences]
     else:
         tokens = content_tokens(unit_texts + summary_texts)
         unit_tokens, summary_tokens = tokens[: len(unit_texts)], tokens[len(unit_texts):]
@@ -186,7 +190,9 @@ def sample_units(pairs: Sequence[Pair], *, matching: str = "ngram", null: str = 
             extra = {"budget": len(summary_tokens[index]), "budget_sentences": summary_sentence_counts[index],
                      "sentences": tuple(text for _, text, _ in sentences),
                      "sentence_unit": np.array([position for position, _, _ in sentences], dtype=np.int64),
-                     "sentence_mass": np.array([len(tokens) for _, _, tokens in sentences], dtype=float)}
+                     "sentence_mass": np.array([len(tokens) for _, _, tokens in sentences], dtype=float),
+                     "summary_sources": source_sentences(summary_sentences[index],
+                                                         [tokens for _, _, tokens in sentences])}
             if matching == "ngram":
                 by_value = [set().union(*(vocabularies[p] for p in np.flatnonzero(labels == v)))
                             for v in range(len(values))]
