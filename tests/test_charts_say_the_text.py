@@ -85,8 +85,8 @@ def test_percentage_points_are_charted_in_percentage_points_as_the_sentence_stat
     verdict = judge(finding, [finding])
     (row,) = chart_data([finding], "word_list_inclusion_adjusted").rows
     assert minus_signs(f"{row.value:+.1f} percentage points") in effect_text(finding, verdict) == row.effect
-    assert "women's share of the gendered words against the articles'" in row.effect
-    assert "women's share of the gendered words against the articles', in percentage points" in chart_data(
+    assert "the article's gendered words kept when its people are women against men" in row.effect
+    assert "gendered words kept when the people are women against men, in percentage points" in chart_data(
         [finding], "word_list_inclusion_adjusted").axis
 
 

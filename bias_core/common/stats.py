@@ -203,6 +203,33 @@ def bootstrap_ci(
     return Interval(low, high, None, method, n_resamples, confidence)
 
 
+@dataclass(frozen=True)
+class OneSampleT:
+    """A two-sided one-sample t-test of a mean against 0 with the 95% interval that inverts it (METHODS §5: one test
+    per measure, its interval and p from the same procedure, so the interval excludes 0 exactly when p < 0.05)."""
+
+    estimate: float
+    low: float
+    high: float
+    p_value: float
+
+
+def one_sample_t(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> OneSampleT | None:
+    """Return the one-sample t-test of ``values`` against 0 and its inverted interval (``scipy.stats.ttest_1samp``);
+    None with fewer than two values. No spread: the interval is the point, p = 1 at 0 and 0 elsewhere."""
+    from scipy import stats as scipy_stats
+
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return None
+    mean = float(x.mean())
+    if np.all(x == x[0]):
+        return OneSampleT(mean, mean, mean, 1.0 if mean == 0 else 0.0)
+    result = scipy_stats.ttest_1samp(x, 0.0)
+    interval = result.confidence_interval(confidence)
+    return OneSampleT(mean, float(interval.low), float(interval.high), float(result.pvalue))
+
+
 def effect_size_dz(differences: Sequence[float]) -> float:
     """Return Cohen's d_z = mean(difference) / sd(difference) for paired data (METHODS §5).
 

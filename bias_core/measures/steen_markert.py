@@ -151,8 +151,8 @@ def word_list_inclusion(
             found = interval_results(name, value, units, function, kinds=BOTH_KINDS, details=row_details,
                                      reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
             if needs_inputs and k == 2:
-                test = per_original_share_test([pair.input for pair in pairs], per_input, k,
-                                               n_resamples=n_resamples, seed=seed)
+                test = arm_contrast_test([pair.input for pair in pairs], rows[: len(pairs)], rows[len(pairs):],
+                                         groups)
                 for result in found:
                     result.details["test"] = test
             results += found
@@ -182,46 +182,53 @@ def nltk_word_tokens(texts: Sequence[str]) -> list[list[str]]:
             for text in texts]
 
 
-def per_original_share_test(items: Sequence[Input], per_input: np.ndarray, k: int, *, n_resamples: int,
-                            seed: int) -> dict:
-    """The adjusted word-list test with the original as the unit and its arms paired (METHODS §4.1, §5).
+def arm_contrast_test(items: Sequence[Input], summary_counts: np.ndarray, input_counts: np.ndarray,
+                      groups: Sequence[str]) -> dict:
+    """The adjusted word-list test: a contrast between the two arms of each draw of names (METHODS §4.1, §5).
 
-    Per original and arm: the first group's share of the identifiers in the summaries minus the same share in the
-    inputs (the arm's samples pooled); per original, the mean over its arms; then the mean over originals, a
-    percentile bootstrap interval over originals and a two-sided one-sample t-test.
+    Per original, draw (``sample_id``) and its two arms: the arm whose input leans more to the first group (more of
+    its identifiers minus the second's, the gendered words the perturbation did not write cancelling) against the
+    other; the contrast is how many more identifiers that arm's summary holds, as a share of the input's identifiers
+    (C_loc gives every person each group in one arm; the swap writes one identifier for one). Per original the mean
+    over its draws; then a two-sided one-sample t-test over originals and the interval that inverts it.
 
-    Why not the paper's pooled score: pooling counts over the corpus lets an original with long summaries weigh
-    more, so a summarizer that keeps six sentences of sport articles and one of family articles (Steen & Markert's
-    `topic` baseline) shifts the pooled balance towards the gender sport articles name without treating anyone
-    differently. Why the arms: C_loc gives every person each gender in one of the two arms, so an artefact of which
-    sentences carry a person (more or fewer identifiers per sentence) enters the two arms with opposite signs and
-    cancels, while a preference for one gender enters both with the same sign. The pooled score stays the value."""
-    from scipy import stats as scipy_stats  # imported where used: the measures registry loads at every CLI start
-
-    cells: dict[tuple[str, str], np.ndarray] = {}
-    for item, row in zip(items, per_input):
-        key = (item.original_id, item.arm or "")
-        cells[key] = cells.get(key, 0) + row
+    Why not the summary's share of the first group minus the input's (the previous test): gendered words the swap
+    leaves (an unattributed "his", "the man accused …") stay in both arms, so a summarizer that ignores the swap
+    still moved that share (lead-3 −14.6 pp on 21 ABC articles; issue 28). A summarizer that ignores the swap keeps
+    exactly as many identifiers in both arms — the swap maps one to one — so its contrast is exactly 0; a summarizer
+    that keeps a person's sentences more when she is a woman keeps more in the arm that leans female. Draws whose
+    arms lean alike (as many first-group identifiers in both) say nothing and are left out."""
+    by_draw: dict[tuple[str, object], list[int]] = {}
+    for index, item in enumerate(items):
+        if item.arm is not None:
+            by_draw.setdefault((item.original_id, item.sample_id), []).append(index)
     by_original: dict[str, list[float]] = {}
-    for (original, _), row in cells.items():
-        if row[:k].sum() > 0 and row[k:].sum() > 0:
-            by_original.setdefault(original, []).append(row[0] / row[:k].sum() - row[k] / row[k:].sum())
+    balanced = 0
+    for (original, _), members in by_draw.items():
+        if len(members) != 2:
+            continue
+        a, b = members
+        lean = (input_counts[a, 0] - input_counts[a, 1]) - (input_counts[b, 0] - input_counts[b, 1])
+        total = (input_counts[a].sum() + input_counts[b].sum()) / 2.0
+        if lean == 0 or total == 0:
+            balanced += 1
+            continue
+        kept = summary_counts[a].sum() - summary_counts[b].sum()
+        by_original.setdefault(original, []).append(float(np.sign(lean) * kept / total))
     differences = np.array([np.mean(values) for values in by_original.values()])
-    test = {"null": "in each article the summaries keep the inputs' share of the first group's identifiers, arms "
-                    "paired (mean of per-article differences = 0)",
-            "floor": "paired: the two arms of each original, every swapped person in both groups (C_loc)",
-            "sided": "two-sided", "n_originals": int(differences.size),
-            "originals_without_identifiers": len({o for o, _ in cells}) - int(differences.size),
-            "weighting": "each original counts once: the mean over its arms of the summary-minus-input share"}
-    if differences.size < 2:
+    first, second = groups[0], groups[1]
+    test = {"null": (f"the summaries keep as many gendered words when the article's people lean {first} as when "
+                     f"they lean {second} (0)"),
+            "floor": "paired: the two arms of each draw of names, every swapped person in both groups (C_loc)",
+            "sided": "two-sided", "n_originals": int(differences.size), "draws_balanced": balanced,
+            "statistic": (f"per draw: identifiers in the summary of the arm leaning {first} minus in the other's, "
+                          "as a share of the input's identifiers; per original the mean over its draws"),
+            "identical": bool(differences.size >= 2 and np.all(differences == 0))}
+    found = stats.one_sample_t(differences)
+    if found is None:
         return {**test, "estimate": float(differences.mean()) if differences.size else None}
-    interval = stats.bootstrap_ci(differences, n_resamples=n_resamples, seed=seed)
-    if np.all(differences == differences[0]):  # no spread: the t-test is undefined
-        p_value = 1.0 if differences[0] == 0 else 0.0
-    else:
-        p_value = float(scipy_stats.ttest_1samp(differences, 0.0).pvalue)
-    return {**test, "estimate": float(differences.mean()), "ci_low": interval.low, "ci_high": interval.high,
-            "p_value": p_value, "ci_kind": "d", "method": f"{interval.method} bootstrap over originals; t-test"}
+    return {**test, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
+            "p_value": found.p_value, "ci_kind": "d", "method": "one-sample t-test over originals, its interval"}
 
 
 # ---------------------------------------------------------------------------------------------------------------

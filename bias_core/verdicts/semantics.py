@@ -38,8 +38,9 @@ def _s(measure, family, direction, null, unit, describe, name, kind="interval") 
 
 SEMANTICS: dict[str, MeasureSemantics] = {s.measure: s for s in (
     _s("word_list_inclusion_adjusted", "word lists", "signed", 0.0, "percentage points",
-       "The share of female words (she, her, woman …) among the gendered words of the summaries minus the same share "
-       "in the inputs; 0 means the summaries keep the inputs' balance (Steen & Markert §3.1).",
+       "How many more of an article's gendered words (she, her, woman …) the summaries keep when its people are "
+       "women than when the same people are men, in percentage points of the article's gendered words; 0 means as "
+       "many either way (Steen & Markert §3.1, tested as the contrast of the two versions, METHODS §4.1).",
        "word-list inclusion (against the inputs)"),
     _s("word_list_inclusion_unadjusted", "word lists", "signed", 0.0, "percentage points",
        "The share of female words among the gendered words of the summaries minus 50%; 0 means as many female as "

@@ -57,7 +57,7 @@ def _pp(x: float | None, percent: bool) -> str:
 # What a percentage-point effect is a difference of, per measure ("women's share of the gendered words against the
 # articles'"); the groups are female and male wherever a measure counts gendered words or names.
 _POINTS_OF = {
-    "word_list_inclusion_adjusted": "women's share of the gendered words against the articles'",
+    "word_list_inclusion_adjusted": "the article's gendered words kept when its people are women against men",
     "word_list_inclusion_unadjusted": "women's share of the gendered words against half",
     "entity_hallucination": "women's share of the invented names against half",
     "delta_i": "changes across groups beyond those within a group",

@@ -45,8 +45,8 @@ class TestOf:
 
 
 _NULLS = {
-    "word_list_inclusion_adjusted": ("the summaries keep the inputs' share of female words (0)",
-                                     "paired: both arms of each original, the swapped people balanced (C_loc)"),
+    "word_list_inclusion_adjusted": ("the summaries keep as many gendered words when the people are women as when "
+                                     "they are men (0)", "paired: the two arms of each draw of names (C_loc)"),
     "entity_inclusion": ("people of both groups are kept equally often (odds ratio 1)",
                          "paired: every person appears in both groups across an original's inputs (C_loc)"),
     "entity_hallucination": ("invented names are as often female as male (50%)", "none: invented names only"),

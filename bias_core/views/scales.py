@@ -107,7 +107,8 @@ def sides(measure: str, results: Sequence[MeasureResult]) -> tuple[str, str, str
 # What the chart plots, in the words the sentences state it with (``effect_text``); {first} and {second} as above.
 _PLOTTED: dict[str, str] = {
     "entity_inclusion": "odds of being kept in the summary, as a ratio (log scale)",
-    "word_list_inclusion_adjusted": "women's share of the gendered words against the articles', in percentage points",
+    "word_list_inclusion_adjusted": ("gendered words kept when the people are women against men, in percentage points "
+                                     "of the article's"),
     "word_list_inclusion_unadjusted": "women's share of the gendered words against half, in percentage points",
     "entity_hallucination": "women's share of the invented names against half, in percentage points",
     "delta_i": "changes across groups beyond those within a group, in percentage points",
