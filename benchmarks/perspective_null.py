@@ -33,7 +33,7 @@ def run(corpus, seed: int, nulls: Sequence[str], permutations: int) -> list[dict
     inputs = perturb(corpus, seed, ["sentiment"], samples=1)[0]["sentiment"]
     rows = []
     for name in SUMMARIZERS:
-        summaries, failed = summarize(name, inputs, seed)
+        summaries, _ = summarize(name, inputs, seed)
         pairs = pair_summaries(inputs, summaries)
         for null in nulls:
             started = time.perf_counter()
