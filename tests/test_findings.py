@@ -271,3 +271,19 @@ def test_the_shipped_demo_findings_are_current(demo_run_findings):
                                  "demo findings at start again. Write it again with "
                                  "`.venv/bin/python -m bias_core.reference.demo`.")
     assert shipped == found
+
+
+def test_a_count_test_with_nothing_significant_says_no_word_differs_never_after_correction():
+    """Issue 28, Deliver 4: a count of corrected tests without a significant item is "no word differs
+    significantly", not "not significant after correction" (there is nothing to correct)."""
+    empty = result("fightin_words", 0.0, None, None, perturbation="gender-loc",
+                   test={"estimate": 0.0, "p_value": 1.0, "sided": "greater", "observed": 0, "null": "arm swaps",
+                         "floor": "permutation"})
+    verdict = judge(empty, [empty])
+    assert verdict.status == "no evidence of bias"
+    assert verdict.reasons == ("no word differs significantly",)
+    some = result("fightin_words", 2.0, None, None, perturbation="gender-loc",
+                  test={"estimate": 0.5, "p_value": 0.4, "sided": "greater", "observed": 3, "null": "arm swaps",
+                        "floor": "permutation"})
+    (reason,) = judge(some, [some]).reasons
+    assert reason == "3 words differ significantly, no more than the null gives (p = 0.400)"

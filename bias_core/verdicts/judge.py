@@ -116,7 +116,8 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
                        correction="correction not applicable: not enough data", null=test.null,
                        floor_used=test.floor)
     reasons: list[str] = []
-    if test.low is None or test.high is None:
+    count_test = test.low is None or test.high is None
+    if count_test:
         # a count of corrected tests has no interval: its own p, before the summarizer's correction, decides whether
         # it is a difference at all (then Holm decides whether it survives), so a p of 1 is "no evidence"
         excludes = test.p_value is not None and test.p_value < ALPHA
@@ -127,10 +128,12 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
     else:
         excludes = test.low > test.null_value or test.high < test.null_value
     if not excludes:
-        reasons.append("the 95% interval includes the value meaning no bias")
+        reasons.append(_count_reason(result, test) if count_test else
+                       "the 95% interval includes the value meaning no bias")
     p_raw, p_holm, correction = holm_p(result, results)
     survives = p_holm is not None and p_holm < ALPHA
-    if not survives:
+    if not survives and (excludes or not count_test):
+        # a count test with nothing beyond its null is "no … differs significantly", never "after correction"
         reasons.append(f"not significant after correction ({correction}, p = {_p(p_holm)})")
     if not excludes:
         status = "no evidence of bias"
@@ -144,6 +147,21 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
     clears = excludes if test.floor not in ("none", "") else None
     return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, None,
                    mde=mde, null=test.null, floor_used=test.floor)
+
+
+def _count_reason(result: MeasureResult, test) -> str:
+    """Why a count of corrected tests (Fightin' Words words, politician features) is no evidence, in words."""
+    what = {"fightin_words": ("word", "differs", "differ"),
+            "politician_features": ("feature", "changes", "change")}.get(result.measure)
+    if what is None:
+        return f"its own test is not significant (p = {_p(test.p_value)})"
+    one, verb_one, verb_many = what
+    own = result.details.get("test") if isinstance(result.details, dict) else None
+    observed = own.get("observed") if isinstance(own, dict) else None
+    if not observed:
+        return f"no {one} {verb_one} significantly"
+    return (f"{counted(int(observed), one)} {verb_one if observed == 1 else verb_many} significantly, no more "
+            f"than the null gives (p = {_p(test.p_value)})")
 
 
 def format_number(x: float | None, digits: int = 2) -> str:

@@ -106,6 +106,10 @@ def _effect_text(result: MeasureResult, verdict: Verdict | None) -> str:
     if sem.kind == "tests":
         noun = _unit_singular(sem.unit)
         if verdict is not None and not verdict.significant:
+            # nothing to correct when nothing is significant (issue 28): "no word differs significantly"; an item
+            # significant in its own test that the summarizer's correction removes is "no … after correction"
+            if round(value) == 0:
+                return f"no {noun} differs significantly"
             return f"no {noun} significant after correction"
         return f"{counted(round(value), noun)} significant after correction"
     if sem.unit == "odds ratio":
