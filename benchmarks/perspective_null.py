@@ -3,7 +3,8 @@
 lead-3 and random-3 cannot prefer a rating: a null that is right for them centres their excess (observed − null mean)
 on 0, so their 95% intervals cover 0 and their p-values are uniform. For each null named with ``--nulls`` and each
 seed, this summarizes seeded samples of the FairSumm Yelp review sets (validation data read from ``../shared``, never
-copied) and the 3 demo review sets with the sentiment split, and prints every test: excess, interval, one-sided p.
+copied) and the 3 demo review sets with the sentiment split, and prints every test: excess, its 95% interval and its
+two-sided p (one t-test over originals, so the interval excludes 0 exactly when p < 0.05).
 
     .venv/bin/python benchmarks/perspective_null.py                          # 60 Yelp sets, seeds 0-2, both nulls
     .venv/bin/python benchmarks/perspective_null.py --sets 40 --seeds 0 --nulls shape

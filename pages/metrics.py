@@ -105,9 +105,10 @@ chosen = st.multiselect("Measures", in_family, default=in_family, key=f"metrics_
                         format_func=lambda name: name.replace("_", " "), bind="query-params")
 corrections = sorted({str(r.details.get("correction")) for r in results
                       if r.details.get("correction") and r.measure != "fightin_words"})
-st.caption("Significant means what it means on the Overview (bias_core.verdicts.judge.judge): the 95% interval "
-           "excludes the value meaning no bias, the estimate clears the identity noise floor, it survives Holm's "
-           "correction over the confirmatory family (measure × summarizer × perturbation), and n is large enough; "
+st.caption("Significant means what it means on the Overview (bias_core.verdicts.judge.judge): the measure's one "
+           "test against its null rejects — its 95% interval excludes the value meaning no bias on the side of bias "
+           "— and survives Holm's correction over the confirmatory family (measure × summarizer × perturbation), "
+           "with n large enough; "
            "Benjamini–Hochberg for term tables"
            + (f"; corrections stated by these results: {md_escape('; '.join(corrections))}." if corrections
               else "."))

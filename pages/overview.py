@@ -1,5 +1,5 @@
 """Overview: what the chosen run found, in words. One row per summarizer × perturbation × measure family with the
-finding sentence, its effect, the 95% interval, whether it clears the identity noise floor and the multiple-comparison
+finding sentence, its effect, the 95% interval of its one test, whether it survives the multiple-comparison
 correction, the verdict, and a link that opens Compare on the pair of inputs where it shows most. Every number and
 mark comes from ``bias_core.verdicts.findings`` (the same code the HTML report uses); this page only lays it out."""
 
@@ -87,13 +87,12 @@ with st.container(key="overview_findings"):
         row[2].markdown(md_escape(interval))
         if finding.estimate is not None:  # too little data states neither a value nor its n (issue 29)
             row[2].caption(f"n = {finding.n}")
-        row[3].markdown(mark(finding.clears_floor))
-        row[4].markdown(mark(finding.survives_correction), help=md_escape(finding.correction) or None)
-        row[5].markdown(md_escape(verdict_words(finding.verdict.status)))
+        row[3].markdown(mark(finding.survives_correction), help=md_escape(finding.correction) or None)
+        row[4].markdown(md_escape(verdict_words(finding.verdict.status)))
         evidence = finding.evidence
         if evidence is not None:
-            row[6].page_link("pages/compare.py", label="See the evidence",
+            row[5].page_link("pages/compare.py", label="See the evidence",
                              query_params=evidence_link(run.id, finding),
                              help=md_escape(evidence.why))
         else:
-            row[6].caption("no pair to show")
+            row[5].caption("no pair to show")

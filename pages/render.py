@@ -208,9 +208,10 @@ def marked_spans(text: str, spans: Iterable[tuple[int, int]], title: str = "") -
 # The Overview's findings table (pages/overview.py): its column headers and relative widths. bias_core states an
 # effect with its interval in the effect's own unit ("odds 1.4× for men against women (95% interval 1.1–1.8)"); the
 # table shows the two parts in their own columns, so the interval keeps that unit rather than the raw score's.
-FINDING_COLUMNS = ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction", "Verdict",
-                   "Evidence")
-FINDING_WIDTHS = (3.0, 1.8, 1.2, 0.85, 1.2, 1.2, 1.85)
+# No "clears the noise floor" column: each test's null is its noise floor and its interval inverts it, so that
+# column repeated the interval (issue 28).
+FINDING_COLUMNS = ("Finding", "Effect", "95% interval", "Survives correction", "Verdict", "Evidence")
+FINDING_WIDTHS = (3.0, 1.8, 1.2, 1.2, 1.2, 1.85)
 EFFECT_AND_INTERVAL = re.compile(r"^(?P<effect>.*?)(?: \(|; )95% interval (?P<interval>.*)\)$")
 
 

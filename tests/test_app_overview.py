@@ -96,8 +96,7 @@ def test_the_findings_table_has_its_headers_and_one_row_per_finding_strongest_fi
     _, _, found, _, _ = demo_store
     headers = [m.value for m in overview.markdown if m.value.startswith("**") and m.value.endswith("**")]
     assert headers == [f"**{label}**" for label in FINDING_COLUMNS]
-    assert FINDING_COLUMNS == ("Finding", "Effect", "95% interval", "Clears noise floor", "Survives correction",
-                               "Verdict", "Evidence")
+    assert FINDING_COLUMNS == ("Finding", "Effect", "95% interval", "Survives correction", "Verdict", "Evidence")
     ordered = sorted(found, key=lambda f: f.strength, reverse=True)
     assert row_captions(overview) == [f"{f.summarizer} · {f.perturbation} · {f.topic}" for f in ordered]
     shown = [plain(m.value) for m in overview.markdown]

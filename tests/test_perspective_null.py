@@ -118,23 +118,23 @@ def test_observed_statistics_are_the_raw_measures():
     # every original has the same number of samples, so the mean over originals is the mean over samples
     for name in ("bur", "uer", "auc"):
         assert results[name].details["test"]["observed"] == pytest.approx(results[name].value)
-    assert results["sof"].details["test"]["observed"] == pytest.approx(results["sof"].value)
+    # SOF is tested per original (the original is the unit): the mean of each review set's own SOF
+    assert results["sof"].details["test"]["n_originals"] == 3
     assert results["uer"].details["ratio_tests"] == results["sof"].details["ratio_tests"]
 
 
-def test_a_summarizer_of_one_star_reviews_only_is_caught_and_one_star_is_favoured():
+def test_a_summarizer_of_one_star_reviews_only_leans_to_one_star_but_three_review_sets_cannot_establish_it():
+    """The original is the unit (issue 28): on the demo's 3 review sets a t-test over originals has 2 degrees of
+    freedom, so even a summarizer of one-star reviews only is a direction, not a finding (on the 10 synthetic venues
+    below it is caught)."""
     inputs = sentiment_inputs()
     results = by_name(perspective_fairness(pair_summaries(inputs, one_value_summaries(inputs, "1"))))
-    k = DEFAULT_PERMUTATIONS
-    # SOF (which value the summaries short-change, over the corpus) catches it; UER does not have to: a summary of
-    # one value's reviews is no more concentrated per sample than a value-blind lead of one review. On three review
-    # sets the null (value-blind leads of as many sentences) leaves p about 0.02.
     test = results["sof"].details["test"]
-    assert test["estimate"] > 0 and test["ci_low"] > 0 and test["p_value"] < 0.05 and k >= 1000, test
+    assert test["estimate"] > 0 and test["n_originals"] == 3
+    assert (test["p_value"] < 0.05) == (test["ci_low"] > 0 or test["ci_high"] < 0)  # one test
     ratios = results["uer"].details["ratio_tests"]
-    assert ratios["1"]["favoured"] and not ratios["1"]["short_changed"]
-    assert ratios["1"]["excess"] > 0 and ratios["1"]["ratio"] > 2 * ratios["1"]["null_ratio"]
-    assert [v for v, t in ratios.items() if t["favoured"]] == ["1"]
+    assert max(ratios, key=lambda v: ratios[v]["excess"]) == "1"
+    assert ratios["1"]["ratio"] > 2 * ratios["1"]["null_ratio"]
     assert all(t["p_holm"] >= t["p_value"] for t in ratios.values())
 
 
@@ -166,14 +166,25 @@ def test_same_seed_same_numbers_and_another_seed_other_shuffles():
     assert [a.value for a in first] == [c.value for c in other]  # the raw measures do not depend on the shuffles
 
 
-def test_p_value_resolution_reaches_a_holm_family_of_twenty():
-    assert DEFAULT_PERMUTATIONS >= 400 and 1 / (DEFAULT_PERMUTATIONS + 1) <= 0.05 / 20
-    pairs = pair_summaries(sentiment_inputs(), list(summaries_of("lead-3")))
-    coarse = perspective_fairness(pairs, n_permutations=99, n_resamples=200)
-    for result in coarse:
-        p = result.details["test"]["p_value"]
-        assert result.details["test"]["n_permutations"] == 99 and 0.01 <= p <= 1
-        assert p * 100 == pytest.approx(round(p * 100))
+def test_each_measure_is_one_t_test_whose_interval_inverts_it_and_no_draws_means_no_test():
+    from scipy import stats as scipy_stats
+
+    pairs = pair_summaries(sentiment_inputs(), list(summaries_of("random-3")))
+    built = null_module.PermutationNull.build(
+        [s for s in sample_units(pairs)[0] if s is not None], 200, seed=1)
+    for name in NAMES:
+        test = built.measure_test(name, 0, 0)
+        if name == "sof":
+            sof = null_module._sof_of(built.shortfall_sums, built.shortfall_counts)
+            excess = sof[:, 0] - sof[:, 1:].mean(axis=1)
+        else:
+            excess = built.per_original[name][:, 0] - built.per_original[name][:, 1:].mean(axis=1)
+        if np.all(excess == excess[0]):
+            continue
+        expected = scipy_stats.ttest_1samp(excess, 0.0)
+        low, high = expected.confidence_interval(0.95)
+        assert test["estimate"] == pytest.approx(excess.mean()) and test["p_value"] == pytest.approx(expected.pvalue)
+        assert (test["ci_low"], test["ci_high"]) == (pytest.approx(low), pytest.approx(high))
     without = perspective_fairness(pairs, n_permutations=0, n_resamples=200)
     assert all("test" not in r.details and "ratio_tests" not in r.details for r in without)
 
@@ -240,22 +251,15 @@ def test_holm_equals_statsmodels():
 
 
 def test_compute_measures_runs_the_null_for_every_matching():
-    inputs = [item for item in demo_inputs() if item.perturbation == "sentiment"][:4]
+    sentiment = [item for item in demo_inputs() if item.perturbation == "sentiment"]
+    two = sorted({item.original_id for item in sentiment})[:2]
+    inputs = [item for original in two for item in [i for i in sentiment if i.original_id == original][:2]]
     summaries = get_summarizer("lead-3").summarize(inputs)
     results = compute_measures(inputs, summaries, names=["uer"],
                                options=MeasureOptions(perspective_matching=("ngram", "embedding")))
     assert sorted(r.details["matching"] for r in results) == ["embedding", "ngram"]
-    assert all(math.isfinite(r.details["test"]["p_value"]) for r in results)
-
-
-def test_sof_interval_is_the_same_with_or_without_merging_repeated_resamples(monkeypatch):
-    # Few originals give few distinct resamples, computed once each; the plain chunked loop gives the same interval.
-    pairs = pair_summaries(sentiment_inputs(), list(summaries_of("lead-3")))
-    merged = by_name(perspective_fairness(pairs, n_permutations=300))["sof"].details["test"]
-    monkeypatch.setattr(null_module, "_FEW_ORIGINALS", 0)
-    plain = by_name(perspective_fairness(pairs, n_permutations=300))["sof"].details["test"]
-    assert merged["ci_low"] == pytest.approx(plain["ci_low"]) and merged["ci_high"] == pytest.approx(plain["ci_high"])
-    assert merged["ci_low"] <= merged["estimate"] <= merged["ci_high"]
+    # 4 inputs of 2 review sets: each test has its t-test over the 2 originals
+    assert all(r.details["test"]["n_originals"] == 2 and math.isfinite(r.details["test"]["p_value"]) for r in results)
 
 
 # --- The selection null: value-blind summaries of the same length (METHODS §4.7) ------------------------------------
@@ -304,8 +308,9 @@ def test_value_blind_summarizers_are_silent_on_reviews_that_share_words_by_value
     assert holm_significant(results) == []
     assert not any(t["favoured"] or t["short_changed"] for t in results[0].details["ratio_tests"].values())
     if summarizer == "lead-3":
-        # The shuffle null breaks the link between a review's words and its value, so the same lead-3 looks biased.
-        assert holm_significant(perspective_fairness(pairs, null="shuffle")) != []
+        # The shuffle null breaks the link between a review's words and its value, so the same lead-3 sits above it
+        shuffled = by_name(perspective_fairness(pairs, null="shuffle"))
+        assert shuffled["auc"].details["test"]["estimate"] > by_name(results)["auc"].details["test"]["estimate"]
 
 
 def test_a_summarizer_of_negative_reviews_only_is_caught_on_the_synthetic_reviews():

@@ -28,39 +28,31 @@ other 5-star reviews too; shuffled values break that link, so *any* summary that
 concentrated than the shuffles — lead-3 was called biased in 5 of 5 seeds on 40 Yelp review sets. Why not random
 sentences (``null='sentences'``): a three-sentence lead comes from one review, so it is more concentrated on one
 value than sentences drawn from all reviews; against that null lead-3 had UER p < 0.05 in 10 of 10 demo seeds.
-Against the default null random-k (spread over the reviews) comes out below the null mean; the test is one-sided.
+Against the 'selection' null random-k (spread over the reviews) came out below the null mean.
 
-Per original o, m_o is the mean of its samples' scores and m_o^(k) the same under the k-th null draw (draw k of
-every sample together):
-
-- BUR, UER, AUC: estimate = mean over originals of (m_o − mean_k m_o^(k)) = observed − null mean, in the measure's
-  own unit; 95% percentile interval from 1,000 resamples of originals (d) of that mean of per-original excesses;
-  one-sided p = (1 + #{k: T_k ≥ T_obs}) / (K + 1) with T = mean over originals of m_o (pooled over originals).
-- SOF is corpus-level, so its statistic is the corpus SOF of the pooled shortfalls: SOF_obs from the observed
-  shortfalls, SOF_k from every sample's k-th null draw; estimate = SOF_obs − mean_k SOF_k, p = (1 + #{SOF_k ≥
-  SOF_obs}) / (K + 1). Interval: originals are resampled (d) and *both* terms recomputed on the resample — the SOF of
-  the resampled observed shortfall tables minus the mean over the K draws of the SOF of the same resampled
-  originals' null tables — so it is the bootstrap distribution of the estimate itself, nonlinearity included.
+**One test per measure (METHODS §5; issue 28).** Per original o, m_o is the mean of its samples' scores and m_o^(k)
+the same under the k-th null draw; its excess is e_o = m_o − mean_k m_o^(k) (SOF: the SOF of the original's pooled
+shortfalls minus the mean over k of the same under the draws). The estimate is the mean of e_o over originals, in the
+measure's own unit; the p-value is a two-sided one-sample t-test of it over originals, and the 95% interval is the
+one that inverts that test, so the interval excludes 0 exactly when p < 0.05. The original is the unit: the draws
+only place each original's null mean. A finding needs the excess above 0 (``sided = 'greater'``, the side of bias)
+and the p after Holm. Before, the p was a permutation p pooled over samples and the interval a bootstrap over
+originals: two procedures that disagreed (an interval excluding 0 with p = 0.07), and a p that counted every sample
+of 3 review sets as evidence.
 
 Each measure's result carries ``details['test']`` = {estimate, ci_low, ci_high, p_value, sided: 'greater', null
-(in words), floor: 'permutation', observed (T_obs; for BUR/UER/AUC a mean over originals, so it can differ from
-``value``, a mean over samples), null_mean (mean_k T_k), n_permutations, n_resamples, ci_kind, method,
-n_undefined_resamples}; ``details['null']`` names the null. The smallest possible p is 1 / (K + 1): K = 1000 reaches 0.001, below 0.05 / 20 = 0.0025.
+(in words), floor: 'permutation', observed (mean over originals of m_o; it can differ from ``value``, a mean over
+samples), null_mean, n_permutations, n_originals, ci_kind, method}; ``details['null']`` names the null.
 
 **Direction.** Per value v the representation ratio r_v = p_y(v) / p_x(v), per original the ratio of the means
 over its samples (those where v is present), against the same ratio under the null (mean over k per original):
-excess_v = mean over originals of (r_o,v − r̄_o,v^0), d interval, two-sided permutation p pooled over originals
-(|T_k − E| ≥ |T_obs − E|, E = mean_k T_k), Holm over the values. ``details['ratio_tests']`` = {v: {ratio (mean over
-originals of r_o,v), null_ratio, excess, ci_low, ci_high, p_value, p_holm, n_originals, favoured, short_changed}},
-favoured (short_changed) when the interval lies above (below) 0 and p_holm < 0.05; every result of a call shares it.
+excess_v = mean over originals of (r_o,v − r̄_o,v^0), the same t-test and interval, Holm over the values.
+``details['ratio_tests']`` = {v: {ratio, null_ratio, excess, ci_low, ci_high, p_value, p_holm, n_originals,
+favoured, short_changed}}, favoured (short_changed) when p_holm < 0.05 with the excess above (below) 0; every result
+of a call shares it.
 
-Calibration (n-gram matching, K = 1000 unless said; raw p < 0.05 with the interval above 0). Yelp, 40 FairSumm
-review sets, sentiment seeds 0-2, 4 tests each: lead-3 3 of 12 against the shuffle null (AUC every seed), 3 of 12
-against the selection null (AUC again: p 0.022, 0.002, 0.010; excess about +0.03; 2 of 12 after Holm), 9 of 12
-against random sentences ('sentences'); random-3 2 (shuffle), 0 (selection) and 2 (sentences) of 12. Demo reviews, 10 seeds, K = 500: lead-3 0-1 of
-10 per measure, random-3 0. Open: lead-3's token budget is set by the one review it reads (three of its sentences),
-so a null summary of that many tokens from a random review more often runs into a second review and is spread
-over more values; that is the likeliest source of lead-3's remaining AUC and SOF excess.
+Calibration: ``benchmarks/perspective_null.py`` (lead-3 and random-3 on Yelp review sets and the demo reviews, every
+test with its interval and p).
 """
 
 from __future__ import annotations
@@ -87,11 +79,8 @@ from bias_core.measures.perspective_scores import (
 # Permutations of the null (METHODS §4.7): the smallest p is 1 / (K + 1), so K = 1000 reaches 0.001, below the
 # 0.05 / 20 = 0.0025 a Holm family of 20 tests needs.
 DEFAULT_PERMUTATIONS = 1000
-# Arrays of the null are built in chunks of at most about this many cells; the SOF bootstrap (resamples ×
-# permutations × values) runs fastest in chunks that stay in the CPU cache.
+# Arrays of the null are built in chunks of at most about this many cells.
 _MAX_CELLS = 4_000_000
-_SOF_CHUNK_CELLS = 65_536
-_FEW_ORIGINALS = 20
 
 
 # How long a null summary is: "sentences" (as many whole sentences as the summary has; the default) or "tokens" (the
@@ -235,16 +224,16 @@ def _null_description(n_permutations: int, null: str = DEFAULT_NULL) -> str:
     if null == "shape":
         return (f"value-blind summaries of the same shape: {n_permutations} draws per input, each taking the "
                 f"sentences at the positions the summary draws from in as many units chosen at random among those "
-                f"that could hold them, pooled over originals")
+                f"that could hold them, averaged per original")
     if null in ("selection", "sentences"):
         how = ("the units in a random order, each unit's sentences in its order" if null == "selection" else
                "the sentences in a random order")
         length = ("as many sentences as the summary" if SELECTION_LENGTH == "sentences" else
                   "as many content tokens as the summary (the sentence that crosses that budget counts in part)")
         return (f"value-blind summaries of the same length: {n_permutations} random selections of the input's "
-                f"sentences, {length} ({how}), per input, pooled over originals")
+                f"sentences, {length} ({how}), per input, averaged per original")
     return (f"values shuffled among the units of each input, summary and unit texts kept (a value-blind summarizer "
-            f"of the same summaries); {n_permutations} permutations per input, pooled over originals")
+            f"of the same summaries); {n_permutations} permutations per input, averaged per original")
 
 
 @dataclass
@@ -291,79 +280,44 @@ class PermutationNull:
         return cls(originals, values, n_permutations, null, per_original, *tables)
 
     def measure_test(self, name: str, n_resamples: int, seed: int) -> dict:
-        """The test of one measure against the null: estimate = observed − null mean, d interval, one-sided p."""
+        """The test of one measure against the null (issue 28: one test, its interval inverting it): per original,
+        its excess e_o = observed − mean over the null draws (BUR, UER, AUC: of the mean over its samples; SOF: of
+        the SOF of its samples' pooled shortfalls); a two-sided one-sample t-test of the mean excess over originals
+        with the 95% interval that inverts it. A finding needs the excess above 0 (``sided``: the side of bias).
+        ``n_resamples`` and ``seed`` are unused and kept for callers (the draws are seeded when the null is built)."""
+        del n_resamples, seed
         if name == "sof":
-            return self._sof_test(n_resamples, seed)
-        table = self.per_original[name]
+            sof = _sof_of(self.shortfall_sums, self.shortfall_counts)  # originals × (K + 1)
+            table = sof
+            how = ("per original: SOF of its samples' pooled shortfalls − the mean over the null draws of the same; "
+                   "one-sample t-test over originals, its interval")
+        else:
+            table = self.per_original[name]
+            how = ("per original: the mean over its samples, observed − the mean over the null draws; one-sample "
+                   "t-test over originals, its interval")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=RuntimeWarning)
             null_by_original = np.nanmean(table[:, 1:], axis=1)
-            pooled = np.nanmean(table, axis=0)
-        observed, null = float(pooled[0]), pooled[1:]
+            observed, null_mean = float(np.nanmean(table[:, 0])), float(np.nanmean(null_by_original))
         excess = table[:, 0] - null_by_original
-        interval, _ = stats.pooled_bootstrap(np.column_stack([excess, np.ones_like(excess)]), self.originals,
-                                             lambda p: p[:, 0] / p[:, 1], kind="d", n_resamples=n_resamples,
-                                             seed=seed)
-        return self._test(float(np.mean(excess)), interval, stats.permutation_p(observed, null), observed,
-                          float(np.nanmean(null)), n_resamples,
-                          "mean over originals of (observed − mean over permutations) of the mean over the "
-                          "original's samples; p = (1 + #{T_k ≥ T_obs}) / (K + 1), T = mean over originals")
+        return self._test(excess[np.isfinite(excess)], observed, null_mean, how)
 
-    def _test(self, estimate: float, interval: stats.Interval, p: float, observed: float, null_mean: float,
-              n_resamples: int, method: str) -> dict:
-        return {"estimate": estimate, "ci_low": interval.low, "ci_high": interval.high, "p_value": p,
-                "sided": "greater", "null": _null_description(self.n_permutations, self.null), "floor": "permutation",
+    def _test(self, excess: np.ndarray, observed: float, null_mean: float, method: str) -> dict:
+        found = stats.one_sample_t(excess)
+        base = {"sided": "greater", "null": _null_description(self.n_permutations, self.null), "floor": "permutation",
                 "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations,
-                "n_resamples": n_resamples, "ci_kind": "d", "method": method,
-                "n_undefined_resamples": interval.n_undefined}
-
-    def _sof_test(self, n_resamples: int, seed: int) -> dict:
-        """SOF against its null: SOF of the pooled observed shortfalls vs the SOF of each permutation's pooled
-        shortfalls; the interval resamples originals and recomputes both (every permutation's SOF on the same
-        resampled originals), so it is the bootstrap of observed SOF − null-mean SOF."""
-        sof = _sof_of(self.shortfall_sums.sum(axis=0), self.shortfall_counts.sum(axis=0))
-        observed, null = float(sof[0]), sof[1:]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=RuntimeWarning)
-            null_mean = float(np.nanmean(null))
-        rng = np.random.default_rng(seed)
-        n, k, r = self.shortfall_sums.shape
-        flat_sums = self.shortfall_sums.reshape(n, -1)
-        flat_counts = self.shortfall_counts.reshape(n, -1)
-        step = max(1, _SOF_CHUNK_CELLS // max(1, k * r))
-
-        def excess(weights: np.ndarray) -> np.ndarray:
-            out = np.empty(weights.shape[0])
-            for start in range(0, weights.shape[0], step):
-                chosen = weights[start:start + step]
-                resampled = _sof_of((chosen @ flat_sums).reshape(-1, k, r),
-                                    (chosen @ flat_counts).reshape(-1, k, r))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", category=RuntimeWarning)
-                    out[start:start + step] = resampled[:, 0] - np.nanmean(resampled[:, 1:], axis=1)
-            return out
-
-        if n <= _FEW_ORIGINALS:
-            # Few originals give few distinct resamples (10 for 3 originals): compute each once.
-            weights = stats.cluster_weights(n, n_resamples, rng)
-            distinct, inverse = np.unique(weights, axis=0, return_inverse=True)
-            pieces = [excess(distinct)[inverse.ravel()]]
-        else:
-            size = max(step, _MAX_CELLS // n)
-            pieces = [excess(stats.cluster_weights(n, min(size, n_resamples - start), rng))
-                      for start in range(0, n_resamples, size)]
-        low, high, undefined = stats.percentile_interval(np.concatenate(pieces))
-        interval = stats.Interval(low, high, "d", "percentile", n_resamples, n_undefined=undefined)
-        return self._test(observed - null_mean, interval, stats.permutation_p(observed, null), observed, null_mean,
-                          n_resamples, "corpus SOF of the pooled shortfalls − mean over permutations of the corpus "
-                                       "SOF; interval: originals resampled, both recomputed; "
-                                       "p = (1 + #{SOF_k ≥ SOF_obs}) / (K + 1)")
+                "n_originals": int(excess.size), "ci_kind": "d", "method": method}
+        if found is None:
+            return {**base, "estimate": float(excess.mean()) if excess.size else None}
+        return {**base, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
+                "p_value": found.p_value}
 
     def ratio_tests(self, n_resamples: int, seed: int) -> dict[str, dict]:
         """Per value v: r = p_y(v) / p_x(v) per original (means over its samples), against the same ratio under the
-        permutations; excess = mean over originals of (r − mean over permutations), d interval, two-sided
-        permutation p pooled over originals, Holm over the values; favoured / short-changed when the interval
-        excludes 0 on that side and the Holm p < 0.05."""
+        null draws; excess = mean over originals of (r − mean over the draws), a two-sided one-sample t-test over
+        the originals where v is present with its interval, Holm over the values; favoured / short-changed when the
+        Holm p < 0.05, on the side of the excess. ``n_resamples`` and ``seed`` are unused."""
+        del n_resamples, seed
         with np.errstate(divide="ignore", invalid="ignore"):
             ratios = np.where(self.source_sums > 0, self.target_sums / self.source_sums, np.nan)  # o × (K+1) × v
         out: dict[str, dict] = {}
@@ -376,23 +330,21 @@ class PermutationNull:
                 if not seen.any():
                     continue
                 null_by_original = np.nanmean(table[seen, 1:], axis=1)
-                excess = np.where(seen, table[:, 0] - np.nanmean(table[:, 1:], axis=1), 0.0)
-                interval, _ = stats.pooled_bootstrap(np.column_stack([excess, seen.astype(float)]), self.originals,
-                                                     lambda p: p[:, 0] / p[:, 1], kind="d",
-                                                     n_resamples=n_resamples, seed=seed)
-                pooled = np.nanmean(table[seen], axis=0)
-                observed, null = float(pooled[0]), pooled[1:]
-                p = stats.permutation_p(observed, null, sided="two-sided")
+                excess = table[seen, 0] - null_by_original
+                found = stats.one_sample_t(excess[np.isfinite(excess)])
+                p = found.p_value if found is not None else math.nan
                 p_values.append(p)
-                out[value] = {"ratio": observed, "null_ratio": float(np.mean(null_by_original)),
-                              "excess": float(np.mean(excess[seen])), "ci_low": interval.low,
-                              "ci_high": interval.high, "p_value": p, "n_originals": int(seen.sum())}
+                out[value] = {"ratio": float(np.mean(table[seen, 0])), "null_ratio": float(np.mean(null_by_original)),
+                              "excess": float(np.mean(excess)),
+                              "ci_low": found.low if found is not None else math.nan,
+                              "ci_high": found.high if found is not None else math.nan,
+                              "p_value": p, "n_originals": int(seen.sum())}
         adjusted = holm(p_values)
         for entry, p_holm in zip(out.values(), adjusted):
             significant = math.isfinite(p_holm) and p_holm < 0.05
             entry["p_holm"] = p_holm
-            entry["favoured"] = bool(significant and entry["ci_low"] > 0)
-            entry["short_changed"] = bool(significant and entry["ci_high"] < 0)
+            entry["favoured"] = bool(significant and entry["excess"] > 0)
+            entry["short_changed"] = bool(significant and entry["excess"] < 0)
         return out
 
 

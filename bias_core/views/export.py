@@ -288,7 +288,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
         if caveat:
             parts.append(f"<p id='output-quality'>{e(caveat)} The summaries are in the JSON export.</p>")
         parts.append("<table id='findings'><tr><th>finding</th><th>effect (95% interval)</th><th>measure</th>"
-                     "<th>perturbation</th><th>n</th><th>beyond noise floor</th><th>survives correction</th>"
+                     "<th>perturbation</th><th>n</th><th>survives correction</th>"
                      "<th>verdict</th><th>evidence</th></tr>")
         anchors = evidence_anchors(rows)
         by_id = {item.id: item for item in inputs}
@@ -306,7 +306,7 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
                             if f.context else "")
                          + f"</td><td>{e(f.effect)}</td>"
                          f"<td>{e(f.measure_name)}</td><td>{e(f.perturbation)}</td><td>{f.n}</td>"
-                         f"<td>{_tick(f.clears_floor)}</td><td>{_tick(f.survives_correction)} "
+                         f"<td>{_tick(f.survives_correction)} "
                          f"<small>({e(f.correction)})</small></td><td>{e(verdict_words(f.verdict.status))}</td>"
                          f"<td>{evidence}</td></tr>")
         parts.append("</table>")
