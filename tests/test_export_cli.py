@@ -204,3 +204,25 @@ def test_runs_on_a_store_that_does_not_exist_says_so_and_creates_nothing(tmp_pat
     assert main(["runs", "--json", "--store", str(path)]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_the_measures_csv_states_raw_p_detectable_effect_and_what_a_positive_estimate_favours():
+    """Issue 28: every row names its groups and the sign convention ("positive favours the first group named"),
+    and carries the raw p beside the Holm p and the detectable effect of a non-finding."""
+    import gzip
+
+    from bias_core.reference.demo import DEMO_RUN
+
+    with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+        bundle = json.load(stream)
+    results = [MeasureResult.from_dict(m) for m in bundle["measures"]]
+    rows = list(csv.DictReader(io.StringIO(measures_csv(results))))
+    signs = {(r["measure"], r["estimate_sign"]) for r in rows if r["estimate_sign"]}
+    assert ("entity_inclusion", "female vs male: positive favours female") in signs
+    assert ("entity_inclusion", "black vs white: positive favours black") in signs
+    acc = MeasureResult("acc_diff", 0.1, 5, "gender-loc", "m", 0.0, 0.2, "d", details={"groups": ["male", "female"]})
+    (row,) = csv.DictReader(io.StringIO(measures_csv([acc])))
+    assert row["estimate_sign"] == "male vs female: positive favours male"
+    tested = [r for r in rows if r["p_holm"]]
+    assert tested and all(r["p_raw"] and float(r["p_raw"]) <= float(r["p_holm"]) for r in tested)
+    assert any(r["detectable_effect"] for r in rows if r["verdict"] == "no evidence of bias")

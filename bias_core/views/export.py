@@ -44,12 +44,14 @@ from bias_core.verdicts.semantics import (
     UNKNOWN_PERTURBATION_NOTE,
     UNKNOWN_SUMMARIZER_NOTE,
     primary_estimate,
+    result_groups,
     semantics,
     variant,
 )
 from bias_core.verdicts.sentences import how_to_read, verdict_words
 from bias_core.views.attribution import attribution_lines
 from bias_core.views.charts import measure_svg
+from bias_core.views.scales import side_words
 from bias_core.views.sides import original_title, pair_label, side_label
 
 # OWASP "CSV injection": a cell starting with one of these is evaluated by Excel, LibreOffice or Google Sheets.
@@ -108,12 +110,24 @@ def measures_csv(results: list[MeasureResult]) -> str:
         estimate, low, high = primary_estimate(r)
         survives = "" if verdict.p_holm is None else verdict.p_holm < 0.05
         rows.append([row["measure"], row["perturbation"], row["summarizer"], row["value"], row["ci_low"],
-                     row["ci_high"], row["ci_kind"], row["n"], row["reason"], estimate, low, high, verdict.status,
-                     verdict.favoured or "", survives, "" if verdict.p_holm is None else verdict.p_holm,
-                     verdict.correction, json.dumps(row["details"], ensure_ascii=False, default=str)])
+                     row["ci_high"], row["ci_kind"], row["n"], row["reason"], estimate, low, high, sign_meaning(r),
+                     verdict.status, verdict.favoured or "", survives,
+                     "" if verdict.p_value is None else verdict.p_value,
+                     "" if verdict.p_holm is None else verdict.p_holm, verdict.correction,
+                     "" if verdict.mde is None else verdict.mde,
+                     json.dumps(row["details"], ensure_ascii=False, default=str)])
     return _csv_text(["measure", "perturbation", "summarizer", "value", "ci_low", "ci_high", "ci_kind", "n", "reason",
-                      "estimate", "estimate_ci_low", "estimate_ci_high", "verdict", "favoured",
-                      "survives_correction", "p_holm", "correction", "details"], rows)
+                      "estimate", "estimate_ci_low", "estimate_ci_high", "estimate_sign", "verdict", "favoured",
+                      "survives_correction", "p_raw", "p_holm", "correction", "detectable_effect", "details"], rows)
+
+
+def sign_meaning(result: MeasureResult) -> str:
+    """What a positive estimate means, with the groups named (issue 28: one convention, "positive favours the first
+    group named"); empty for a measure without a group direction."""
+    if side_words(result) is None or result.measure == "mbic":
+        return ""
+    first, second = result_groups(result)[:2]
+    return f"{first} vs {second}: positive favours {first}"
 
 
 def summaries_csv(store: RunStore, run_id: str) -> str:
