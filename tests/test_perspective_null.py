@@ -173,7 +173,7 @@ def test_each_measure_is_one_t_test_whose_interval_inverts_it_and_no_draws_means
     built = null_module.PermutationNull.build(
         [s for s in sample_units(pairs)[0] if s is not None], 200, seed=1)
     for name in NAMES:
-        test = built.measure_test(name, 0, 0)
+        test = built.measure_test(name)
         if name == "sof":
             sof = null_module._sof_of(built.shortfall_sums, built.shortfall_counts)
             excess = sof[:, 0] - sof[:, 1:].mean(axis=1)

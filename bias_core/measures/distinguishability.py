@@ -299,8 +299,7 @@ def distinguishability(
                                        "group (C_glob inputs needed)", ("d",), 0, details, labels)
     units = UnitCounts([(o, o) for o in originals], np.column_stack([scores, np.ones(len(scores))]))
     value = float(np.mean(scores))
-    details["test"] = distinguishability_test(articles, np.asarray(scores), tolerance,
-                                              n_resamples=n_resamples, seed=seed)
+    details["test"] = distinguishability_test(articles, np.asarray(scores), tolerance, seed=seed)
     return interval_results(name, value, units, lambda p: p[:, 0] / p[:, 1], kinds=("d",), details=details,
                             reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
 
@@ -327,14 +326,14 @@ def permuted_article_scores(similarity: np.ndarray, groups: Sequence[str], toler
 
 
 def distinguishability_test(articles: Sequence[tuple[np.ndarray, Sequence[str], bool]], scores: np.ndarray,
-                            tolerance: float, *, n_permutations: int = PERMUTATIONS, n_resamples: int, seed: int
+                            tolerance: float, *, n_permutations: int = PERMUTATIONS, seed: int
                             ) -> dict:
     """Distinguishability against its within-article null (METHODS §4.4, §5): the group labels shuffled among each
     article's summaries. Under that null the expected score is not exactly 0 — u_i averages over one summary fewer
     than ū_i, and near-duplicate summaries tie — so a summarizer whose arms differ only in noise (a random draw per
     input) scored 0.21–0.24 on 15 articles against 0. Effect = mean over articles of (score − its null mean); a
     two-sided one-sample t-test over articles with the interval that inverts it (the article is the unit; a finding
-    needs the effect above 0). ``n_resamples`` is unused (kept for callers)."""
+    needs the effect above 0)."""
     base = {"null": f"the arm labels shuffled among each article's summaries ({n_permutations} shuffles): summaries "
                     "that cannot be told apart by group", "floor": "permutation", "sided": "greater",
             "n_permutations": n_permutations}

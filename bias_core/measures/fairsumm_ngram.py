@@ -221,12 +221,12 @@ def sample_units(pairs: Sequence[Pair], *, null: str) -> tuple[list[SampleUnits 
     """Return each pair's ``matching.SampleUnits`` under this pipeline (None for a skipped sample) and the
     reasons samples were skipped, as ``perspective_scores.sample_units`` does for the spaCy matchings; the values are
     the slots of every input of the call, so a sample lacking one has it as an empty slot (``kept_slots``)."""
-    from bias_core.measures.matching import SampleUnits, source_sentences
+    from bias_core.measures.matching import SELECTION_NULLS, SampleUnits, source_sentences
 
     check_nltk_data()
     slots = tuple(sorted({unit.value for pair in pairs for unit in pair.input.units or [] if unit.value is not None}))
     column = {value: i for i, value in enumerate(slots)}
-    selection = null in ("shape", "selection", "sentences")
+    selection = null in SELECTION_NULLS
     results: list[SampleUnits | None] = []
     skipped: list[str] = []
     for pair in pairs:

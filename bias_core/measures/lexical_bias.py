@@ -132,7 +132,7 @@ def permuted_bics(scores: Sequence[float], labels: Sequence[int], n_permutations
 
 
 def mbic_permutation_test(documents: Sequence[LabelledDocument], *, n_permutations: int = PERMUTATIONS,
-                          n_resamples: int = stats.DEFAULT_RESAMPLES, seed: int = 0) -> dict:
+                          seed: int = 0) -> dict:
     """MBIC against its value-blind null (METHODS §4.10, §5): per document the labels are shuffled among its
     sentences, scores kept — a summarizer whose scores are independent of the labels (the Bias Independence
     Principle). Effect = mean over documents (the originals) of (BIC − its null mean); a two-sided one-sample t-test
@@ -186,7 +186,7 @@ def mbic_result(
         details["student_t_interval"] = ([value, value] if sem == 0 else
                                          list(scipy_stats.t.interval(0.95, len(values) - 1, loc=value, scale=sem)))
     units = UnitCounts([(i, i) for i in ids], np.column_stack([values, np.ones(len(values))]))
-    details["test"] = mbic_permutation_test(documents, n_resamples=n_resamples, seed=seed)
+    details["test"] = mbic_permutation_test(documents, seed=seed)
     return interval_results("mbic", value, units, lambda p: p[:, 0] / p[:, 1], kinds=("d",), details=details,
                             reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
 

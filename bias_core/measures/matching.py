@@ -12,6 +12,8 @@ import numpy as np
 from bias_core.common import nlp
 
 PARSE_DISABLED = ("parser", "ner")
+# The perspective nulls that draw extractive summaries from the units' sentences (perspective_null), so need them.
+SELECTION_NULLS = ("shape", "selection", "sentences")
 # The selection null splits the units into sentences with the parser, as the extractive summarizers do.
 SENTENCE_PARSE_DISABLED = ("ner",)
 

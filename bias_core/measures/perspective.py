@@ -108,8 +108,8 @@ def perspective_fairness(
         details["null"] = null
         built = PermutationNull.build([s for s in prepared[0] if s is not None], n_permutations, seed, null=null,
                                       target=target, tau=tau, temperature=temperature)
-        tests = {name: built.measure_test(name, n_resamples, seed) for name in PERSPECTIVE_MEASURES}
-        details["ratio_tests"] = built.ratio_tests(n_resamples, seed)
+        tests = {name: built.measure_test(name) for name in PERSPECTIVE_MEASURES}
+        details["ratio_tests"] = built.ratio_tests()
     results = []
     for position, name in enumerate(PERSPECTIVE_MEASURES[:3]):
         scale = 100.0 if name in ("bur", "uer") else 1.0

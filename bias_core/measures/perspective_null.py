@@ -279,16 +279,13 @@ class PermutationNull:
         per_original = {name: sums / n_samples[:, None] for name, sums in per_sample.items()}
         return cls(originals, values, n_permutations, null, per_original, *tables)
 
-    def measure_test(self, name: str, n_resamples: int, seed: int) -> dict:
+    def measure_test(self, name: str) -> dict:
         """The test of one measure against the null (issue 28: one test, its interval inverting it): per original,
         its excess e_o = observed − mean over the null draws (BUR, UER, AUC: of the mean over its samples; SOF: of
         the SOF of its samples' pooled shortfalls); a two-sided one-sample t-test of the mean excess over originals
-        with the 95% interval that inverts it. A finding needs the excess above 0 (``sided``: the side of bias).
-        ``n_resamples`` and ``seed`` are unused and kept for callers (the draws are seeded when the null is built)."""
-        del n_resamples, seed
+        with the 95% interval that inverts it. A finding needs the excess above 0 (``sided``: the side of bias)."""
         if name == "sof":
-            sof = _sof_of(self.shortfall_sums, self.shortfall_counts)  # originals × (K + 1)
-            table = sof
+            table = _sof_of(self.shortfall_sums, self.shortfall_counts)  # originals × (K + 1)
             how = ("per original: SOF of its samples' pooled shortfalls − the mean over the null draws of the same; "
                    "one-sample t-test over originals, its interval")
         else:
@@ -312,12 +309,11 @@ class PermutationNull:
         return {**base, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
                 "p_value": found.p_value}
 
-    def ratio_tests(self, n_resamples: int, seed: int) -> dict[str, dict]:
+    def ratio_tests(self) -> dict[str, dict]:
         """Per value v: r = p_y(v) / p_x(v) per original (means over its samples), against the same ratio under the
         null draws; excess = mean over originals of (r − mean over the draws), a two-sided one-sample t-test over
         the originals where v is present with its interval, Holm over the values; favoured / short-changed when the
-        Holm p < 0.05, on the side of the excess. ``n_resamples`` and ``seed`` are unused."""
-        del n_resamples, seed
+        Holm p < 0.05, on the side of the excess."""
         with np.errstate(divide="ignore", invalid="ignore"):
             ratios = np.where(self.source_sums > 0, self.target_sums / self.source_sums, np.nan)  # o × (K+1) × v
         out: dict[str, dict] = {}
@@ -351,7 +347,7 @@ class PermutationNull:
 def _sof_of(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """SOF (``second_order_fairness``) over the last axis of pooled (summed shortfall, samples) tables, for any
     leading shape; a value in no sample is left out (nan when no value is left). Masked sums instead of nanmean:
-    this runs on resamples × permutations × values arrays."""
+    this runs on originals × null draws × values arrays."""
     seen = counts > 0
     if seen.all():
         mean_shortfall = sums / counts

@@ -12,7 +12,13 @@ import numpy as np
 from bias_core.common import nlp
 from bias_core.measures import fairsumm_ngram
 from bias_core.measures.common import Pair
-from bias_core.measures.matching import SampleUnits, content_tokens, sentence_content_tokens, source_sentences
+from bias_core.measures.matching import (
+    SELECTION_NULLS,
+    SampleUnits,
+    content_tokens,
+    sentence_content_tokens,
+    source_sentences,
+)
 from bias_core.safety.errors import InputError
 
 PERSPECTIVE_MEASURES = ("bur", "uer", "auc", "sof")
@@ -25,8 +31,7 @@ AUC_GRID = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
 # summary: the sentences at the positions it draws from, in as many randomly chosen units; 'selection' — as many
 # sentences as the summary, read from the units put in a random order; 'sentences' — the same with the sentences in
 # a random order; 'shuffle' — the values shuffled among the units, summary kept.
-NULLS = ("shape", "selection", "sentences", "shuffle")
-SELECTION_NULLS = ("shape", "selection", "sentences")
+NULLS = (*SELECTION_NULLS, "shuffle")
 DEFAULT_NULL = "shape"
 
 
