@@ -55,7 +55,7 @@ CHOICE_KEYS = ("metrics_ci_kind", "metrics_family", "metrics_measures/")
 
 st.title("Metrics")
 st.caption("One measure family at a time: what the family found, in words, first; then one chart per measure (each "
-           "dot a measure's value with its 95% bootstrap interval; red diamonds are results judged significant; the "
+           "dot a measure's value with the 95% interval of its test; red diamonds are results judged significant; the "
            "grey band is the identity noise floor; the dotted line is the value meaning no bias) with its table.")
 
 fidelity_help()
