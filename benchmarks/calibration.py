@@ -98,6 +98,7 @@ class Corpus:
     source: str
     sentiment: dict[str, Any] = field(default_factory=dict)
     templates: list | None = None  # entity templates, built once (news)
+    seeds: list[int] | None = None  # this corpus's seeds, where they are not the run's (one per disjoint subset)
 
     @property
     def perturbations(self) -> tuple[str, ...]:
@@ -138,20 +139,79 @@ def demo_reviews_corpus() -> Corpus:
                   sentiment={"value_source": "stars"})
 
 
+def _yelp_rows(path: Path = YELP_INPUTS) -> list[dict] | None:
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as stream:
+        return [json.loads(line) for line in stream if line.strip()]
+
+
+def _yelp_documents(rows: Sequence[dict], chosen: Sequence[int]) -> list:
+    from bias_core.common.records import Document, Unit
+
+    return [Document(id=f"yelp-{rows[i]['id']}", units=[Unit(u["text"], u["value"]) for u in rows[i]["units"]],
+                     meta={"source": "FairSumm yelp1500 (validation only)"}) for i in chosen]
+
+
 def yelp_corpus(count: int = 40, seed: int = 0, path: Path = YELP_INPUTS) -> Corpus | None:
     """``count`` review sets sampled (seeded) from the FairSumm Yelp inputs, read at run time (validation data: never
     copied into the repository); None when the file is absent."""
-    if not path.is_file():
+    rows = _yelp_rows(path)
+    if rows is None:
         return None
-    from bias_core.common.records import Document, Unit
-
-    with gzip.open(path, "rt", encoding="utf-8") as stream:
-        rows = [json.loads(line) for line in stream if line.strip()]
     chosen = sorted(random.Random(seed).sample(range(len(rows)), min(count, len(rows))))
-    documents = [Document(id=f"yelp-{rows[i]['id']}", units=[Unit(u["text"], u["value"]) for u in rows[i]["units"]],
-                          meta={"source": "FairSumm yelp1500 (validation only)"}) for i in chosen]
-    return Corpus(f"Yelp ({len(documents)} sets)", documents, "reviews", f"{shown_path(path)} (seeded sample, seed {seed})",
-                  sentiment={"value_source": "label"})
+    return Corpus(f"Yelp ({len(chosen)} sets)", _yelp_documents(rows, chosen), "reviews",
+                  f"{shown_path(path)} (seeded sample, seed {seed})", sentiment={"value_source": "label"})
+
+
+def yelp_subsets(sizes: Sequence[tuple[int, int]], seed: int = 0, path: Path = YELP_INPUTS) -> list[Corpus]:
+    """Disjoint subsets of the Yelp review sets, ``(count, size)`` each: one seeded shuffle of the 1,500 sets cut
+    into consecutive blocks, so no review set is in two audits (independent null audits, issue 28 item 5). Each
+    subset has a seed of its own (its index), so no two audits share a seed either."""
+    rows = _yelp_rows(path)
+    if rows is None:
+        return []
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    corpora, start = [], 0
+    for count, size in sizes:
+        for _ in range(count):
+            block = sorted(order[start:start + size])
+            if len(block) < size:
+                return corpora
+            index = len(corpora)
+            corpora.append(Corpus(f"Yelp {size} sets #{index}", _yelp_documents(rows, block), "reviews",
+                                  f"{shown_path(path)} (block {index} of a seeded shuffle, seed {seed})",
+                                  sentiment={"value_source": "label"}, seeds=[index]))
+            start += size
+    return corpora
+
+
+def news_subsets(name: str, path: str | Path, parts: int) -> list[Corpus]:
+    """A news file cut into ``parts`` disjoint consecutive blocks (independent audits of real articles)."""
+    whole = news_corpus(name, path)
+    size = -(-len(whole.documents) // parts)
+    return [Corpus(f"{name} part {i + 1}/{parts}", whole.documents[i * size:(i + 1) * size], "news",
+                   f"{whole.source} (documents {i * size + 1}–{min(len(whole.documents), (i + 1) * size)})")
+            for i in range(parts) if whole.documents[i * size:(i + 1) * size]]
+
+
+def resampled_news(corpora: Sequence[Corpus], n: int, seed: int) -> Corpus:
+    """``n`` originals drawn with replacement from the real articles of ``corpora`` (issue 28 item 5: lead-k and
+    random-k at n ≥ 150 when fewer real articles exist). A copy is a document of its own (id suffixed ``~k``), so the
+    perturbation draws its own names for it; copies share their text, so the originals are not independent and the
+    audit is a check of the rule at this n, not an independent trial. Counted apart in the table."""
+    pool = [d for corpus in corpora for d in corpus.documents]
+    rng = random.Random(seed)
+    copies: Counter = Counter()
+    documents = []
+    for _ in range(n):
+        document = pool[rng.randrange(len(pool))]
+        copies[document.id] += 1
+        documents.append(dataclasses.replace(document, id=f"{document.id}~{copies[document.id]}"))
+    sources = ", ".join(corpus.source for corpus in corpora)
+    return Corpus(f"news resampled to {n}", documents, "news",
+                  f"{n} draws with replacement from {len(pool)} articles ({sources}), seed {seed}", seeds=[seed])
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -356,8 +416,9 @@ def run_null(config: CalibrationConfig, clear_split: Callable[[], None] = lambda
         info = {"corpus": corpus.name, "source": corpus.source, "documents": len(corpus.documents),
                 "perturbations": list(kinds), "note": note, "skipped": {}}
         corpora_info.append(info)
-        for seed in config.seeds:
+        for seed in corpus.seeds if corpus.seeds is not None else config.seeds:
             started = time.perf_counter()
+            texts_of: dict[str, list[str]] = {}
             inputs, skips = perturb(corpus, seed, kinds, config.samples)
             all_inputs = [item for kind in kinds for item in inputs[kind]]
             info["skipped"].setdefault(seed, skips)
@@ -373,9 +434,14 @@ def run_null(config: CalibrationConfig, clear_split: Callable[[], None] = lambda
                 else:
                     control_inputs = all_inputs
                     summaries, failed = summarize(control, control_inputs, seed)
+                texts_of[control] = sorted(f"{s.input_id}\x00{s.text}" for s in summaries)
+                # topic falls back to random-3's draw on texts it classes "other": where every summary is random-3's,
+                # the two are one trial and the table counts it once (issue 28 item 5)
+                coincides = control == "topic" and texts_of.get("random-3") == texts_of[control]
                 rows = audit(control_inputs, summaries, seed, config.n_resamples)
                 fired = [r for r in rows if r["significant"]]
-                audits.append({"control": control, "corpus": corpus.name, "seed": seed,
+                audits.append({"control": control, "corpus": corpus.name, "seed": seed, "coincides": coincides,
+                               "originals": len({item.original_id for item in control_inputs}),
                                "inputs": len(control_inputs), "summaries": len(summaries), "failed": failed,
                                "any_finding": bool(fired), "findings": fired,
                                "rows": [{k: r[k] for k in ("perturbation", "family", "measure", "status", "n")}
@@ -392,16 +458,39 @@ def run_null(config: CalibrationConfig, clear_split: Callable[[], None] = lambda
     return {"corpora": corpora_info, "audits": audits, "table": null_table(audits)}
 
 
-def null_table(audits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def upper_bound(fired: int, audits: int, confidence: float = 0.95) -> float | None:
+    """The upper end of the 95% Clopper–Pearson interval of the false-finding rate (``statsmodels``' exact binomial
+    interval; two-sided, so the bound is the conservative one: 0 of 300 gives 1.2%)."""
+    if audits == 0:
+        return None
+    from statsmodels.stats.proportion import proportion_confint
+
+    return float(proportion_confint(fired, audits, alpha=1 - confidence, method="beta")[1])
+
+
+def independent(audit: dict[str, Any]) -> bool:
+    """Whether an audit counts as a trial of its own: not topic where it equals random-3 on every summary, and not a
+    resampled corpus (its originals repeat)."""
+    return not audit.get("coincides") and not str(audit["corpus"]).startswith("news resampled")
+
+
+def null_table(audits: Sequence[dict[str, Any]], group_by: Callable[[dict], str] | None = None) -> list[dict[str, Any]]:
+    """Per control × corpus group: audits, those with a finding, the share and its 95% upper bound; the last row
+    "all" counts the independent audits only (``independent``)."""
+    group_by = group_by or (lambda a: re.sub(r" (#\d+|part \d+/\d+)$", "", str(a["corpus"])))
     rows = []
-    keys = list(dict.fromkeys((a["control"], a["corpus"]) for a in audits))
+    keys = list(dict.fromkeys((a["control"], group_by(a)) for a in audits))
     for control, corpus in keys + [("all", "all")]:
-        chosen = [a for a in audits if (control, corpus) == ("all", "all") or (a["control"], a["corpus"]) == (control,
-                                                                                                              corpus)]
+        if (control, corpus) == ("all", "all"):
+            chosen = [a for a in audits if independent(a)]
+        else:
+            chosen = [a for a in audits if (a["control"], group_by(a)) == (control, corpus)]
         fired = [a for a in chosen if a["any_finding"]]
         families = Counter(f"{f['perturbation']}/{f['family']}" for a in chosen for f in a["findings"])
         rows.append({"control": control, "corpus": corpus, "audits": len(chosen), "with_finding": len(fired),
-                     "share": len(fired) / len(chosen) if chosen else None, "fired": dict(families)})
+                     "coinciding": sum(1 for a in chosen if a.get("coincides")),
+                     "share": len(fired) / len(chosen) if chosen else None,
+                     "upper_95": upper_bound(len(fired), len(chosen)), "fired": dict(families)})
     return rows
 
 
@@ -504,17 +593,25 @@ def _pct(share: float | None) -> str:
 
 
 def null_markdown(null: dict[str, Any]) -> str:
-    header = "| control | corpus | audits | with any finding | share | fired (perturbation/family: audits) |"
-    lines = [header, "|---|---|---|---|---|---|"]
+    header = ("| control | corpus | audits | with any finding | share | 95% upper bound | "
+              "fired (perturbation/family: audits) |")
+    lines = [header, "|---|---|---|---|---|---|---|"]
     for row in null["table"]:
         fired = ", ".join(f"{k}: {v}" for k, v in sorted(row["fired"].items(), key=lambda kv: -kv[1])) or "none"
         bold = "**" if row["control"] == "all" else ""
-        lines.append(f"| {bold}{row['control']}{bold} | {row['corpus']} | {row['audits']} | {row['with_finding']} | "
-                     f"{bold}{_pct(row['share'])}{bold} | {fired} |")
-    overall = null["table"][-1]["share"] if null["table"] else None
-    verdict = "meets" if overall is not None and overall <= TARGET else "misses"
+        audits = f"{row['audits']}" + (f" ({row['coinciding']} = random-3)" if row.get("coinciding") else "")
+        upper = row.get("upper_95")
+        lines.append(f"| {bold}{row['control']}{bold} | {row['corpus']} | {audits} | {row['with_finding']} | "
+                     f"{bold}{_pct(row['share'])}{bold} | {'—' if upper is None else f'{100 * upper:.1f}%'} | "
+                     f"{fired} |")
+    last = null["table"][-1] if null["table"] else {}
+    overall, upper = last.get("share"), last.get("upper_95")
+    verdict = "meets" if upper is not None and upper <= TARGET else "misses"
     lines.append("")
-    lines.append(f"Overall {_pct(overall)} of null audits have a finding: {verdict} the target (≤ {_pct(TARGET)}).")
+    lines.append(f"Overall {_pct(overall)} of {last.get('audits', 0)} independent null audits have a finding (95% "
+                 f"upper bound {'—' if upper is None else f'{100 * upper:.1f}%'}): {verdict} the target (upper "
+                 f"bound ≤ {_pct(TARGET)}). 'all' leaves out topic audits equal to random-3 on every summary and "
+                 "resampled corpora (their originals repeat).")
     for info in null["corpora"]:
         skipped = next(iter(info["skipped"].values()), {})
         skips = "; ".join(f"{kind}: {text}" for kind, text in skipped.items() if text and not text.startswith("0 of"))
@@ -568,6 +665,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     parser.add_argument("--yelp", type=int, default=40, help="Yelp review sets to sample when present (0: none)")
     parser.add_argument("--no-positive", action="store_true", help="null controls only")
+    parser.add_argument("--scale", action="store_true",
+                        help="independent null audits at scale (issue 28): disjoint news parts and Yelp blocks, one "
+                             "seed each for Yelp, news resampled to --resampled-n; null controls only")
+    parser.add_argument("--yelp-blocks", type=int, default=120, help="with --scale: small Yelp blocks (default 120)")
+    parser.add_argument("--yelp-block-size", type=int, default=10, help="with --scale: sets per small block (10)")
+    parser.add_argument("--yelp-large", type=int, default=2, help="with --scale: Yelp blocks of 150 sets (default 2)")
+    parser.add_argument("--resampled-n", type=int, default=150,
+                        help="with --scale: originals of the resampled news corpus (0: none; default 150)")
     parser.add_argument("--out", help="write the tables and every audit's rows as JSON here")
     args = parser.parse_args(argv)
 
@@ -577,7 +682,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = list(range(args.seeds if args.seeds is not None else (2 if args.quick else 5)))
     demo = news_corpus("demo news", DEMO_NEWS)
     reviews = [demo_reviews_corpus()]
-    if args.quick:
+    if args.scale:
+        real = news_subsets("real news (wikinews.jsonl)", args.news, 2)
+        bios = news_corpus("Wikipedia biographies", ROOT / "data" / "news_real" / "wikipedia_bio.jsonl")
+        news = [demo, *real, bios]
+        if args.resampled_n:
+            news.append(resampled_news([demo, *real, bios], args.resampled_n, seed=0))
+        reviews = [demo_reviews_corpus(), *yelp_subsets([(args.yelp_blocks, args.yelp_block_size), (args.yelp_large, 150)])]
+        positive_corpus = None
+        sizes = SUBSET_SIZES
+        args.no_positive = True
+    elif args.quick:
         news = [demo]
         positive_corpus = demo
         sizes = (10, 16)
@@ -598,7 +713,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     result.update({"command": command, "code_version": version,
                    "finished": time.strftime("%Y-%m-%d %H:%M:%S")})
     text = [f"Command: `{command}`", f"Code version: {version}",
-            f"Wall time: {result['seconds']['total']:.0f} s", "",
+            f"Wall time: {result['seconds']['total']:.0f} s",
+            (f"Settings: samples (name draws per original) {config.samples}, resamples {config.n_resamples}, seeds "
+             f"{seeds} (Yelp blocks and the resampled corpus: one seed each, their index), measures "
+             f"{', '.join(measure_names())}"), "",
             "## Null controls (target: ≤ 5% of audits with any finding)", "", null_markdown(result["null"])]
     if result["positive"] is not None:
         text += ["", "## Positive controls (detection rate per measure family)", "",

@@ -99,6 +99,8 @@ def read_every_page(page, url: str, inputs: dict, shown: str, folder) -> dict[st
         found[name] = defects_on_screen(page, shown)
 
     open_page(page, "Runs")
+    expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible(timeout=60_000)
+    wait_for_app(page)  # a click during a rerun is lost
     with page.expect_download(timeout=300_000) as download:
         page.get_by_role("button", name="Report (HTML)").click()
     report = folder / "report.html"

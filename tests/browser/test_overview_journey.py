@@ -122,7 +122,8 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
     expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible()
     page.get_by_test_id("stDataFrame").nth(1).wait_for(timeout=60_000)  # the leaderboard
     no_exception(page)
-    with page.expect_download() as download:
+    wait_for_app(page)  # a click during a rerun is lost; the report is made on the click (slow on a loaded machine)
+    with page.expect_download(timeout=300_000) as download:
         page.get_by_role("button", name="Report (HTML)").click()
     report = tmp_path / "report.html"
     download.value.save_as(report)
