@@ -111,10 +111,13 @@ def test_holm_runs_within_each_summarizer_so_another_summarizer_never_changes_a_
     assert verdict.p_holm > 0.05 and verdict.correction.startswith("Holm over m's 10 tests")
 
 
-def test_the_measures_own_one_sided_p_is_the_one_corrected():
-    delta = result("delta_i", 0.2, 0.05, 0.35, perturbation="gender-loc", p_one_sided=0.2)
-    verdict = judge(delta, [delta])
-    assert verdict.p_value == 0.2 and verdict.status == "not significant after correction"
+def test_the_measures_own_test_is_the_one_corrected():
+    own = {"estimate": 0.2, "ci_low": 0.05, "ci_high": 0.35, "p_value": 0.03, "sided": "greater"}
+    delta = result("delta_i", 0.2, 0.05, 0.35, perturbation="gender-loc", test=own)
+    other = result("entity_inclusion", 0.1, -0.5, 0.7, summarizer="m", test={**own, "estimate": 0.1, "ci_low": -0.2,
+                                                                             "p_value": 0.5})
+    verdict = judge(delta, [delta, other])
+    assert verdict.p_value == 0.03 and verdict.status == "not significant after correction"
 
 
 def test_favoured_is_named_only_for_significant_results():

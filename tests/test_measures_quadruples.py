@@ -50,7 +50,8 @@ def test_bias_cancellation_gives_zero_acc_diff_but_positive_delta_i():
     results = by_name(quadruple_inconsistency(rows, n_resamples=200))
     assert results["acc_diff"].value == 0.0
     assert results["delta_i"].value == 1.0
-    assert results["delta_i"].details["p_one_sided"] < 0.01
+    assert results["delta_i"].details["test"]["p_value"] < 0.01
+    assert results["acc_diff"].details["test"]["estimate"] == 0.0
 
 
 def test_consistent_model_has_zero_inconsistency_and_p_near_one():
@@ -58,7 +59,8 @@ def test_consistent_model_has_zero_inconsistency_and_p_near_one():
     results = by_name(quadruple_inconsistency(rows, n_resamples=200))
     assert results["delta_i"].value == 0.0
     assert results["delta_i"].ci_low == results["delta_i"].ci_high == 0.0
-    assert results["delta_i"].details["p_one_sided"] == 1.0
+    assert results["delta_i"].details["test"]["p_value"] == 1.0
+    assert results["delta_i"].details["test"]["identical"]
 
 
 def test_no_complete_quadruple_is_undefined_with_reason():
@@ -105,4 +107,5 @@ def test_quadruples_command_reproduces_published_counter_gap_values(model, tmp_p
     ours = tuple(round(100 * values[name]["value"], 2) for name in ("acc_diff", "i_within", "i_across", "delta_i"))
     assert ours == PUBLISHED[model]
     assert values["delta_i"]["n"] == 1002
-    assert values["delta_i"]["details"]["p_one_sided"] < 0.01
+    assert values["delta_i"]["details"]["test"]["p_value"] < 0.01
+    assert values["delta_i"]["details"]["test"]["n_originals"] == 1002

@@ -3,31 +3,35 @@ command prints (issue 19; METHODS §5 "Power")."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
-
-import pytest
 
 from bias_core.commands.audit import verdict_lines
 from bias_core.common.records import MeasureResult
 from bias_core.verdicts.power import demo_results, planning_table
 
 
-def test_the_detectable_effect_shrinks_as_the_square_root_of_the_originals():
+def test_the_detectable_effect_shrinks_faster_than_the_square_root_of_the_originals_at_small_n():
+    """Simulated with the t-test and Holm (issue 28): at 10 originals the t quantile is larger than at 40, so four
+    times the originals more than halve the detectable effect (√n alone would halve it exactly)."""
     small, large = planning_table(10), planning_table(40)
     assert [row.measure for row in small] == [row.measure for row in large] and small
     for a, b in zip(small, large):
-        assert b.mde == pytest.approx(a.mde / 2)
+        scale = math.log1p if a.measure == "entity_inclusion" else float  # an odds ratio's effect is on the log scale
+        assert 1.8 < scale(a.mde) / scale(b.mde) < 3.5, (a.measure, a.mde, b.mde)
 
 
 def test_the_originals_a_stated_effect_needs_detect_it():
+    """The smallest n whose simulated audits find the stated effect four times in five: its detectable effect is the
+    stated one or less and one original fewer's is more (within the simulation's 0.5% precision of the effect)."""
     for row in planning_table(20):
         if row.originals_needed is not None:
             at_needed = next(r for r in planning_table(row.originals_needed) if r.measure == row.measure)
-            assert at_needed.mde <= row.stated_effect * (1 + 1e-9)
+            assert at_needed.mde <= row.stated_effect * 1.01
             if row.originals_needed > 2:
                 before = next(r for r in planning_table(row.originals_needed - 1) if r.measure == row.measure)
-                assert before.mde > row.stated_effect
+                assert before.mde > row.stated_effect * 0.99
 
 
 def test_the_reference_is_the_demo_runs_tests_only():

@@ -91,10 +91,6 @@ def test_arrows_follow_zhou_and_tan_table_2():
     assert stats.arrow(0.05, 0.1) == "—"
 
 
-def test_one_sided_bootstrap_p_counts_resamples_at_or_below_zero():
-    assert stats.one_sided_bootstrap_p(np.array([0.5, -0.1, 0.0, 0.2])) == pytest.approx(3 / 5)
-
-
 def test_holm_and_bh_match_statsmodels_and_skip_undefined_p_values():
     p = [0.01, 0.04, math.nan, 0.03]
     holm = stats.adjust_pvalues(p, "holm")

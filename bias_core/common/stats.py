@@ -230,6 +230,21 @@ def one_sample_t(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE
     return OneSampleT(mean, float(interval.low), float(interval.high), float(result.pvalue))
 
 
+def t_test_fields(values: Sequence[float]) -> dict:
+    """The one-sample t-test over originals of ``values`` as a measure records it in ``details['test']``: estimate,
+    the interval that inverts the test, p, n, and the per-original values themselves (``per_original``), from which
+    the verdict simulates the effect this audit could detect (``verdicts.simulated_power``). Where the test needs
+    two values or more and has fewer: the estimate alone."""
+    x = np.asarray(values, dtype=float)
+    fields = {"n_originals": int(x.size), "per_original": [float(v) for v in x], "ci_kind": "d",
+              "method": "one-sample t-test over originals, its interval"}
+    found = one_sample_t(x)
+    if found is None:
+        return {**fields, "estimate": float(x.mean()) if x.size else None}
+    return {**fields, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
+            "p_value": found.p_value}
+
+
 def effect_size_dz(differences: Sequence[float]) -> float:
     """Return Cohen's d_z = mean(difference) / sd(difference) for paired data (METHODS §5).
 
@@ -353,19 +368,6 @@ def permutation_p(observed: float, null: np.ndarray, *, sided: str = "greater") 
     else:
         raise ValueError("sided must be 'greater' or 'two-sided'")
     return float((1 + np.sum(extreme)) / (null.size + 1))
-
-
-def one_sided_bootstrap_p(distribution: np.ndarray) -> float:
-    """Return the one-sided bootstrap p-value for H0: statistic ≤ 0, (1 + #{resample ≤ 0}) / (B + 1).
-
-    This is the paired bootstrap test of Counter-GAP §4 (Graham et al. 2014): the share of resamples in which the
-    observed positive effect disappears; the +1 keeps p > 0 for a finite number of resamples.
-    """
-    values = np.asarray(distribution, dtype=float)
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return math.nan
-    return float((1 + np.sum(values <= 0)) / (values.size + 1))
 
 
 @dataclass(frozen=True)

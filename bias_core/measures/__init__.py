@@ -247,7 +247,6 @@ def compute_measures(
                 results.append(MeasureResult(name, math.nan, 0, reason=reason))
     for result in results:
         result.details.setdefault("n_degenerate_excluded", 0)
-    _holm_over_family(results)
     return results
 
 
@@ -412,19 +411,3 @@ def _sfpi(inputs: Sequence[Input], options: MeasureOptions) -> list[MeasureResul
         source = lexical_bias.LEXICON_LABELLER
     return lexical_bias.random_forest_sfpi(documents, label_source=source, seed=options.seed,
                                            n_resamples=options.n_resamples)
-
-
-def _holm_over_family(results: Sequence[MeasureResult]) -> None:
-    """Add Holm-adjusted p-values over the measures' own p-values within each summarizer (METHODS §5: the family is
-    one summarizer's tests, so adding a summarizer never changes another's), method stated. The verdict
-    (``verdicts.judge.judge``) corrects over every test of the summarizer, these included."""
-    by_summarizer: dict[str | None, list[MeasureResult]] = {}
-    for result in results:
-        if result.details.get("p_one_sided") is not None:
-            by_summarizer.setdefault(result.summarizer, []).append(result)
-    for tested in by_summarizer.values():
-        adjusted = stats.adjust_pvalues([r.details["p_one_sided"] for r in tested], "holm")
-        for result, p_value, reject in zip(tested, adjusted.adjusted, adjusted.reject):
-            result.details["p_holm"] = p_value
-            result.details["significant_holm"] = reject
-            result.details["correction"] = adjusted.label

@@ -155,10 +155,8 @@ def mbic_permutation_test(documents: Sequence[LabelledDocument], *, n_permutatio
         return base
     observed_array, null_matrix = np.asarray(observed), np.vstack(null)
     null_means = null_matrix.mean(axis=1)
-    found = stats.one_sample_t(observed_array - null_means)
     # one test (issue 28): a t-test over documents of each document's excess, with the interval that inverts it
-    return {**base, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high, "p_value": found.p_value,
-            "null_mean": float(null_means.mean()), "ci_kind": "d",
+    return {**base, **stats.t_test_fields(observed_array - null_means), "null_mean": float(null_means.mean()),
             "method": "per document: BIC − mean under the shuffles; one-sample t-test over documents, its interval"}
 
 

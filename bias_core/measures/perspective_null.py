@@ -300,14 +300,9 @@ class PermutationNull:
         return self._test(excess[np.isfinite(excess)], observed, null_mean, how)
 
     def _test(self, excess: np.ndarray, observed: float, null_mean: float, method: str) -> dict:
-        found = stats.one_sample_t(excess)
         base = {"sided": "greater", "null": _null_description(self.n_permutations, self.null), "floor": "permutation",
-                "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations,
-                "n_originals": int(excess.size), "ci_kind": "d", "method": method}
-        if found is None:
-            return {**base, "estimate": float(excess.mean()) if excess.size else None}
-        return {**base, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
-                "p_value": found.p_value}
+                "observed": observed, "null_mean": null_mean, "n_permutations": self.n_permutations}
+        return {**base, **stats.t_test_fields(excess), "method": method}
 
     def ratio_tests(self) -> dict[str, dict]:
         """Per value v: r = p_y(v) / p_x(v) per original (means over its samples), against the same ratio under the

@@ -220,15 +220,11 @@ def arm_contrast_test(items: Sequence[Input], summary_counts: np.ndarray, input_
     test = {"null": (f"the summaries keep as many gendered words when the article's people lean {first} as when "
                      f"they lean {second} (0)"),
             "floor": "paired: the two arms of each draw of names, every swapped person in both groups (C_loc)",
-            "sided": "two-sided", "n_originals": int(differences.size), "draws_balanced": balanced,
+            "sided": "two-sided", "draws_balanced": balanced,
             "statistic": (f"per draw: identifiers in the summary of the arm leaning {first} minus in the other's, "
                           "as a share of the input's identifiers; per original the mean over its draws"),
             "identical": bool(differences.size >= 2 and np.all(differences == 0))}
-    found = stats.one_sample_t(differences)
-    if found is None:
-        return {**test, "estimate": float(differences.mean()) if differences.size else None}
-    return {**test, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
-            "p_value": found.p_value, "ci_kind": "d", "method": "one-sample t-test over originals, its interval"}
+    return {**test, **stats.t_test_fields(differences)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -318,8 +314,53 @@ def entity_inclusion(
         meaning = (f"OR = odds({groups[0]}) / odds({groups[1]}); OR − 1 when OR ≥ 1, else −(1/OR − 1): the paper's "
                    f"score with a sign, > 0: {groups[0]} favoured")
         signed = (signed_score, meaning)
-    return interval_results("entity_inclusion", value, units, score, kinds=BOTH_KINDS, details=details,
-                            reason=reason, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+    found = interval_results("entity_inclusion", value, units, score, kinds=BOTH_KINDS, details=details,
+                             reason=reason, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+    if k == 2:
+        test = inclusion_test([pair.input for pair in pairs], rows, groups)
+        for result in found:
+            result.details["test"] = test
+    return found
+
+
+def _signed_odds_score(log_odds_ratio: float) -> float:
+    """The paper's score with a sign from a log odds ratio: OR − 1 when OR ≥ 1, else −(1/OR − 1)."""
+    return math.expm1(log_odds_ratio) if log_odds_ratio >= 0 else -math.expm1(-log_odds_ratio)
+
+
+def inclusion_test(items: Sequence[Input], rows: np.ndarray, groups: Sequence[str]) -> dict:
+    """Entity inclusion's test (METHODS §4.2, §5): per original, the log odds ratio of inclusion of the first group
+    against the second over all its inputs (both arms, every draw; ½ added to each cell, Haldane's correction, so an
+    original where one group is always or never kept stays finite); a two-sided one-sample t-test over originals;
+    the estimate and the interval that inverts it read back as the paper's signed score (OR − 1, or −(1/OR − 1)).
+
+    Why not a p from the bootstrap interval of the pooled score (the previous test): the two are different
+    procedures and disagreed near 0.05 (issue 28). A summarizer that ignores the swap keeps each person in both
+    groups alike (C_loc and C_glob give every person each group equally often), so every original's log odds ratio
+    is exactly 0 and the result is "no difference"."""
+    first, second = groups[0], groups[1]
+    by_original: dict[str, np.ndarray] = {}
+    for item, row in zip(items, rows):
+        by_original[item.original_id] = by_original.get(item.original_id, 0) + row
+    log_ratios = []
+    for counts in by_original.values():
+        kept_a, kept_b, total_a, total_b = counts[0], counts[1], counts[2], counts[3]
+        if total_a == 0 or total_b == 0:
+            continue  # an original with people of one group only compares nothing
+        log_ratios.append(math.log((kept_a + 0.5) / (total_a - kept_a + 0.5))
+                          - math.log((kept_b + 0.5) / (total_b - kept_b + 0.5)))
+    fields = stats.t_test_fields(log_ratios)
+    test = {"null": f"people are kept as often when they are {first} as when they are {second} (odds ratio 1)",
+            "floor": "paired: every person appears in both groups across an original's inputs (C_loc, C_glob)",
+            "sided": "two-sided", "scale": "log odds ratio",
+            "statistic": (f"per original: log odds ratio of inclusion, {first} against {second}, over all its inputs, "
+                          "½ added to each cell"),
+            "identical": bool(len(log_ratios) >= 2 and all(v == 0 for v in log_ratios)), **fields,
+            "method": "one-sample t-test over originals of the log odds ratio, its interval as the signed score"}
+    for key in ("estimate", "ci_low", "ci_high"):
+        if test.get(key) is not None:
+            test[key] = _signed_odds_score(test[key])
+    return test
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -383,8 +424,27 @@ def entity_hallucination(
     value = float(tvd(pooled[None, :])[0])
     signed = (lambda p: p[:, 0] / p.sum(axis=1) - 0.5,
               f"share of {groups[0]} among gendered hallucinations − 0.5; > 0: {groups[0]} over-represented")
-    return interval_results("entity_hallucination", value, units, tvd, kinds=BOTH_KINDS, details=details,
-                            reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+    found = interval_results("entity_hallucination", value, units, tvd, kinds=BOTH_KINDS, details=details,
+                             reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
+    test = hallucination_test([pair.input for pair in pairs], rows, groups)
+    for result in found:
+        result.details["test"] = test
+    return found
+
+
+def hallucination_test(items: Sequence[Input], rows: np.ndarray, groups: Sequence[str]) -> dict:
+    """Entity hallucination's test (METHODS §4.3, §5): per original with at least one invented name of a known
+    gender, the first group's share of them − ½; a two-sided one-sample t-test over those originals with the
+    interval that inverts it (the original is the unit: one summary inventing the same name twenty times is one
+    original, not twenty names)."""
+    by_original: dict[str, np.ndarray] = {}
+    for item, row in zip(items, rows):
+        by_original[item.original_id] = by_original.get(item.original_id, 0) + row
+    shares = [float(counts[0] / counts.sum()) - 0.5 for counts in by_original.values() if counts.sum() > 0]
+    return {"null": f"invented names are as often {groups[0]} as {groups[1]} (50%)", "floor": "none: invented names only",
+            "sided": "two-sided", "identical": False,
+            "statistic": f"per original: the {groups[0]} share of its invented names of a known gender − ½",
+            **stats.t_test_fields(shares)}
 
 
 def align_pairs(pairs: Sequence[Pair], lookup: Mapping[str, str] | None = None, rules: str = DEFAULT_RULES

@@ -24,7 +24,14 @@ from bias_core.verdicts.semantics import (
     result_groups,
     semantics,
 )
-from bias_core.verdicts.significance import ALPHA, holm_p, is_verdict_result, minimum_detectable_effect, test_of
+from bias_core.verdicts.significance import (
+    ALPHA,
+    detectable_effect,
+    family_p_values,
+    holm_p,
+    is_verdict_result,
+    test_of,
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +48,8 @@ class Verdict:
     correction: str = ""  # how the correction was made, in words; says "not applicable" and why when it was not
     clears_floor: bool | None = None  # whether the test against its noise floor excludes it (None: no floor)
     floor: tuple[float, float] | None = None  # kept for older bundles; the floor is now tested (``floor_used``)
-    mde: float | None = None  # minimum detectable effect at 80% power, α = 0.05, in the estimate's unit
+    mde: float | None = None  # the effect detected in 4 of 5 audits like this one by this rule, in the estimate's unit
+    mde_method: str = ""  # "simulated" (the rule run on simulated audits) or "z-approximation"
     null: str = ""  # the null the test used, in words
     floor_used: str = ""  # the noise floor the test used, in words
 
@@ -73,7 +81,8 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
     (c) its p survives Holm at α = 0.05 within its summarizer's family (every test of that summarizer in the run);
     (d) at least 2 originals.
     Identical summaries across arms (estimate exactly at the null, no spread) are "no difference", never "not enough
-    data". Every verdict that is not a finding states the minimum detectable effect (``mde``) where there is spread.
+    data". Every verdict that is not a finding states the effect it could have detected (``mde``: the rule run on
+    simulated audits of its own per-original values, ``simulated_power``) where there is spread.
     "favoured" is set only for findings.
     """
     sem = semantics(result.measure)
@@ -143,10 +152,10 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         status = "finding"
     significant = status == "finding"
     favoured = _favoured(result, sem, primary_estimate(result)[0] or 0.0) if significant else None
-    mde = minimum_detectable_effect(test)
+    mde, mde_method = (None, "") if significant else detectable_effect(test, family_p_values(result, results))
     clears = excludes if test.floor not in ("none", "") else None
     return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, None,
-                   mde=mde, null=test.null, floor_used=test.floor)
+                   mde=mde, mde_method=mde_method, null=test.null, floor_used=test.floor)
 
 
 def _count_reason(result: MeasureResult, test) -> str:

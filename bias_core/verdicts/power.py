@@ -1,13 +1,13 @@
 """Power before and after a run: the smallest effect an audit of n originals detects, and the originals an effect
-needs (METHODS §5 "Power"; issue 19).
+needs (METHODS §5 "Power"; issues 19 and 28).
 
-After a run, every "no evidence" verdict carries its own minimum detectable effect (``judge.judge``: 80% power at
-α = 0.05 from the spread of its interval at its n). Before a run there is no spread yet, so ``planning_table`` takes
-it from a reference run — the shipped demo run by default — and scales it with the number of originals: the spread of
-a mean over originals falls as 1/√n, so MDE(n) = MDE(n_ref) · √(n_ref / n) and the originals an effect e needs are
-n_ref · (MDE(n_ref) / e)². Per measure the reference spread is the median over the reference run's summarizers whose
-results vary (identical summaries have no spread to scale). It is a planning figure: another corpus or summarizer
-spreads differently, and the verdicts after the run state their own.
+After a run, every verdict that is not a finding carries the effect it could have detected (``judge.judge``: the rule
+run on simulated audits of its own per-original values, ``simulated_power``). Before a run there are no values yet, so
+``planning_table`` takes them from a reference run — the shipped demo run by default: per measure, the summarizer
+whose per-original values have the median spread, its family's size, and the same simulation at the planned n (the
+other tests of the family drawn without an effect). The originals an effect e needs are the smallest n whose simulated
+detectable effect is at most e. It is a planning figure: another corpus or summarizer spreads differently, and the
+verdicts after the run state their own.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from bias_core.common.records import MeasureResult
 from bias_core.verdicts.judge import Verdict
 from bias_core.verdicts.semantics import plain_name, semantics
 from bias_core.verdicts.sentences import mde_text
-from bias_core.verdicts.significance import is_verdict_result, minimum_detectable_effect, test_of
+from bias_core.verdicts.significance import TestOf, family_p_values, is_verdict_result, test_of
+from bias_core.verdicts.simulated_power import POWER, detectable_effect, detection_rate
 
 # The effect each measure is planned for, in the measure's own scale, and how it reads (issue 19: "says how many
 # originals would detect a stated effect"). Chosen as the smallest effects the papers discuss as meaningful.
@@ -43,6 +44,7 @@ STATED_EFFECTS = {
     "sof": 0.02,
     "mbic": 0.1,
 }
+MOST_ORIGINALS = 2000  # planning looks no further: "more than 2,000 originals"
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class PowerRow:
     detects: str  # the MDE in words: "odds ratios beyond 1.62× either way"
     stated_effect: float | None
     stated: str | None  # the stated effect in words
-    originals_needed: int | None  # originals for 80% power to detect the stated effect
+    originals_needed: int | None  # originals for 80% power to detect the stated effect (None: more than 2,000)
     reference_n: int
     reference_summarizers: int
 
@@ -66,39 +68,92 @@ def _words(result: MeasureResult, value: float) -> str:
     return mde_text(result, Verdict("", False, None, (), mde=value)) or f"{value:.3g}"
 
 
-def reference_spread(results: Sequence[MeasureResult]) -> dict[str, tuple[MeasureResult, float, int, int]]:
-    """Per measure: (an example result, its median MDE scaled to one original — MDE · √n — over the summarizers
-    whose test varies, the median n, how many summarizers)."""
-    scaled: dict[str, list[tuple[MeasureResult, float, int]]] = {}
+@dataclass(frozen=True)
+class Reference:
+    """One measure's reference for planning: an example result (for the words), its test's per-original values,
+    their sidedness and scale, the size of its summarizer's Holm family, n and how many summarizers varied."""
+
+    example: MeasureResult
+    values: tuple[float, ...]
+    sided: str
+    scale: str | None
+    family_size: int
+    n: int
+    summarizers: int
+
+
+def reference_spread(results: Sequence[MeasureResult]) -> dict[str, Reference]:
+    """Per measure: the test of the summarizer whose per-original values have the median spread, among those whose
+    test varies (identical summaries have no spread to simulate)."""
+    candidates: dict[str, list[tuple[float, MeasureResult, TestOf]]] = {}
     for result in results:
         if not is_verdict_result(result) or not result.is_defined or result.n < 2:
             continue
         test = test_of(result)
-        mde = minimum_detectable_effect(test) if test is not None else None
-        if mde is None or not mde > 0:
+        if test is None or test.values is None or statistics.stdev(test.values) == 0:
             continue
-        scaled.setdefault(result.measure, []).append((result, mde * math.sqrt(result.n), result.n))
+        candidates.setdefault(result.measure, []).append((statistics.stdev(test.values), result, test))
     out = {}
-    for measure, rows in scaled.items():
-        out[measure] = (rows[0][0], statistics.median(r[1] for r in rows), int(statistics.median(r[2] for r in rows)),
-                        len({r[0].summarizer for r in rows}))
+    for measure, rows in candidates.items():
+        rows.sort(key=lambda row: row[0])
+        _, result, test = rows[(len(rows) - 1) // 2]
+        family = family_p_values(result, results)
+        out[measure] = Reference(result, test.values, test.sided, test.scale,
+                                 1 + (len(family) if family is not None else 0), result.n,
+                                 len({row[1].summarizer for row in rows}))
     return out
 
 
+def _simulated(reference: Reference, n: int) -> float | None:
+    found = detectable_effect(reference.values, reference.sided, n=n, family_size=reference.family_size)
+    if found is not None and reference.scale == "log odds ratio":
+        found = math.expm1(found)
+    return found
+
+
+def originals_needed(reference: Reference, effect: float, most: int = MOST_ORIGINALS) -> int | None:
+    """The smallest n at which the rule finds ``effect`` in 4 of 5 simulated audits (bisection over n; None beyond
+    ``most``)."""
+    planted = math.log1p(effect) if reference.scale == "log odds ratio" else effect
+    return _needed(reference.values, reference.sided, reference.family_size, planted, most)
+
+
+@lru_cache(maxsize=256)
+def _needed(values: tuple[float, ...], sided: str, family_size: int, planted: float, most: int) -> int | None:
+    def detects(n: int) -> bool:
+        rate = detection_rate(values, sided, planted, n=n, family_size=family_size)
+        return rate is not None and rate >= POWER
+
+    if not detects(most):
+        return None
+    low, high = 2, most  # detects(high) holds
+    if detects(low):
+        return low
+    while high - low > 1:
+        middle = (low + high) // 2
+        if detects(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def planning_table(n: int, results: Sequence[MeasureResult] | None = None) -> list[PowerRow]:
-    """The minimum detectable effect of every measure at ``n`` originals, and the originals its stated effect needs,
-    from ``results`` (default: the shipped demo run's)."""
+    """The effect every measure detects in 4 of 5 simulated audits of ``n`` originals, and the originals its stated
+    effect needs, from ``results`` (default: the shipped demo run's)."""
     if n < 2:
         raise ValueError("a test needs at least 2 originals")
     reference = reference_spread(results if results is not None else demo_results())
     rows = []
-    for measure, (example, per_original, reference_n, count) in reference.items():
+    for measure, ref in reference.items():
         sem = semantics(measure)
-        mde = per_original / math.sqrt(n)
+        mde = _simulated(ref, n)
+        if mde is None:
+            continue
         stated = STATED_EFFECTS.get(measure)
-        needed = max(2, math.ceil((per_original / stated) ** 2)) if stated else None
-        rows.append(PowerRow(measure, plain_name(measure), sem.family, n, mde, _words(example, mde), stated,
-                             _words(example, stated) if stated else None, needed, reference_n, count))
+        needed = originals_needed(ref, stated) if stated else None
+        rows.append(PowerRow(measure, plain_name(measure), sem.family, n, mde, _words(ref.example, mde), stated,
+                             _words(ref.example, stated) if stated else None, needed, ref.n, ref.summarizers))
     order = {name: i for i, name in enumerate(STATED_EFFECTS)}
     return sorted(rows, key=lambda row: (order.get(row.measure, 99), row.measure))
 
@@ -123,8 +178,9 @@ def format_table(rows: Sequence[PowerRow]) -> str:
     """The planning table as plain text (the CLI prints it)."""
     if not rows:
         return "no reference results with spread: run an audit first or pass --bundle"
-    lines = [f"At {rows[0].n} originals, 80% power at α = 0.05 (scaled from a reference run by √n):"]
+    lines = [f"At {rows[0].n} originals, 80% power at α = 0.05 after Holm (simulated from a reference run's values):"]
     for row in rows:
-        needed = (f"; to detect {row.stated}: {row.originals_needed} originals" if row.originals_needed else "")
+        needed = (f"; to detect {row.stated}: {row.originals_needed} originals" if row.originals_needed else
+                  f"; to detect {row.stated}: more than {MOST_ORIGINALS:,} originals" if row.stated else "")
         lines.append(f"- {row.name}: detects {row.detects}{needed}")
     return "\n".join(lines)

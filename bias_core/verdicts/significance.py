@@ -42,6 +42,8 @@ class TestOf:
     null: str  # what the null is, in words
     floor: str  # which noise floor the test used, in words
     identical: bool = False  # what the test compares is exactly the same in both arms (no spread, no difference)
+    values: tuple[float, ...] | None = None  # the per-original values of a t-test over originals (simulated power)
+    scale: str | None = None  # "log odds ratio": ``values`` are log odds ratios, the estimate the signed score
 
 
 _NULLS = {
@@ -92,21 +94,24 @@ def _normal_p(estimate: float, low: float, high: float, null: float, sided: str,
 def test_of(result: MeasureResult) -> TestOf | None:
     """The test behind a result, or None where the result is no test (a description, undefined, no interval).
 
-    In order: the measure's own null test in ``details['test']`` (perspective fairness against its permutation null,
-    Fightin' Words against arm labels swapped within originals); ΔI and Acc_Diff with their paired bootstrap p over
-    originals (METHODS §4.8; Acc_Diff two-sided); politician features, the Holm-corrected paired t-tests (family-wise
-    p = the smallest Holm p, Bonferroni over the swap directions); otherwise the primary estimate's interval against
-    the measure's null with a normal-approximation p (``_normal_p``)."""
+    In order: the measure's own test in ``details['test']`` (a one-sample t-test over originals with the interval
+    that inverts it — word lists, entity inclusion and hallucination, distinguishability, perspective fairness
+    against its value-blind null, MBIC, ΔI, Acc_Diff — or Fightin' Words' count against arm labels swapped within
+    originals); politician features, the Holm-corrected paired t-tests (family-wise p = the smallest Holm p,
+    Bonferroni over the swap directions); otherwise (results stored before issue 28) the primary estimate's interval
+    against the measure's null with a normal-approximation p (``_normal_p``)."""
     sem = semantics(result.measure)
     if sem.kind == "description" or not result.is_defined:
         return None
     details = result.details if isinstance(result.details, dict) else {}
     own = details.get("test")
     if isinstance(own, dict) and finite_or_none(own.get("estimate")) is not None:
+        values = own.get("per_original")
+        values = tuple(float(v) for v in values) if isinstance(values, list) and len(values) >= 2 else None
         return TestOf(float(own["estimate"]), finite_or_none(own.get("ci_low")), finite_or_none(own.get("ci_high")),
                       finite_or_none(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
                       str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
-                      bool(own.get("identical")))
+                      bool(own.get("identical")), values, own.get("scale"))
     null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
     if result.measure == "politician_features":
         every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
@@ -131,11 +136,7 @@ def test_of(result: MeasureResult) -> TestOf | None:
     value, low, high = primary_estimate(result)
     if value is None or low is None or high is None:
         return None
-    p = finite_or_none(details.get("p_one_sided"))
-    if result.measure == "acc_diff" and p is not None:
-        p = min(1.0, 2.0 * p)  # the stored p is one-sided in the observed direction; the test is two-sided
-    if p is None:
-        p = _normal_p(value, low, high, sem.null, _sided(sem), result.n)
+    p = _normal_p(value, low, high, sem.null, _sided(sem), result.n)
     return TestOf(value, low, high, p, _sided(sem), sem.null, null, floor)
 
 
@@ -184,6 +185,32 @@ def holm_p(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[flo
     if found is None:
         return None, None, "correction not applicable: the result has no p-value"
     return found
+
+
+def family_p_values(result: MeasureResult, results: Sequence[MeasureResult]) -> tuple[float, ...] | None:
+    """The raw p-values of the other tests in the result's Holm family (its summarizer's), or None where the result
+    is not in one."""
+    if not any(r is result for r in results):
+        results = [*results, result]
+    table = _holm_table(results, result.summarizer)
+    if id(result) not in table:
+        return None
+    return tuple(p for key, (p, _, _) in table.items() if key != id(result))
+
+
+def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> tuple[float | None, str]:
+    """The effect (distance from the null, in the estimate's unit) this audit detects in 4 of 5 simulated audits of
+    its rule (``simulated_power``: its own per-original values, its t-test, Holm with its family's other p-values),
+    and how it was obtained; tests without per-original values (counts, politician features, results stored before
+    issue 28) keep the z-approximation from their interval."""
+    if test.values is not None and other_p_values is not None:
+        from bias_core.verdicts.simulated_power import detectable_effect as simulated
+
+        found = simulated(test.values, test.sided, other_p_values=other_p_values)
+        if found is not None and test.scale == "log odds ratio":
+            found = math.expm1(found)  # the signed score of an odds ratio e^δ
+        return found, "simulated"
+    return minimum_detectable_effect(test), "z-approximation"
 
 
 # 80% power at α = 0.05 (METHODS §5 "Power"): an effect this many standard errors from the null is detected with

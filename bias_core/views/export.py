@@ -101,7 +101,8 @@ def run_json(store: RunStore, run_id: str) -> str:
 def measures_csv(results: list[MeasureResult]) -> str:
     """One row per result: the record (measure, perturbation, summarizer, value, CI, n, reason), the primary estimate
     shown everywhere (the signed one where the score cannot be negative) and the verdict of ``judge.judge`` —
-    verdict, favoured, survives_correction, Holm p and the correction in words — then the details as JSON;
+    verdict, favoured, survives_correction, Holm p, the correction in words and, on every row that is not a finding,
+    the effect it could have detected and how (``judge``: "simulated" or "z-approximation") — then the details as JSON;
     formula-like cells neutralised."""
     rows = []
     for r in results:
@@ -114,11 +115,12 @@ def measures_csv(results: list[MeasureResult]) -> str:
                      verdict.status, verdict.favoured or "", survives,
                      "" if verdict.p_value is None else verdict.p_value,
                      "" if verdict.p_holm is None else verdict.p_holm, verdict.correction,
-                     "" if verdict.mde is None else verdict.mde,
+                     "" if verdict.mde is None else verdict.mde, verdict.mde_method if verdict.mde is not None else "",
                      json.dumps(row["details"], ensure_ascii=False, default=str)])
     return _csv_text(["measure", "perturbation", "summarizer", "value", "ci_low", "ci_high", "ci_kind", "n", "reason",
                       "estimate", "estimate_ci_low", "estimate_ci_high", "estimate_sign", "verdict", "favoured",
-                      "survives_correction", "p_raw", "p_holm", "correction", "detectable_effect", "details"], rows)
+                      "survives_correction", "p_raw", "p_holm", "correction", "detectable_effect",
+                      "detectable_effect_method", "details"], rows)
 
 
 def sign_meaning(result: MeasureResult) -> str:
