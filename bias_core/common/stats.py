@@ -230,19 +230,25 @@ def one_sample_t(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE
     return OneSampleT(mean, float(interval.low), float(interval.high), float(result.pvalue))
 
 
-def t_test_fields(values: Sequence[float]) -> dict:
+def t_test_fields(values: Sequence[float], largest: float | None = None) -> dict:
     """The one-sample t-test over originals of ``values`` as a measure records it in ``details['test']``: estimate,
     the interval that inverts the test, p, n, and the per-original values themselves (``per_original``), from which
     the verdict simulates the effect this audit could detect (``verdicts.simulated_power``). Where the test needs
-    two values or more and has fewer: the estimate alone."""
+    two values or more and has fewer: the estimate alone. ``largest``: the largest possible |effect| of a bounded
+    measure; the interval is cut to it (on two originals a t interval reaches ±600 percentage points of a share),
+    which never changes whether it holds 0."""
     x = np.asarray(values, dtype=float)
     fields = {"n_originals": int(x.size), "per_original": [float(v) for v in x], "ci_kind": "d",
               "method": "one-sample t-test over originals, its interval"}
+    if largest is not None:
+        fields["largest_effect"] = float(largest)
     found = one_sample_t(x)
     if found is None:
         return {**fields, "estimate": float(x.mean()) if x.size else None}
-    return {**fields, "estimate": found.estimate, "ci_low": found.low, "ci_high": found.high,
-            "p_value": found.p_value}
+    low, high = found.low, found.high
+    if largest is not None:
+        low, high = max(low, -largest), min(high, largest)
+    return {**fields, "estimate": found.estimate, "ci_low": low, "ci_high": high, "p_value": found.p_value}
 
 
 def effect_size_dz(differences: Sequence[float]) -> float:

@@ -207,14 +207,14 @@ def quadruple_inconsistency(
 
 
 def _test_over_originals(clusters: np.ndarray, values: np.ndarray, *, sided: str, null: str, floor: str,
-                         statistic: str) -> dict:
+                         statistic: str, largest: float = 1.0) -> dict:
     """A one-sample t-test over originals of the mean of ``values`` (one per quadruple) within each original, with the
     interval that inverts it (METHODS §5, issue 28: one procedure gives the interval and p; before, a percentile
     bootstrap of the pooled ratio gave both, anti-conservative at small n). Every value 0 is "no difference"."""
     per_original = [float(values[clusters == cluster].mean()) for cluster in dict.fromkeys(clusters.tolist())]
     return {"null": null, "floor": floor, "sided": sided, "statistic": statistic,
             "identical": bool(len(per_original) >= 2 and all(v == 0 for v in per_original)),
-            **stats.t_test_fields(per_original)}
+            **stats.t_test_fields(per_original, largest=largest)}
 
 
 def _breakdown(name: str, table: QuadrupleTable, across: np.ndarray, within: np.ndarray) -> dict:

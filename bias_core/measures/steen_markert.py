@@ -444,7 +444,7 @@ def hallucination_test(items: Sequence[Input], rows: np.ndarray, groups: Sequenc
     return {"null": f"invented names are as often {groups[0]} as {groups[1]} (50%)", "floor": "none: invented names only",
             "sided": "two-sided", "identical": False,
             "statistic": f"per original: the {groups[0]} share of its invented names of a known gender − ½",
-            **stats.t_test_fields(shares)}
+            **stats.t_test_fields(shares, largest=0.5)}
 
 
 def align_pairs(pairs: Sequence[Pair], lookup: Mapping[str, str] | None = None, rules: str = DEFAULT_RULES

@@ -98,8 +98,11 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         return Verdict("description", False, None, (why,), correction="correction not applicable: a description")
     test = test_of(result)
     if test is None:
-        return Verdict("not enough data", False, None, ("the result has no test or confidence interval",),
-                       correction="correction not applicable: no test")
+        own = result.details.get("test") if isinstance(result.details, dict) else None
+        tested = own.get("n_originals") if isinstance(own, dict) else None
+        why = (f"only {counted(int(tested), 'original')} to test; a test needs at least 2" if tested is not None
+               else "the result has no test or confidence interval")
+        return Verdict("not enough data", False, None, (why,), correction="correction not applicable: no test")
     if result.n < 2:
         return Verdict("not enough data", False, None, (f"only {counted(result.n, 'original')}; a test needs at least 2",),
                        correction="correction not applicable: not enough data", null=test.null, floor_used=test.floor)

@@ -167,6 +167,8 @@ def mde_text(result: MeasureResult, verdict: Verdict, scale: bool = True) -> str
 
 def detectable_text(result: MeasureResult, verdict: Verdict) -> str | None:
     """The effect this audit could have detected, as one clause (80% power at α = 0.05: four times in five)."""
+    if verdict.mde == math.inf:
+        return "too few articles for this audit to detect even the largest possible effect four times in five"
     power = mde_text(result, verdict, scale=False)
     return minus_signs(f"this audit could detect {power} four times in five") if power else None
 

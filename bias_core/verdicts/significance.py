@@ -44,6 +44,7 @@ class TestOf:
     identical: bool = False  # what the test compares is exactly the same in both arms (no spread, no difference)
     values: tuple[float, ...] | None = None  # the per-original values of a t-test over originals (simulated power)
     scale: str | None = None  # "log odds ratio": ``values`` are log odds ratios, the estimate the signed score
+    largest: float | None = None  # the largest possible |effect| of a bounded measure
 
 
 _NULLS = {
@@ -105,13 +106,15 @@ def test_of(result: MeasureResult) -> TestOf | None:
         return None
     details = result.details if isinstance(result.details, dict) else {}
     own = details.get("test")
+    if isinstance(own, dict) and "per_original" in own and finite_or_none(own.get("p_value")) is None:
+        return None  # a t-test over originals with fewer than two: no test (``judge``: not enough data)
     if isinstance(own, dict) and finite_or_none(own.get("estimate")) is not None:
         values = own.get("per_original")
         values = tuple(float(v) for v in values) if isinstance(values, list) and len(values) >= 2 else None
         return TestOf(float(own["estimate"]), finite_or_none(own.get("ci_low")), finite_or_none(own.get("ci_high")),
                       finite_or_none(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
                       str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
-                      bool(own.get("identical")), values, own.get("scale"))
+                      bool(own.get("identical")), values, own.get("scale"), finite_or_none(own.get("largest_effect")))
     null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
     if result.measure == "politician_features":
         every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
@@ -207,6 +210,8 @@ def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> t
         from bias_core.verdicts.simulated_power import detectable_effect as simulated
 
         found = simulated(test.values, test.sided, other_p_values=other_p_values)
+        if found is not None and test.largest is not None and found > test.largest:
+            found = math.inf  # not even the largest possible effect is found four times in five
         if found is not None and test.scale == "log odds ratio":
             found = math.expm1(found)  # the signed score of an odds ratio e^δ
         return found, "simulated"
