@@ -65,3 +65,21 @@ def test_the_interval_inverts_the_test_that_gives_the_p_value():
     assert test["method"].startswith("one-sample t-test")
     assert (test["p_value"] < 0.05) == (test["ci_low"] > 0 or test["ci_high"] < 0)
     assert test["ci_low"] < test["estimate"] < test["ci_high"]
+
+
+def test_with_within_group_controls_each_quadruple_gives_two_draws():
+    """gender-loc with controls writes four inputs per draw (original, control in arm a; swap1, swap2 in arm b): the
+    test pairs the original with swap1 and the control with swap2 rather than dropping the draw."""
+    pairs = []
+    for number in range(4):
+        for role, arm, group in (("original", "a", "female"), ("control", "a", "female"), ("swap1", "b", "male"),
+                                 ("swap2", "b", "male")):
+            item = version(f"o{number}", 0, arm, group)
+            item = Input(id=f"{item.id}/{role}", original_id=item.original_id, sample_id=0, arm=arm, text=item.text,
+                         perturbation="gender-loc", role=role, quadruple_id=f"o{number}/0")
+            kept = 4 if group == "female" else 2 + number % 2
+            pairs.append(Pair(item, Summary(item.id, "s", lead(item.text, kept))))
+    found = {r.ci_kind: r for r in word_list_inclusion(pairs, n_resamples=100)
+             if r.measure == "word_list_inclusion_adjusted"}
+    test = found["d"].details["test"]
+    assert test["n_originals"] == 4 and test["estimate"] > 0 and test["draws_balanced"] == 0

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bias_core.common import stats
-from bias_core.common.records import Input, MeasureResult
+from bias_core.common.records import CONTROL_ROLES, Input, MeasureResult
 from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.measures.alignment import (  # noqa: F401
     DEFAULT_RULES,
@@ -198,13 +198,16 @@ def arm_contrast_test(items: Sequence[Input], summary_counts: np.ndarray, input_
     exactly as many identifiers in both arms — the swap maps one to one — so its contrast is exactly 0; a summarizer
     that keeps a person's sentences more when she is a woman keeps more in the arm that leans female. Draws whose
     arms lean alike (as many first-group identifiers in both) say nothing and are left out."""
-    by_draw: dict[tuple[str, object], list[int]] = {}
+    by_draw: dict[tuple[str, object, bool], list[int]] = {}
     for index, item in enumerate(items):
         if item.arm is not None:
-            by_draw.setdefault((item.original_id, item.sample_id), []).append(index)
+            # with within-group controls a draw is a quadruple: the original and its swap are one pair, the control
+            # and its swap (swap2, the control's names) the other
+            control = item.role in CONTROL_ROLES
+            by_draw.setdefault((item.original_id, item.sample_id, control), []).append(index)
     by_original: dict[str, list[float]] = {}
     balanced = 0
-    for (original, _), members in by_draw.items():
+    for (original, _, _), members in by_draw.items():
         if len(members) != 2:
             continue
         a, b = members
