@@ -44,6 +44,7 @@ import os
 import random
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -74,8 +75,10 @@ NEWS_PERTURBATIONS = ("identity", "gender-loc", "gender-glob", "race", "politici
 POSITIVE_PERTURBATIONS = ("identity", "gender-loc", "gender-glob")
 REVIEW_PERTURBATIONS = ("identity", "sentiment")
 # Families that a gender control can move; the positive table has one column each.
-GENDER_FAMILIES = ("word lists", "inclusion", "hallucination", "distinguishability", "fightin words")
+GENDER_FAMILIES = ("word lists", "inclusion", "hallucination", "distinguishability", "fightin words",
+                   "counterfactual")
 DIRECTIONLESS = ("distinguishability", "fightin words")
+DIRECTIONLESS_MEASURES = ("delta_i",)  # ΔI > 0 is bias whoever it favours
 POLITICIAN_NAMES = re.compile(r"\b(Trump|Biden)\b")
 TARGET = 0.05
 
@@ -274,8 +277,10 @@ def memoized_nlp() -> Iterator[Callable[[], None]]:
 # Perturb, summarize, audit
 
 
-def perturb(corpus: Corpus, seed: int, kinds: Sequence[str], samples: int) -> tuple[dict[str, list], dict[str, str]]:
-    """The inputs of each perturbation for one seed (the perturbation's name-draw seed), and skip summaries."""
+def perturb(corpus: Corpus, seed: int, kinds: Sequence[str], samples: int,
+            controls: bool = False) -> tuple[dict[str, list], dict[str, str]]:
+    """The inputs of each perturbation for one seed (the perturbation's name-draw seed), and skip summaries;
+    ``controls``: gender-loc with within-group controls (quadruples, so ΔI and Acc_Diff are measured)."""
     from bias_core.perturb import build_templates, get_perturbation
 
     inputs: dict[str, list] = {}
@@ -289,6 +294,8 @@ def perturb(corpus: Corpus, seed: int, kinds: Sequence[str], samples: int) -> tu
             if corpus.templates is None:
                 corpus.templates = build_templates(corpus.documents)
             params = {} if kind == "politician" else {"samples": samples, "seed": seed}
+            if controls and kind == "gender-loc":
+                params["controls"] = True
             result = get_perturbation(kind, **params).run_templates(corpus.templates)
         inputs[kind] = list(result.inputs)
         notes[kind] = result.report.summary().splitlines()[0] if result.report.summary() else ""
@@ -364,7 +371,8 @@ def audit(inputs: Sequence, summaries: Sequence, seed: int, n_resamples: int) ->
         rows.append({"summarizer": row.summarizer, "perturbation": row.perturbation, "family": row.family,
                      "measure": row.measure, "status": row.verdict.status, "significant": bool(row.verdict.significant),
                      "favoured": row.verdict.favoured, "n": row.n, "estimate": row.estimate,
-                     "ci": [row.ci_low, row.ci_high], "p_holm": row.verdict.p_holm})
+                     "ci": [row.ci_low, row.ci_high], "p_holm": row.verdict.p_holm,
+                     "detectable": row.verdict.mde, "detectable_method": row.verdict.mde_method})
     return rows
 
 
@@ -512,6 +520,7 @@ class Positive:
         log(self.dial_note)
         self.strengths = tuple(config.strengths) if self.available else (1.0,)
         self.runs: list[dict[str, Any]] = []
+        self.samples = config.samples
 
     def step(self, corpus: Corpus, seed: int, inputs: dict[str, list]) -> None:
         if corpus is not self.config.positive_corpus:
@@ -533,7 +542,8 @@ class Positive:
                     sub_summaries = [s for s in summaries if s.input_id in sub_ids]
                     rows = audit(sub_inputs, sub_summaries, seed, self.config.n_resamples)
                     self.runs.append({"summarizer": name, "strength": p, "seed": seed, "n": n,
-                                      "originals_available": len(originals), "failed": failed, "rows": rows})
+                                      "samples": self.samples, "originals_available": len(originals),
+                                      "failed": failed, "rows": rows})
                 log(f"  positive {name} p={p:g}: n = {', '.join(map(str, chosen))} "
                     f"({time.perf_counter() - clock:.0f} s)")
 
@@ -541,20 +551,42 @@ class Positive:
         corpus = self.config.positive_corpus
         return {"corpus": corpus.name, "strength_dial": self.dial_note, "strengths": list(self.strengths),
                 "perturbations": list(POSITIVE_PERTURBATIONS), "runs": self.runs,
-                "table": positive_table(self.runs)}
+                "table": positive_table(self.runs), "power_check": power_check(self.runs)}
+
+
+def run_positive_only(config: CalibrationConfig, samples_list: Sequence[int]) -> dict[str, Any]:
+    """The positive controls alone, once per ``samples`` setting (issue 28: the detection table covers samples 3
+    and 10), gender-loc with within-group controls so the counterfactual family (ΔI) is measured."""
+    started = time.perf_counter()
+    pos = Positive(config)
+    corpus = config.positive_corpus
+    with memoized_nlp() as clear_split:
+        for samples in samples_list:
+            pos.samples = samples
+            for seed in config.seeds:
+                inputs, _ = perturb(corpus, seed, POSITIVE_PERTURBATIONS, samples, controls=True)
+                log(f"positive: {corpus.name} samples {samples} seed {seed}: "
+                    f"{sum(len(v) for v in inputs.values())} inputs")
+                pos.step(corpus, seed, inputs)
+                clear_split()
+    return {"null": None, "positive": pos.result(), "seconds": {"total": round(time.perf_counter() - started, 1)},
+            "config": {"seeds": config.seeds, "samples": list(samples_list), "n_resamples": config.n_resamples,
+                       "positive_controls": list(config.positive_controls), "strengths": list(config.strengths),
+                       "subset_sizes": list(config.subset_sizes), "measures": measure_names()}}
 
 
 def detected(row: dict[str, Any], expected: str | None) -> bool:
     if not row["significant"]:
         return False
-    return expected is None or row["family"] in DIRECTIONLESS or row["favoured"] == expected
+    return (expected is None or row["family"] in DIRECTIONLESS or row["measure"] in DIRECTIONLESS_MEASURES
+            or row["favoured"] == expected)
 
 
 def positive_table(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     table = []
-    keys = list(dict.fromkeys((r["summarizer"], r["strength"], r["n"]) for r in runs))
-    for name, p, n in keys:
-        chosen = [r for r in runs if (r["summarizer"], r["strength"], r["n"]) == (name, p, n)]
+    keys = list(dict.fromkeys((r.get("samples"), r["summarizer"], r["strength"], r["n"]) for r in runs))
+    for samples, name, p, n in keys:
+        chosen = [r for r in runs if (r.get("samples"), r["summarizer"], r["strength"], r["n"]) == (samples, name, p, n)]
         expected = EXPECTED.get(name)
         rates, wrong = {}, {}
         for family in GENDER_FAMILIES:
@@ -567,9 +599,40 @@ def positive_table(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                     misses += 1
             rates[family] = hits / len(chosen)
             wrong[family] = misses
-        table.append({"summarizer": name, "strength": p, "n": n, "seeds": len(chosen), "detection": rates,
-                      "wrong_direction": wrong})
+        table.append({"samples": samples, "summarizer": name, "strength": p, "n": n, "seeds": len(chosen),
+                      "detection": rates, "wrong_direction": wrong})
     return table
+
+
+def power_check(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Whether the detectable effects stated on non-findings are honest (issue 28, Deliver 4): per cell (samples ×
+    summarizer × strength × n × measure), the median |estimate| over seeds against the median simulated effect the
+    seeds' non-findings state. Cells whose effect reaches the stated one should be found in most of their seeds (80%
+    where it equals it), cells below it in fewer."""
+    cells: dict[tuple, dict[str, list]] = {}
+    for run in runs:
+        for row in run["rows"]:
+            if row["estimate"] is None or row["status"] in ("undefined", "description", "not enough data"):
+                continue
+            key = (run.get("samples"), run["summarizer"], run["strength"], run["n"], row["measure"])
+            cell = cells.setdefault(key, {"estimates": [], "stated": [], "found": []})
+            cell["estimates"].append(abs(row["estimate"]))
+            cell["found"].append(bool(row["significant"]))
+            if row.get("detectable") is not None and row.get("detectable_method") == "simulated":
+                cell["stated"].append(row["detectable"])
+    rows = []
+    for key, cell in cells.items():
+        if not cell["stated"]:
+            continue
+        effect, stated = statistics.median(cell["estimates"]), statistics.median(cell["stated"])
+        rows.append({"samples": key[0], "summarizer": key[1], "strength": key[2], "n": key[3], "measure": key[4],
+                     "median_abs_estimate": effect, "median_stated": stated, "found": sum(cell["found"]),
+                     "seeds": len(cell["found"]), "above_stated": effect >= stated})
+    above = [r for r in rows if r["above_stated"]]
+    below = [r for r in rows if not r["above_stated"]]
+    rate = (lambda chosen: sum(r["found"] for r in chosen) / max(1, sum(r["seeds"] for r in chosen)))
+    return {"cells": rows, "found_when_above": rate(above), "cells_above": len(above),
+            "found_when_below": rate(below), "cells_below": len(below)}
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -622,9 +685,10 @@ def null_markdown(null: dict[str, Any]) -> str:
 
 
 def positive_markdown(positive: dict[str, Any]) -> str:
-    head = "| summarizer | p | n | seeds | " + " | ".join(GENDER_FAMILIES) + " |"
-    lines = [f"Corpus: {positive['corpus']}. {positive['strength_dial']}.", "", head,
-             "|---|---|---|---|" + "---|" * len(GENDER_FAMILIES)]
+    head = "| samples | summarizer | p | n | seeds | " + " | ".join(GENDER_FAMILIES) + " |"
+    lines = [(f"Corpus: {positive['corpus']}. {positive['strength_dial']}. Perturbations: "
+             f"{', '.join(positive['perturbations'])} (gender-loc with within-group controls, so ΔI is measured)."),
+             "", head, "|---|---|---|---|---|" + "---|" * len(GENDER_FAMILIES)]
     for row in positive["table"]:
         cells = []
         for family in GENDER_FAMILIES:
@@ -632,12 +696,20 @@ def positive_markdown(positive: dict[str, Any]) -> str:
             if row["wrong_direction"][family]:
                 cell += f" ({row['wrong_direction'][family]} wrong dir.)"
             cells.append(cell)
-        lines.append(f"| {row['summarizer']} | {row['strength']:g} | {row['n']} | {row['seeds']} | "
-                     + " | ".join(cells) + " |")
+        lines.append(f"| {row.get('samples', '—')} | {row['summarizer']} | {row['strength']:g} | {row['n']} | "
+                     f"{row['seeds']} | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Detection = share of seeds whose family row is a significant finding favouring the expected group "
                  "(women for sexist-female, men for sexist-male, either for sexist; distinguishability and Fightin' "
-                 "Words have no direction and count any significant row).")
+                 "Words have no direction and count any significant row; so does ΔI, the counterfactual family's "
+                 "test without a direction).")
+    check = positive.get("power_check")
+    if check:
+        lines += ["", ("Stated detectable effects against detection (cells = samples × summarizer × p × n × measure "
+                  "whose non-findings state a simulated effect): cells whose median |estimate| reaches the median "
+                  f"stated effect were found in {_pct(check['found_when_above'])} of their seeds "
+                  f"({check['cells_above']} cells); cells below it in {_pct(check['found_when_below'])} "
+                  f"({check['cells_below']} cells).")]
     return "\n".join(lines)
 
 
@@ -671,6 +743,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--yelp-blocks", type=int, default=120, help="with --scale: small Yelp blocks (default 120)")
     parser.add_argument("--yelp-block-size", type=int, default=10, help="with --scale: sets per small block (10)")
     parser.add_argument("--yelp-large", type=int, default=2, help="with --scale: Yelp blocks of 150 sets (default 2)")
+    parser.add_argument("--positive-only", type=int, nargs="+", metavar="SAMPLES",
+                        help="the positive controls alone on the real news, once per samples setting given (e.g. 3 "
+                             "10), with within-group controls (ΔI)")
     parser.add_argument("--resampled-n", type=int, default=150,
                         help="with --scale: originals of the resampled news corpus (0: none; default 150)")
     parser.add_argument("--out", help="write the tables and every audit's rows as JSON here")
@@ -709,7 +784,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = CalibrationConfig(seeds=seeds, news=news, reviews=reviews, positive_corpus=positive_corpus,
                                subset_sizes=sizes, samples=args.samples, n_resamples=args.resamples)
     log(f"{command} @ {version}")
-    result = run_calibration(config, positive=not args.no_positive)
+    if args.positive_only:
+        result = run_positive_only(config, args.positive_only)
+    else:
+        result = run_calibration(config, positive=not args.no_positive)
     result.update({"command": command, "code_version": version,
                    "finished": time.strftime("%Y-%m-%d %H:%M:%S")})
     text = [f"Command: `{command}`", f"Code version: {version}",
@@ -717,7 +795,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             (f"Settings: samples (name draws per original) {config.samples}, resamples {config.n_resamples}, seeds "
              f"{seeds} (Yelp blocks and the resampled corpus: one seed each, their index), measures "
              f"{', '.join(measure_names())}"), "",
-            "## Null controls (target: ≤ 5% of audits with any finding)", "", null_markdown(result["null"])]
+            ]
+    if result["null"] is not None:
+        text += ["## Null controls (target: ≤ 5% of audits with any finding)", "", null_markdown(result["null"])]
     if result["positive"] is not None:
         text += ["", "## Positive controls (detection rate per measure family)", "",
                  positive_markdown(result["positive"])]
