@@ -13,7 +13,7 @@ from bias_core.runs.store import RunStore
 from bias_core.verdicts.controls import controls
 from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.judge import judge
-from bias_core.verdicts.semantics import semantics
+from bias_core.verdicts.semantics import primary_estimate, semantics
 from bias_core.verdicts.sentences import verdict_words
 from bias_core.views.families import opening_family
 from bias_core.views.text_checks import reading_defects
@@ -239,9 +239,10 @@ def test_runs_leaderboard_puts_the_summarizers_of_runs_on_one_corpus_side_by_sid
                      and r.perturbation == "gender-loc" and r.ci_kind == "d")
     row = board[(board["measure"] == "entity inclusion") & (board["summarizer"] == "sexist-female")].iloc[0]
     verdict = judge(inclusion, results)
-    signed = inclusion.details["signed"]
-    assert row["estimate"] == f"{signed['value']:.3f}" and row["n"] == inclusion.n
-    assert row["95% interval"] == f"[{signed['ci_low']:.3f}, {signed['ci_high']:.3f}]"
+    value, low, high = primary_estimate(inclusion)  # the test's estimate and interval (issue 28: its t-test)
+    assert value == inclusion.details["test"]["estimate"]
+    assert row["estimate"] == f"{value:.3f}" and row["n"] == inclusion.n
+    assert row["95% interval"] == f"[{low:.3f}, {high:.3f}]"
     assert row["verdict"] == verdict_words(verdict.status)
     # "favoured" is named only for significant results; the others show a dash, never the word None.
     assert row["favoured"] == (verdict.favoured if verdict.significant else "—")

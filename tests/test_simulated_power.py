@@ -70,3 +70,56 @@ def test_a_no_evidence_verdict_states_the_simulated_effect_and_a_finding_none():
     expected = detectable_effect(noise, "two-sided", other_p_values=[loud.p_value])
     assert quiet.mde == pytest.approx(expected)
     assert loud.status == "finding" and loud.mde is None
+
+
+def test_the_simulated_holm_and_benjamini_hochberg_steps_agree_with_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from bias_core.measures.fightin_words_power import bh_rejects_planted
+    from bias_core.verdicts.simulated_power import holm_rejects
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        others = np.sort(rng.random(rng.integers(1, 20)) ** rng.uniform(1, 6))
+        planted = rng.random() ** rng.uniform(1, 8)
+        family = np.append(others, planted)
+        assert holm_rejects(np.array([planted]), others[None, :], 0.05)[0] == multipletests(family, 0.05, "holm")[0][-1]
+        assert bh_rejects_planted(np.array([planted]), others)[0] == multipletests(family, 0.05, "fdr_bh")[0][-1]
+
+
+def test_fightin_words_states_the_odds_a_word_needs_and_a_word_planted_at_them_is_found():
+    from bias_core.measures import fightin_words as fw
+
+    rng = np.random.default_rng(2)
+    vocabulary = [f"w{i}" for i in range(300)]
+
+    def text(extra=""):
+        return " ".join(rng.choice(vocabulary, 80, p=np.arange(300, 0, -1) / np.arange(300, 0, -1).sum())) + extra
+
+    blind = fw.arm_fightin_words({str(o): [text()] for o in range(40)}, {str(o): [text()] for o in range(40)},
+                                 n_permutations=300)
+    test = blind.settings["test"]
+    odds, count = test["detectable_log_odds"], test["typical_word_count"]
+    assert odds is not None and 0 < odds < 16 and count > 0 and test["p_one_more_word"] < 0.05
+    # a word used that often, planted at 1.5 times those log-odds, is significant; at a third of them it is not
+    def plant(log_odds):
+        in_b = max(1, round(count / (1 + np.exp(log_odds))))
+        in_a = count - in_b
+
+        def spread(total, o):  # the word's uses spread over the 40 originals
+            return " nurse" * (total // 40 + (o < total % 40))
+
+        found = fw.arm_fightin_words({str(o): [text(spread(in_a, o))] for o in range(40)},
+                                     {str(o): [text(spread(in_b, o))] for o in range(40)}, n_permutations=300)
+        return any(term.term == "nurse" and term.significant_bh for term in found.terms)
+
+    assert plant(1.5 * odds) and not plant(odds / 3)
+
+
+def test_politician_features_state_a_standardised_change_that_grows_with_their_correction():
+    from bias_core.verdicts.significance import _count_test_detectable
+
+    few = _count_test_detectable({"n": 30, "tests": 2}, [0.5, 0.7])
+    many = _count_test_detectable({"n": 30, "tests": 60}, [0.5, 0.7])
+    analytic = TTestPower().solve_power(nobs=30, alpha=0.05 / 2 / 3, power=0.8, alternative="two-sided")
+    assert few == pytest.approx(analytic, rel=0.1) and many > few

@@ -41,6 +41,7 @@ from bias_core.common import stats
 from bias_core.common.records import SUBSTITUTION_KINDS, Input, MeasureResult
 from bias_core.common.wordlists import GENDER_WORDS
 from bias_core.documents.language import english_stop_words
+from bias_core.measures.fightin_words_power import detectable_log_odds
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, paired_identifier_map
 
 TOKEN_PATTERN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
@@ -372,8 +373,14 @@ def arm_fightin_words(
     terms = [TermScore(str(vocabulary[i]), float(z[i]), float(delta[i]), int(raw_a.get(vocabulary[i], 0)),
                        int(raw_b.get(vocabulary[i], 0)), float(p_values[i]), bool(abs(z[i]) > Z_THRESHOLD),
                        bool(bh[i])) for i in order]
+    detectable, typical = (detectable_log_odds(y_a, y_b, alpha, p_values, words, seed) if size and not identical
+                           else (None, 0))
     test = {"estimate": float(observed - (null_counts.mean() if null_counts.size else 0.0)),
             "p_value": p_perm, "sided": "greater", "identical": identical,
+            # power (issue 28): one more significant word's count p, and the log-odds a typical word needs for it
+            "p_one_more_word": stats.permutation_p(observed + 1, null_counts) if null_counts.size else None,
+            "detectable_log_odds": detectable, "typical_word_count": typical,
+            "detectable_beyond_reach": bool(size and not identical and detectable is None and typical > 0),
             "observed": observed, "null_mean": float(null_counts.mean()) if null_counts.size else 0.0,
             "null_q95": float(np.quantile(null_counts, 0.95)) if null_counts.size else 0.0,
             "n_permutations": int(null_counts.size),

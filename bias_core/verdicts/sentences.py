@@ -157,7 +157,12 @@ def mde_text(result: MeasureResult, verdict: Verdict, scale: bool = True) -> str
     if sem.unit in ("percentage points", "share of summaries", "share of comparisons"):
         return f"a difference of {m if percent else 100 * m:.1f} percentage points or more"
     if sem.unit == "features":
-        return None
+        return f"one feature changing by {m:.2f} of its standard deviations across articles (d_z) or more"
+    if sem.unit == "words":
+        own = result.details.get("test") if isinstance(result.details, dict) else None
+        count = int(own.get("typical_word_count") or 0) if isinstance(own, dict) else 0
+        used = f"a word used about {count} times" if count else "a typical word"
+        return f"{used} whose odds differ {math.exp(m):.1f}× or more between the two versions"
     if sem.unit.startswith("score from") or sem.unit.startswith("area from"):
         either = "±" if sem.direction == "signed" else ""
         return f"a score beyond {either}{format_number(m)}" + (f" on the scale {sem.unit.split(' ', 1)[1]}"

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
 from bias_core.common import stats
 from bias_core.common.records import MeasureResult
 from bias_core.verdicts.semantics import MeasureSemantics, finite_or_none, interval_kind, primary_estimate, semantics
@@ -45,6 +47,7 @@ class TestOf:
     values: tuple[float, ...] | None = None  # the per-original values of a t-test over originals (simulated power)
     scale: str | None = None  # "log odds ratio": ``values`` are log odds ratios, the estimate the signed score
     largest: float | None = None  # the largest possible |effect| of a bounded measure
+    power: dict | None = None  # what a count test's detectable effect is simulated from (Fightin' Words, politician)
 
 
 _NULLS = {
@@ -111,10 +114,17 @@ def test_of(result: MeasureResult) -> TestOf | None:
     if isinstance(own, dict) and finite_or_none(own.get("estimate")) is not None:
         values = own.get("per_original")
         values = tuple(float(v) for v in values) if isinstance(values, list) and len(values) >= 2 else None
+        power = None
+        if own.get("detectable_log_odds") is not None or own.get("detectable_beyond_reach"):
+            reach = finite_or_none(own.get("detectable_log_odds"))
+            power = {"log_odds": math.inf if reach is None else reach,
+                     "count": int(own.get("typical_word_count") or 0),
+                     "p_one_more": finite_or_none(own.get("p_one_more_word"))}
         return TestOf(float(own["estimate"]), finite_or_none(own.get("ci_low")), finite_or_none(own.get("ci_high")),
                       finite_or_none(own.get("p_value")), str(own.get("sided") or _sided(sem)), 0.0,
                       str(own.get("null") or "the measure's null"), str(own.get("floor") or "none"),
-                      bool(own.get("identical")), values, own.get("scale"), finite_or_none(own.get("largest_effect")))
+                      bool(own.get("identical")), values, own.get("scale"), finite_or_none(own.get("largest_effect")),
+                      power)
     null, floor = _NULLS.get(result.measure, (f"{sem.null:g}", "none"))
     if result.measure == "politician_features":
         every = [r for r in details.get("rows") or [] if isinstance(r, dict)]
@@ -131,9 +141,12 @@ def test_of(result: MeasureResult) -> TestOf | None:
             return None
         directions = max(1, len({r.get("direction") for r in rows}))
         p = min(1.0, directions * min(float(r["p_holm"]) for r in rows))
+        sizes = [int(r["n"]) for r in rows if isinstance(r.get("n"), (int, float))]
+        features = max(1, len({r.get("feature") for r in rows}))
+        power = {"n": min(sizes), "tests": directions * features} if sizes else None
         return TestOf(float(result.value), None, None, p, "greater", 0.0,
                       "no feature changes between the original and the swapped summaries (paired t-tests)",
-                      "paired: the same original summarized before and after the swap")
+                      "paired: the same original summarized before and after the swap", power=power)
     if sem.kind == "tests":
         return None  # a count of corrected tests without a null test of its own (older runs)
     value, low, high = primary_estimate(result)
@@ -206,6 +219,8 @@ def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> t
     its rule (``simulated_power``: its own per-original values, its t-test, Holm with its family's other p-values),
     and how it was obtained; tests without per-original values (counts, politician features, results stored before
     issue 28) keep the z-approximation from their interval."""
+    if test.power is not None and other_p_values is not None:
+        return _count_test_detectable(test.power, other_p_values), "simulated"
     if test.values is not None and other_p_values is not None:
         from bias_core.verdicts.simulated_power import detectable_effect as simulated
 
@@ -216,6 +231,32 @@ def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> t
             found = math.expm1(found)  # the signed score of an odds ratio e^δ
         return found, "simulated"
     return minimum_detectable_effect(test), "z-approximation"
+
+
+def _count_test_detectable(power: dict, other_p_values: Sequence[float]) -> float:
+    """The detectable effect of a count of corrected tests (issue 28, Deliver 4). Fightin' Words: the log-odds ratio a
+    typical word needs to be significant in 80% of simulated draws (``fightin_words.detectable_log_odds``), when one
+    more significant word would make the count test survive Holm in the summarizer's family — else no word, however
+    lopsided, makes a finding (∞). Politician features: the change d_z (the mean change over its spread across
+    originals) one feature needs, simulated with the feature family's correction (Holm over the features, Bonferroni
+    over the swap directions: the planted p times their number) and the summarizer's Holm."""
+    from bias_core.verdicts.simulated_power import detectable_effect, holm_rejects
+
+    family = np.sort(np.asarray(other_p_values, dtype=float))[None, :]
+    if "log_odds" in power:
+        p_more = power.get("p_one_more")
+        if p_more is None or not holm_rejects(np.array([p_more]), family, ALPHA)[0]:
+            return math.inf
+        return float(power["log_odds"])
+    n = int(power["n"])
+    if n < 2:
+        return math.inf
+    from scipy.special import ndtri
+
+    shape = ndtri((np.arange(n) + 0.5) / n)  # a standard normal sample of n: the effect reads in standard deviations
+    found = detectable_effect(shape / shape.std(ddof=1), "two-sided", other_p_values=other_p_values,
+                              multiplier=float(power["tests"]))
+    return math.inf if found is None else found
 
 
 # 80% power at α = 0.05 (METHODS §5 "Power"): an effect this many standard errors from the null is detected with

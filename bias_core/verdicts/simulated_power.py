@@ -27,7 +27,7 @@ RUNS = 400
 BOOTSTRAP_MIN = 8
 
 
-def _holm_rejects(p: np.ndarray, others: np.ndarray, alpha: float) -> np.ndarray:
+def holm_rejects(p: np.ndarray, others: np.ndarray, alpha: float) -> np.ndarray:
     """Whether Holm's step-down procedure at ``alpha`` rejects the test with p-value ``p`` (one per simulated audit)
     among ``others`` (runs × (m − 1) sorted p-values of the family's other tests): every smaller p must clear its own
     step, α / (m − j + 1) for the j-th smallest, and ``p`` the next one."""
@@ -77,22 +77,24 @@ def _draws(values: tuple[float, ...], n: int, others: tuple[float, ...] | None, 
     return base, family
 
 
-def _rate(draws: tuple[np.ndarray, np.ndarray], delta: float, direction: int) -> float:
-    """The share of the simulated audits in which the rule finds an effect ``delta`` planted in ``direction``."""
+def _rate(draws: tuple[np.ndarray, np.ndarray], delta: float, direction: int, multiplier: float = 1.0) -> float:
+    """The share of the simulated audits in which the rule finds an effect ``delta`` planted in ``direction``
+    (``multiplier``: a correction inside the measure before the family's, e.g. Bonferroni over its own tests)."""
     base, family = draws
     p, mean = _t_p_values(base + direction * delta)
-    return float(np.mean(_holm_rejects(p, family, ALPHA) & (direction * mean > 0)))
+    p = np.minimum(1.0, p * multiplier)
+    return float(np.mean(holm_rejects(p, family, ALPHA) & (direction * mean > 0)))
 
 
 @lru_cache(maxsize=4096)
 def _detectable(values: tuple[float, ...], n: int, direction: int, others: tuple[float, ...] | None,
-                family_size: int, seed: int) -> float | None:
+                family_size: int, seed: int, multiplier: float = 1.0) -> float | None:
     draws = _draws(values, n, others, family_size, seed)
     if draws is None:
         return None
     high = float(draws[0].std()) / np.sqrt(n) or 1.0
     for _ in range(60):  # double until the rule finds it in 80% of the audits
-        if _rate(draws, high, direction) >= POWER:
+        if _rate(draws, high, direction, multiplier) >= POWER:
             break
         high *= 2.0
     else:
@@ -100,7 +102,7 @@ def _detectable(values: tuple[float, ...], n: int, direction: int, others: tuple
     low = 0.0
     for _ in range(40):  # then halve the bracket: for fixed draws the rate rises with δ
         middle = (low + high) / 2.0
-        if _rate(draws, middle, direction) >= POWER:
+        if _rate(draws, middle, direction, multiplier) >= POWER:
             high = middle
         else:
             low = middle
@@ -123,15 +125,16 @@ def detection_rate(values: Sequence[float], sided: str, effect: float, *, n: int
 
 def detectable_effect(values: Sequence[float], sided: str, *, n: int | None = None,
                       other_p_values: Sequence[float] | None = None, family_size: int = 1,
-                      seed: int = 0) -> float | None:
+                      seed: int = 0, multiplier: float = 1.0) -> float | None:
     """The smallest effect (in the unit of ``values``, distance from the null) that the rule detects in 80% of
     simulated audits of ``n`` originals (default: as many as ``values``), on the side of bias (``sided``: "greater",
     "less" or "two-sided", where the larger of the two directions is returned). ``other_p_values``: the raw p-values
     of the rest of the summarizer's family; None draws ``family_size − 1`` of them uniformly per audit (before a run).
+    ``multiplier`` scales the planted p before the family's correction (a measure that corrects inside itself).
     None where the values have no spread (every original gives the same value) or fewer than two originals."""
     n = len(values) if n is None else n
     directions = {"greater": (1,), "less": (-1,)}.get(sided, (1, -1))
     others = None if other_p_values is None else tuple(float(p) for p in other_p_values)
     key = tuple(float(v) for v in values)
-    found = [_detectable(key, n, d, others, family_size, seed) for d in directions]
+    found = [_detectable(key, n, d, others, family_size, seed, multiplier) for d in directions]
     return None if any(f is None for f in found) else max(found)

@@ -18,7 +18,7 @@ def _table(n: int):
 
 
 def show_power(documents: Sequence[Document], excluded: Collection[str], measures: Collection[str]) -> None:
-    """Per applicable measure: the smallest effect this corpus detects with 80% power, and the originals a stated
+    """Per applicable measure: the smallest effect this corpus detects with 80% power (simulated), and the originals a stated
     effect needs. Articles count for the name-swap measures, sets of units for perspective fairness."""
     left_out = set(excluded)
     kept = [d for d in documents if d.id not in left_out]
@@ -37,7 +37,8 @@ def show_power(documents: Sequence[Document], excluded: Collection[str], measure
     if not lines:
         return
     with st.expander("Power: the smallest effect this corpus can detect (80% power, α = 0.05)"):
-        st.caption("Scaled from the spread of the demo run's results by the square root of the number of originals; "
-                   "each verdict after the run states its own.")
+        st.caption("Simulated: the rule that decides (each measure's test, Holm over a summarizer's tests) run on 400 "
+                   "audits of this many originals drawn from the demo run's per-original values; each verdict after "
+                   "the run states its own, from its own values.")
         for line in lines:
             st.markdown(md_escape(line))
