@@ -120,7 +120,9 @@ def shown_path(path: str | Path) -> str:
     """A corpus path as the tables print it: relative to the repository (``../shared/…`` for the reference data),
     never the absolute path of the machine that ran the benchmark (issue 28, item 6)."""
     resolved = Path(path).resolve()
-    for base, prefix in ((ROOT, ""), (ROOT.parent / "shared", "../shared/")):
+    shared = Path(os.environ.get("SUMMBIAS_SHARED", ROOT.parent / "shared"))
+    for base, prefix in ((ROOT, ""), (shared, "../shared/"), (ROOT.parent / "shared", "../shared/")):
+        base = base.resolve()
         if resolved.is_relative_to(base):
             return prefix + resolved.relative_to(base).as_posix()
     return str(path)

@@ -9,11 +9,12 @@ Decisions METHODS leaves open:
 - Acc_Diff = mean f over group-1 instances − mean f over group-2 instances, where the groups are the instances'
   own groups (Counter-GAP uses the target pronoun's gender). The order is ``group_order`` when given; otherwise
   (male, female) when those are the groups, matching Counter-GAP's Acc_M − Acc_F, else sorted order.
-- Significance is the one-sided paired bootstrap over quadruples (Counter-GAP §4, Graham et al. 2014), or over
-  originals when the outcomes name their original (``Outcome.cluster``: summaries, where one article yields several
-  correlated quadruples and the article is the unit of analysis, METHODS §5): they
-  are resampled with replacement and p = (1 + #{resampled statistic ≤ 0}) / (B + 1) for ΔI (H1: ΔI > 0); for
-  Acc_Diff the side is the observed sign (H1: the observed direction is real).
+- The intervals are percentile bootstraps over quadruples, or over originals when the outcomes name their original
+  (``Outcome.cluster``: summaries, where one article yields several correlated quadruples and the article is the
+  unit of analysis, METHODS §5). The test of ΔI and of Acc_Diff (``details['test']``, issue 28) is a one-sample
+  t-test over originals of each original's mean per-quadruple term, whose interval inverts it; Counter-GAP §4's
+  one-sided paired bootstrap p (Graham et al. 2014) is not used: its p and the interval came from different
+  resamplings (docs/fidelity.md).
 - Incomplete quadruples (a role missing or repeated) are skipped and counted in ``details``; the breakdowns by
   group (within) and by direction (across, by the original's group: "M2F"/"F2M" in Counter-GAP Table 3) are in
   ``details`` too.
