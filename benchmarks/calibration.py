@@ -580,7 +580,7 @@ def run_positive_only(config: CalibrationConfig, samples_list: Sequence[int]) ->
 def detected(row: dict[str, Any], expected: str | None) -> bool:
     if not row["significant"]:
         return False
-    return (expected is None or row["family"] in DIRECTIONLESS or row["measure"] in DIRECTIONLESS_MEASURES
+    return (expected is None or row["family"] in DIRECTIONLESS or row.get("measure") in DIRECTIONLESS_MEASURES
             or row["favoured"] == expected)
 
 

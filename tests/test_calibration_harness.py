@@ -34,8 +34,9 @@ def test_null_table_has_one_row_per_control_and_corpus_and_an_overall_row(result
     table = result["null"]["table"]
     assert [(row["control"], row["corpus"]) for row in table] == [("lead-3", "demo news"), ("all", "all")]
     for row in table:
-        assert set(row) == {"control", "corpus", "audits", "with_finding", "share", "fired"}
-        assert row["audits"] == 1
+        assert set(row) == {"control", "corpus", "audits", "with_finding", "share", "upper_95", "coinciding",
+                            "fired"}
+        assert row["audits"] == 1 and row["upper_95"] == pytest.approx(0.975)  # 0 of 1: Clopper-Pearson
     (audit,) = result["null"]["audits"]
     assert audit["control"] == "lead-3" and audit["seed"] == 0 and audit["failed"] == 0
     assert audit["inputs"] == audit["summaries"] > 3
@@ -51,7 +52,9 @@ def test_lead3_is_silent(result, calibration):
     assert audit["findings"] == [] and not audit["any_finding"]
     overall = result["null"]["table"][-1]
     assert overall["with_finding"] == 0 and overall["share"] == 0 and overall["fired"] == {}
-    assert "meets the target" in calibration.null_markdown(result["null"])
+    # the target is on the 95% upper bound of the rate: one silent audit cannot meet it
+    assert "0% of 1 independent null audits have a finding (95% upper bound 97.5%): misses the target" in \
+        calibration.null_markdown(result["null"])
 
 
 def test_restored_inputs_are_the_originals_with_identity_substitutions(calibration):
