@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def running_app(state: Path, **env: str):
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
          "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -66,7 +67,7 @@ def running_app(state: Path, **env: str):
         except OSError:
             time.sleep(0.3)
     else:
-        process.kill()
+        _stop(process)
         pytest.fail(f"streamlit did not start; log: {(state / 'streamlit.log').read_text()[-2000:]}")
     # As scripts/start.sh does: one run of app.py before any browser comes. Until app.py has run once, Streamlit
     # serves a deep link such as /compare from the pages/ folder without app.py (no navigation, no sidebar).
@@ -75,7 +76,19 @@ def running_app(state: Path, **env: str):
     try:
         yield url
     finally:
-        process.terminate()
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the app and every process it started (its own session's group): SIGTERM, then SIGKILL after 20 s (a
+    loaded machine once left an app and its workers running past a test's end)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=20)
 
 
