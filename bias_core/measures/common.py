@@ -56,6 +56,15 @@ class UnitCounts:
     def pooled(self) -> np.ndarray:
         return self.counts.sum(axis=0)
 
+    def per_original(self) -> np.ndarray:
+        """The count vectors summed per original, in the order the originals first appear (the unit of the tests
+        over originals, METHODS §5)."""
+        index: dict[str, int] = {}
+        owners = [index.setdefault(original, len(index)) for original in self.originals]
+        out = np.zeros((len(index), self.counts.shape[1]))
+        np.add.at(out, owners, self.counts)
+        return out
+
 
 def sum_by_sample(items: Sequence[Input], rows: np.ndarray) -> UnitCounts:
     """Sum per-input count rows into per-sample rows (METHODS §4.5 s-units)."""

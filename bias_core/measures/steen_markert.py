@@ -43,6 +43,7 @@ from bias_core.measures.alignment import (  # noqa: F401
 )
 from bias_core.measures.common import (
     Pair,
+    UnitCounts,
     interval_results,
     sum_by_sample,
     tokenize_lower,
@@ -320,7 +321,7 @@ def entity_inclusion(
     found = interval_results("entity_inclusion", value, units, score, kinds=BOTH_KINDS, details=details,
                              reason=reason, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
     if k == 2:
-        test = inclusion_test([pair.input for pair in pairs], rows, groups)
+        test = inclusion_test(units, groups)
         for result in found:
             result.details["test"] = test
     return found
@@ -331,7 +332,7 @@ def _signed_odds_score(log_odds_ratio: float) -> float:
     return math.expm1(log_odds_ratio) if log_odds_ratio >= 0 else -math.expm1(-log_odds_ratio)
 
 
-def inclusion_test(items: Sequence[Input], rows: np.ndarray, groups: Sequence[str]) -> dict:
+def inclusion_test(units: UnitCounts, groups: Sequence[str]) -> dict:
     """Entity inclusion's test (METHODS §4.2, §5): per original, the log odds ratio of inclusion of the first group
     against the second over all its inputs (both arms, every draw; ½ added to each cell, Haldane's correction, so an
     original where one group is always or never kept stays finite); a two-sided one-sample t-test over originals;
@@ -342,11 +343,8 @@ def inclusion_test(items: Sequence[Input], rows: np.ndarray, groups: Sequence[st
     groups alike (C_loc and C_glob give every person each group equally often), so every original's log odds ratio
     is exactly 0 and the result is "no difference"."""
     first, second = groups[0], groups[1]
-    by_original: dict[str, np.ndarray] = {}
-    for item, row in zip(items, rows):
-        by_original[item.original_id] = by_original.get(item.original_id, 0) + row
     log_ratios = []
-    for counts in by_original.values():
+    for counts in units.per_original():
         kept_a, kept_b, total_a, total_b = counts[0], counts[1], counts[2], counts[3]
         if total_a == 0 or total_b == 0:
             continue  # an original with people of one group only compares nothing
@@ -429,21 +427,18 @@ def entity_hallucination(
               f"share of {groups[0]} among gendered hallucinations − 0.5; > 0: {groups[0]} over-represented")
     found = interval_results("entity_hallucination", value, units, tvd, kinds=BOTH_KINDS, details=details,
                              reason=None, n_resamples=n_resamples, seed=seed, signed=signed, labels=labels)
-    test = hallucination_test([pair.input for pair in pairs], rows, groups)
+    test = hallucination_test(units, groups)
     for result in found:
         result.details["test"] = test
     return found
 
 
-def hallucination_test(items: Sequence[Input], rows: np.ndarray, groups: Sequence[str]) -> dict:
+def hallucination_test(units: UnitCounts, groups: Sequence[str]) -> dict:
     """Entity hallucination's test (METHODS §4.3, §5): per original with at least one invented name of a known
     gender, the first group's share of them − ½; a two-sided one-sample t-test over those originals with the
     interval that inverts it (the original is the unit: one summary inventing the same name twenty times is one
     original, not twenty names)."""
-    by_original: dict[str, np.ndarray] = {}
-    for item, row in zip(items, rows):
-        by_original[item.original_id] = by_original.get(item.original_id, 0) + row
-    shares = [float(counts[0] / counts.sum()) - 0.5 for counts in by_original.values() if counts.sum() > 0]
+    shares = [float(counts[0] / counts.sum()) - 0.5 for counts in units.per_original() if counts.sum() > 0]
     return {"null": f"invented names are as often {groups[0]} as {groups[1]} (50%)", "floor": "none: invented names only",
             "sided": "two-sided", "identical": False,
             "statistic": f"per original: the {groups[0]} share of its invented names of a known gender − ½",

@@ -216,9 +216,9 @@ def family_p_values(result: MeasureResult, results: Sequence[MeasureResult]) -> 
 
 def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> tuple[float | None, str]:
     """The effect (distance from the null, in the estimate's unit) this audit detects in 4 of 5 simulated audits of
-    its rule (``simulated_power``: its own per-original values, its t-test, Holm with its family's other p-values),
-    and how it was obtained; tests without per-original values (counts, politician features, results stored before
-    issue 28) keep the z-approximation from their interval."""
+    its rule (``simulated_power``: its own per-original values, its t-test, Holm with its family's other p-values;
+    the count tests from what they record, ``_count_test_detectable``), and how it was obtained; results stored
+    before issue 28, without per-original values, keep the z-approximation from their interval."""
     if test.power is not None and other_p_values is not None:
         return _count_test_detectable(test.power, other_p_values), "simulated"
     if test.values is not None and other_p_values is not None:
