@@ -104,15 +104,18 @@ def run_details(chosen: str, info: RunInfo) -> None:
     columns = st.columns(4)
     # Each export is made when its button is clicked (Streamlit runs the callable then, on its own thread; the
     # store's connection allows that): made eagerly, the four of them cost every rerun of this page seconds on the
-    # demo run.
-    columns[0].download_button("Report (HTML)", lambda run_id=chosen: html_report(store, run_id),
-                               file_name=f"summbias-{chosen}.html", mime="text/html", key="export_html")
-    columns[1].download_button("Everything (JSON)", lambda run_id=chosen: run_json(store, run_id),
-                               file_name=f"summbias-{chosen}.json", mime="application/json", key="export_json")
-    columns[2].download_button("Measures (CSV)", lambda run_id=chosen: measures_csv(store.measures(run_id)),
-                               file_name=f"summbias-{chosen}-measures.csv", mime="text/csv", key="export_measures")
-    columns[3].download_button("Summaries (CSV)", lambda run_id=chosen: summaries_csv(store, run_id),
-                               file_name=f"summbias-{chosen}-summaries.csv", mime="text/csv", key="export_summaries")
+    # demo run. A click must not rerun the page (on_click="ignore"): the rerun registers new callables and drops the
+    # clicked one, and when the rerun ends before the request is served (a loaded machine) the download never comes.
+    exports = (("Report (HTML)", lambda run_id=chosen: html_report(store, run_id), ".html", "text/html", "html"),
+               ("Everything (JSON)", lambda run_id=chosen: run_json(store, run_id), ".json", "application/json",
+                "json"),
+               ("Measures (CSV)", lambda run_id=chosen: measures_csv(store.measures(run_id)), "-measures.csv",
+                "text/csv", "measures"),
+               ("Summaries (CSV)", lambda run_id=chosen: summaries_csv(store, run_id), "-summaries.csv", "text/csv",
+                "summaries"))
+    for column, (label, make, suffix, mime, key) in zip(columns, exports):
+        column.download_button(label, make, file_name=f"summbias-{chosen}{suffix}", mime=mime, key=f"export_{key}",
+                               on_click="ignore")
 
     st.markdown("**Compare runs: summarizers side by side**")
     st.caption("Runs on the same corpus (the same documents) and perturbation. Per measure, every run × summarizer "

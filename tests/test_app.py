@@ -76,6 +76,11 @@ def test_runs_page_lists_runs_exports_them_and_compares_two(app):
     assert set(listed["run"]) == {first, second}
     app.selectbox(key="runs_selected").set_value(first).run()
     assert app.session_state["run_id"] == first
+    # each export is made on its click, and the click must not rerun the page: a rerun replaces the clicked export's
+    # id, and on a loaded machine the download was then lost
+    exports = app.get("download_button")
+    assert [(b.proto.label, b.proto.ignore_rerun, bool(b.proto.deferred_file_id)) for b in exports] == [
+        (label, True, True) for label in ("Report (HTML)", "Everything (JSON)", "Measures (CSV)", "Summaries (CSV)")]
     board = app.dataframe[1].value
     assert list(board.columns) == ["measure", "run", "summarizer", "estimate", "95% interval", "n", "verdict",
                                    "favoured", "distance from no bias"]

@@ -133,3 +133,42 @@ def upload_article(page, app_url: str, path: Path) -> None:
     wait_for_app(page)
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
     expect(page.get_by_text("1 document ready: 1 article")).to_be_visible(timeout=30_000)
+
+
+# Records every error an export button shows (it shows one for 5 s when its file could not be made), so a download
+# that never comes fails with the app's reason instead of a bare timeout.
+_RECORD_DOWNLOAD_ERRORS = """() => {
+  window.__downloadErrors = [];
+  new MutationObserver(() => {
+    for (const node of document.querySelectorAll('[data-testid=stDownloadButtonError]')) {
+      if (!window.__downloadErrors.includes(node.innerText)) window.__downloadErrors.push(node.innerText);
+    }
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def download_export(page, label: str, target: Path, timeout: float = 300_000) -> Path:
+    """Click the Runs page's export button ``label`` once the page has settled and save the file to ``target``.
+
+    The export is made on the click, which takes longer than Playwright's 30 s default on a loaded machine."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    expect_settled_runs_page(page)
+    page.evaluate(_RECORD_DOWNLOAD_ERRORS)
+    try:
+        with page.expect_download(timeout=timeout) as download:
+            page.get_by_role("button", name=label).click()
+    except PlaywrightTimeoutError:
+        errors = page.evaluate("window.__downloadErrors")
+        pytest.fail(f"{label}: no download in {timeout / 1000:.0f} s; the button showed {errors or 'no error'}")
+    download.value.save_as(target)
+    return target
+
+
+def expect_settled_runs_page(page) -> None:
+    """The Runs page has drawn its exports and its comparison and its script has stopped (a click during a rerun is
+    lost)."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible(timeout=60_000)
+    wait_for_app(page)

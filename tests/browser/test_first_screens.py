@@ -20,7 +20,7 @@ from bias_core.documents.corpus import load_documents
 from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
 from bias_core.views.text_checks import reading_defects
-from tests.browser.conftest import REPO, open_page, running_app, wait_for_app
+from tests.browser.conftest import REPO, download_export, open_page, running_app, wait_for_app
 
 LINKS = ".st-key-overview_findings [data-testid=stPageLink]"
 # The text in view once a page has rendered, block by block (a text node's parent element on screen), so "first
@@ -99,12 +99,7 @@ def read_every_page(page, url: str, inputs: dict, shown: str, folder) -> dict[st
         found[name] = defects_on_screen(page, shown)
 
     open_page(page, "Runs")
-    expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible(timeout=60_000)
-    wait_for_app(page)  # a click during a rerun is lost
-    with page.expect_download(timeout=300_000) as download:
-        page.get_by_role("button", name="Report (HTML)").click()
-    report = folder / "report.html"
-    download.value.save_as(report)
+    report = download_export(page, "Report (HTML)", folder / "report.html")
     viewer = page.context.new_page()
     viewer.goto(report.as_uri())
     # The report's findings and evidence; its glossary and appendix are paragraphs of prose, where a parallel phrase

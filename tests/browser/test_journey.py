@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from tests.browser.conftest import open_page, upload_article, wait_for_app
+from tests.browser.conftest import download_export, open_page, upload_article, wait_for_app
 
 ARTICLE = """Mayor Robert Moore announced on Monday that he will not seek a third term.
 
@@ -69,14 +69,7 @@ def test_upload_audit_compare_fightin_words_metrics_and_report(page, app_url, tm
     screenshot("journey-5-metrics")
 
     open_page(page, "Runs")
-    # the export buttons are clickable only once the page has settled (a click during a rerun is lost), and the report
-    # is made on the click, which takes longer than Playwright's 30 s default on a loaded CI machine
-    expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible(timeout=60_000)
-    wait_for_app(page)
-    with page.expect_download(timeout=300_000) as download:
-        page.get_by_role("button", name="Report (HTML)").click()
-    report = tmp_path / "report.html"
-    download.value.save_as(report)
+    report = download_export(page, "Report (HTML)", tmp_path / "report.html")
     screenshot("journey-6-runs")
     viewer = page.context.new_page()
     viewer.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))

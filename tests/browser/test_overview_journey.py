@@ -17,7 +17,7 @@ from bias_core.runs.store import RunStore
 from bias_core.verdicts.findings import run_findings, summarizer_answers
 from bias_core.verdicts.sentences import verdict_words
 from bias_core.views.sides import side_label, side_labels
-from tests.browser.conftest import open_page, running_app, wait_for_app
+from tests.browser.conftest import download_export, expect_settled_runs_page, open_page, running_app, wait_for_app
 
 FINDINGS_TABLE = ".st-key-overview_findings"
 
@@ -119,14 +119,10 @@ def test_overview_states_findings_and_leads_to_the_evidence_and_the_report(page,
 
     # Runs → export the HTML report: it leads with the same finding sentences.
     open_page(page, "Runs")
-    expect(page.get_by_text("Compare runs: summarizers side by side")).to_be_visible()
+    expect_settled_runs_page(page)
     page.get_by_test_id("stDataFrame").nth(1).wait_for(timeout=60_000)  # the leaderboard
     no_exception(page)
-    wait_for_app(page)  # a click during a rerun is lost; the report is made on the click (slow on a loaded machine)
-    with page.expect_download(timeout=300_000) as download:
-        page.get_by_role("button", name="Report (HTML)").click()
-    report = tmp_path / "report.html"
-    download.value.save_as(report)
+    report = download_export(page, "Report (HTML)", tmp_path / "report.html")
     screenshot("overview-4-runs")
     viewer = page.context.new_page()
     viewer.goto(report.as_uri())
