@@ -44,6 +44,16 @@ TIED = {
                   "Dale Hughes"),
     "repeated": (("Ahmed Mohamed, a 14-year-old boy from Irving, was arrested. Police questioned the student. "
                   "Images of the boy spread quickly."), "boy", "Ahmed Mohamed"),
+    # a predicate chain: the parser hangs each conjunct from the one before it
+    "predicate-chain": ("Jenna Mourey is an American YouTube personality, vlogger, comedian and actress.", "actress",
+                        "Jenna Mourey"),
+    # a biography's bracketed aside between the name and its verb, where the parser finds the subject inside it
+    "bracketed-aside": (("Jeanne Moreau (French pronunciation: [ʒan mɔʁo]; 23 January 1928 – 31 July 2017) was a "
+                        "French actress, singer and director."), "actress", "Jeanne Moreau"),
+    # a gendered modifier of a predicate noun the parser coordinated with the verb
+    "modifier-of-predicate": (("Mary Higuchi wrote stories. She was one of the first important writers to appear in "
+                              "the Meiji period (1868 - 1912) and Japan's first prominent woman writer of modern "
+                              "times."), "woman", "Mary Higuchi"),
 }
 UNTIED = {
     "unnamed": ("A spokesman for Acme said the plan failed. John Smith disagreed.", "spokesman"),

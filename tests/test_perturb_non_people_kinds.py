@@ -110,6 +110,9 @@ def test_organisation_heads_are_data_with_a_source_and_include_the_published_leg
     ("The deal was handled by Kemp Hale Partners last year.", "Kemp Hale Partners"),
     ("Investors sued Martin Grady, Inc. over the failed mall.", "Martin Grady"),
     ("The bridge was built by Harold Becker & Sons in 1910.", "Harold Becker"),
+    # a place's name ending in a street or feature word (its head) after the span
+    ("Cafasso's Fairway Market, 1214 Anderson Ave, opens at eight.", "Anderson"),
+    ("Fort Lee Historic Park, Hudson Terrace, has a museum.", "Hudson"),
 ])
 def test_an_organisation_head_inside_or_after_the_span_names_a_firm(text, phrase):
     assert organisation_head(*_span(text, phrase)) is not None
@@ -119,6 +122,7 @@ def test_an_organisation_head_inside_or_after_the_span_names_a_firm(text, phrase
     ("Samantha Power spoke at the United Nations on Friday.", "Samantha Power"),  # a common surname, not a firm
     ("Walter Kemp Press Conference Set For Monday", "Walter Kemp"),  # a headline: "Press Conference" is no firm
     ("Walter Kemp, Bank of America's chief economist, said rates would rise.", "Walter Kemp"),
+    ("Their adviser, Jennifer Park, said the team needs money. Ms. Park said so.", "Jennifer"),  # a common surname
 ])
 def test_a_head_word_that_is_a_surname_or_starts_another_phrase_is_no_firm(text, phrase):
     assert organisation_head(*_span(text, phrase)) is None

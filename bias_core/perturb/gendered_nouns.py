@@ -12,9 +12,11 @@ only when the parse says the noun denotes that person:
   subjects: the noun's phrase ends in a comma right before the name, and the name does not hang from a word inside
   that phrase ("the son of a physicist, Ms. Lund" with *Lund* in apposition to *physicist* says the physicist is
   Lund, not the son);
-- **copula**, either way ("She is a mother", "The chairman is John Smith"; a coordinated predicate noun too: "was a
-  son of X and a nephew of Y"), a role after "as" ("Norton made a living as a businessman"), and a **naming clause** ("a woman named
-  Jane Doe", "a man known as X");
+- **copula**, either way ("She is a mother", "The chairman is John Smith"; a coordinated predicate noun too, however
+  long the list: "was a son of X and a nephew of Y", "is a YouTube personality, vlogger, comedian and actress"; a
+  bracketed aside between the name and the verb: "Jeanne Moreau (…; 1928 – 2017) was a French actress"; a gendered
+  modifier of a predicate noun: "Japan's first prominent woman writer"), a role after "as" ("Norton made a living as a
+  businessman"), and a **naming clause** ("a woman named Jane Doe", "a man known as X");
 - **coordination**: a plural noun in apposition with or predicated of coordinated people ("Okafor and Sims, both
   women"; "Lund and Okafor are sisters"), and a plural subject continuing the previous sentence whose subject is
   coordinated people ("Okafor and Sims met. Both women said …");
@@ -52,6 +54,9 @@ _PERSON_ENTS = frozenset({"", "PERSON", "NORP"})  # any other label: part of a n
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "both"})
 _NAMING_VERBS = frozenset({"named", "called", "known", "identified", "dubbed", "nicknamed"})
+# Copular verbs by form: the perturbations' parse runs without the lemmatizer.
+_COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "being", "am", "'s", "become", "becomes", "became",
+                      "becoming", "remain", "remains", "remained"})
 _NAMED_DEPS = frozenset({"oprd", "attr", "pobj", "dobj", "appos", "npadvmod"})
 # Children that make a definite noun a new referent ("the man who …", "the spokesman for Acme", "the Acme spokesman").
 _RESTRICTIVE = frozenset({"relcl", "acl", "prep", "poss", "compound"})
@@ -166,6 +171,10 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
     head = token.head
     if token.dep_ in ("compound", "amod", "nmod") and head.i in owner:
         return [head.i]
+    if token.dep_ in ("compound", "amod", "nmod", "appos") and head.tag_ in ("NN", "NNS") and head.i != token.i:
+        # a gendered modifier, or a noun in apposition, describes whom its head noun describes: "Japan's first
+        # prominent woman writer" (she was … writer), "a Swiss mathematician, the son of Johann" (Daniel was …)
+        return _referents(head, owner)
     if token.dep_ == "appos" and head.i in owner:  # "Lund, the son of …"; "Okafor and Sims, both women"
         return _with_conjuncts(head, owner)
     if token.dep_ == "appos" and head.ent_type_ in ("GPE", "LOC", "FAC") and head.dep_ == "pobj":
@@ -189,14 +198,32 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         subject = next((c for c in head.head.children if c.dep_ in _SUBJECTS), None)
         if subject is not None and subject.i in owner:
             return _with_conjuncts(subject, owner)
-    if token.dep_ == "conj" and head.dep_ in ("attr", "oprd") and head.tag_ == token.tag_:
-        # "Daniel was a son of Johann and a nephew of Jacob": a predicate noun coordinated with another
-        return _referents(head, owner)
+    if token.dep_ == "conj" and token.tag_ in ("NN", "NNS"):
+        # "Daniel was a son of Johann and a nephew of Jacob", "is a YouTube personality, vlogger, comedian and
+        # actress": a noun coordinated with a predicate or appositive noun (the parser chains each conjunct to the
+        # one before) describes whom the first conjunct describes
+        first = head
+        while first.dep_ == "conj" and first.head.i != first.i:
+            first = first.head
+        if first.dep_ in ("attr", "oprd", "appos") and first.tag_ == token.tag_:
+            return _referents(first, owner)
+    if token.dep_ == "conj" and token.tag_ in ("NN", "NNS") and head.text.lower() in _COPULAS:
+        # the parser coordinated a second predicate noun with the verb ("she was one of the first … and Japan's first
+        # prominent woman writer"): it is predicated of the verb's subject
+        subject = next((c for c in head.children if c.dep_ in _SUBJECTS), None)
+        if subject is not None and subject.i in owner:
+            return _with_conjuncts(subject, owner)
     if token.dep_ in ("attr", "oprd") or token.dep_ in _SUBJECTS:  # "She is a mother"; "The chairman is John Smith"
         partner_deps = _SUBJECTS if token.dep_ in ("attr", "oprd") else frozenset({"attr"})
         for child in head.children:
             if child.dep_ in partner_deps and child.i in owner and child.i != token.i:
                 return _with_conjuncts(child, owner)
+        if token.dep_ in ("attr", "oprd") and head.text.lower() in _COPULAS:
+            before = _name_before_brackets(head)
+            if before is not None and before.i in owner:
+                # "Jeanne Moreau (French pronunciation: …; 23 January 1928 – 31 July 2017) was a French actress":
+                # the parser takes a word of the brackets for the subject; the name before them is it
+                return _with_conjuncts(before, owner)
         if token.dep_ in ("attr", "oprd") and head.tag_ in ("VBG", "VBN") and head.dep_ in ("advcl", "xcomp") \
                 and not any(c.dep_ in _SUBJECTS for c in head.children):
             # a participle with no subject of its own takes its clause's: "…, becoming the third woman to appear"
@@ -204,6 +231,22 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
             if subject is not None and subject.i in owner:
                 return _with_conjuncts(subject, owner)
     return _fronted_apposition(token, owner)
+
+
+def _name_before_brackets(verb: Token) -> Token | None:
+    """The word right before a bracketed aside that ends just before ``verb`` ("Moreau (…; 1928 – 2017) was"), the
+    subject the aside interrupts; None when the verb does not follow brackets."""
+    doc = verb.doc
+    i = verb.i - 1
+    if i < 0 or doc[i].text != ")":
+        return None
+    depth = 0
+    while i >= 0:
+        depth += {")": 1, "(": -1}.get(doc[i].text, 0)
+        if depth == 0:
+            return doc[i - 1] if i > 0 and doc[i - 1].sent == verb.sent else None
+        i -= 1
+    return None
 
 
 def _with_conjuncts(token: Token, owner: Mapping[int, str]) -> list[int]:

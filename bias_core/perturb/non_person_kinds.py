@@ -8,8 +8,9 @@ matched only the examples it was written from). Each rule returns why the span i
   company-suffix list of the ``cleanco`` package, MIT) or the head of a firm, shop or institution name ("Press",
   "Winery", "Cellar", "Motors", "& Sons"), from ``data/perturb/organisation_heads.tsv``. After a comma only a legal
   form counts (", Inc."), and the capitalised words after the span must all be head words ("Walter Kemp Group
-  Inc.", not "Walter Kemp Press Conference"); a head that is also a common census surname ("Mills", "Power") does not
-  turn a two-word first-name-and-surname span into a firm ("Samantha Power");
+  Inc.", not "Walter Kemp Press Conference"), or end in a place's or organisation's last word ("1214 Anderson Ave",
+  "Fort Lee Historic Park"; ``person_cues`` ``last_word``); a head that is also a common census surname ("Mills",
+  "Power", "Park") does not turn a first-name-and-surname span into a firm ("Samantha Power", "Jennifer Park");
 - **apposition to an organisation or place noun**: ", a British company, X Y", "X Y, the island …", by the parse or
   by the shape ``, [det] [adj]* noun`` on either side; the head noun (the last noun of the phrase: "a company
   spokesman" is a spokesman) decides;
@@ -59,7 +60,7 @@ from typing import TYPE_CHECKING, TypeVar
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.name_parts import is_census_first_name, is_first_name, is_listed_surname, is_proper
 from bias_core.perturb.names import census_last_names
-from bias_core.perturb.person_cues import cue_key, cue_table, cues
+from bias_core.perturb.person_cues import ORGANISATION_WORDS, cue_key, cue_table, cues
 from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
@@ -158,6 +159,12 @@ def organisation_head(tokens: Doc, start: int, end: int) -> str | None:
         j += 1
     if run and all(heads.get(cue_key(token.text)) in allowed for token in run):
         return f"organisation word '{run[0].text}' after it"
+    if run and allowed != ("legal-form",) and cue_key(run[-1].text) in ORGANISATION_WORDS \
+            and not (len(run) == 1 and _common_surname(run[0].text)):
+        # the capitalised words after the span end in a place's or an organisation's last word: the span is part of
+        # that name, whose head is its last word ("Fort Lee Historic Park", "1214 Anderson Ave"); one word that is
+        # also a common surname is the person's ("Ms. Lena Park", "Joan Rivers")
+        return f"{run[-1].text!r} ends the name it is part of"
     return None
 
 
