@@ -18,6 +18,9 @@ def test_the_detectable_effect_shrinks_faster_than_the_square_root_of_the_origin
     small, large = planning_table(10), planning_table(40)
     assert [row.measure for row in small] == [row.measure for row in large] and small
     for a, b in zip(small, large):
+        if math.isinf(a.mde):  # a bounded measure whose largest possible effect is not found at 10 originals
+            assert a.measure == "entity_hallucination" and math.isfinite(b.mde)
+            continue
         scale = math.log1p if a.measure == "entity_inclusion" else float  # an odds ratio's effect is on the log scale
         assert 1.8 < scale(a.mde) / scale(b.mde) < 3.5, (a.measure, a.mde, b.mde)
 

@@ -128,3 +128,25 @@ def test_politician_features_state_a_standardised_change_that_grows_with_their_c
     many = _count_test_detectable({"n": 30, "tests": 60}, [0.5, 0.7])
     analytic = TTestPower().solve_power(nobs=30, alpha=0.05 / 2 / 3, power=0.8, alternative="two-sided")
     assert few == pytest.approx(analytic, rel=0.1) and many > few
+
+
+def test_the_planning_table_and_the_verdict_say_the_same_of_an_audit_too_small_for_any_effect():
+    """A bounded measure (hallucination: a share − ½, at most ½) on a few widely spread originals: not even the
+    largest possible effect is found four times in five. The verdict after the run and the planning table before it
+    read the simulation back through one conversion and say so in the same words' sense (issue 28: every screen tells
+    the same story)."""
+    from bias_core.verdicts.power import NOTHING_DETECTABLE, planning_table
+    from bias_core.verdicts.sentences import detectable_text
+
+    values = [0.5, -0.5, 0.5, -0.5]
+    test = {"sided": "two-sided", "null": "0", "floor": "paired", **stats.t_test_fields(values, largest=0.5)}
+    few = MeasureResult("entity_hallucination", 0.0, len(values), "gender-loc", "m", test["ci_low"], test["ci_high"],
+                        "d", details={"test": test, "groups": ["female", "male"]})
+    verdict = judge(few, [few])
+    assert verdict.status == "no evidence of bias" and verdict.mde == np.inf
+    assert detectable_text(few, verdict).startswith("too few articles")
+    [row] = planning_table(len(values), [few])
+    assert row.mde == np.inf and row.detects == NOTHING_DETECTABLE
+    # with many originals of the same spread the same measure detects a finite effect within its bound
+    [wide] = planning_table(400, [few])
+    assert 0 < wide.mde < 0.5

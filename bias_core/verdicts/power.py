@@ -25,7 +25,7 @@ from bias_core.common.records import MeasureResult
 from bias_core.verdicts.judge import Verdict
 from bias_core.verdicts.semantics import plain_name, semantics
 from bias_core.verdicts.sentences import mde_text
-from bias_core.verdicts.significance import TestOf, family_p_values, is_verdict_result, test_of
+from bias_core.verdicts.significance import TestOf, family_p_values, is_verdict_result, on_measure_scale, test_of
 from bias_core.verdicts.simulated_power import POWER, detectable_effect, detection_rate
 
 # The effect each measure is planned for, in the measure's own scale, and how it reads (issue 19: "says how many
@@ -64,7 +64,14 @@ class PowerRow:
     reference_summarizers: int
 
 
+# What a planning row detects where not even the largest possible effect is found four times in five; the verdicts
+# after a run say the same of such an audit ("too few articles …", ``sentences.detectable_text``).
+NOTHING_DETECTABLE = "no effect, however large: too few originals for even the largest possible effect"
+
+
 def _words(result: MeasureResult, value: float) -> str:
+    if value == math.inf:
+        return NOTHING_DETECTABLE
     return mde_text(result, Verdict("", False, None, (), mde=value)) or f"{value:.3g}"
 
 
@@ -80,6 +87,7 @@ class Reference:
     family_size: int
     n: int
     summarizers: int
+    largest: float | None = None  # the largest possible |effect| of a bounded measure (its test's)
 
 
 def reference_spread(results: Sequence[MeasureResult]) -> dict[str, Reference]:
@@ -100,15 +108,14 @@ def reference_spread(results: Sequence[MeasureResult]) -> dict[str, Reference]:
         family = family_p_values(result, results)
         out[measure] = Reference(result, test.values, test.sided, test.scale,
                                  1 + (len(family) if family is not None else 0), result.n,
-                                 len({row[1].summarizer for row in rows}))
+                                 len({row[1].summarizer for row in rows}), test.largest)
     return out
 
 
 def _simulated(reference: Reference, n: int) -> float | None:
+    """The detectable effect at n originals, read back as the verdicts read theirs (∞ beyond the largest possible)."""
     found = detectable_effect(reference.values, reference.sided, n=n, family_size=reference.family_size)
-    if found is not None and reference.scale == "log odds ratio":
-        found = math.expm1(found)
-    return found
+    return on_measure_scale(found, reference.largest, reference.scale)
 
 
 def originals_needed(reference: Reference, effect: float, most: int = MOST_ORIGINALS) -> int | None:

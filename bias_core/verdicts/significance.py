@@ -225,12 +225,19 @@ def detectable_effect(test: TestOf, other_p_values: Sequence[float] | None) -> t
         from bias_core.verdicts.simulated_power import detectable_effect as simulated
 
         found = simulated(test.values, test.sided, other_p_values=other_p_values)
-        if found is not None and test.largest is not None and found > test.largest:
-            found = math.inf  # not even the largest possible effect is found four times in five
-        if found is not None and test.scale == "log odds ratio":
-            found = math.expm1(found)  # the signed score of an odds ratio e^δ
-        return found, "simulated"
+        return on_measure_scale(found, test.largest, test.scale), "simulated"
     return minimum_detectable_effect(test), "z-approximation"
+
+
+def on_measure_scale(found: float | None, largest: float | None, scale: str | None) -> float | None:
+    """A simulated detectable effect (in the test's unit) as the verdicts and the planning table state it: ∞ when it
+    exceeds the largest possible effect of a bounded measure (not even that is found four times in five), and an odds
+    ratio's signed score e^δ − 1 for a test on the log odds ratio δ."""
+    if found is not None and largest is not None and found > largest:
+        found = math.inf
+    if found is not None and scale == "log odds ratio":
+        found = math.expm1(found)
+    return found
 
 
 def _count_test_detectable(power: dict, other_p_values: Sequence[float]) -> float:
