@@ -50,6 +50,9 @@ TIED = {
     # a biography's bracketed aside between the name and its verb, where the parser finds the subject inside it
     "bracketed-aside": (("Jeanne Moreau (French pronunciation: [ʒan mɔʁo]; 23 January 1928 – 31 July 2017) was a "
                         "French actress, singer and director."), "actress", "Jeanne Moreau"),
+    # a noun coordinated across an aside: the parser hangs it from a word inside the brackets
+    "across-an-aside": (("Daniel Bernoulli was a son of Johann Bernoulli (one of the early developers of calculus) "
+                         "and a nephew of Jacob Bernoulli. He studied medicine in Basel."), "nephew", "Daniel Bernoulli"),
     # a gendered modifier of a predicate noun the parser coordinated with the verb
     "modifier-of-predicate": (("Mary Higuchi wrote stories. She was one of the first important writers to appear in "
                               "the Meiji period (1868 - 1912) and Japan's first prominent woman writer of modern "

@@ -207,6 +207,11 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
             first = first.head
         if first.dep_ in ("attr", "oprd", "appos") and first.tag_ == token.tag_:
             return _referents(first, owner)
+        before = _noun_before_aside(first)
+        if before is not None and before.dep_ in ("attr", "oprd", "appos") and before.tag_ == token.tag_:
+            # "was a son of Johann Bernoulli (one of the early developers of calculus) and a nephew of Jacob": the
+            # parser coordinated the noun with a word of the aside; it continues the noun before the aside
+            return _referents(before, owner)
     if token.dep_ == "conj" and token.tag_ in ("NN", "NNS") and head.text.lower() in _COPULAS:
         # the parser coordinated a second predicate noun with the verb ("she was one of the first … and Japan's first
         # prominent woman writer"): it is predicated of the verb's subject
@@ -247,6 +252,27 @@ def _name_before_brackets(verb: Token) -> Token | None:
             return doc[i - 1] if i > 0 and doc[i - 1].sent == verb.sent else None
         i -= 1
     return None
+
+
+def _noun_before_aside(token: Token) -> Token | None:
+    """For a token inside a bracketed aside, the noun the aside follows ("son of Johann Bernoulli (one of …)": the
+    head of the phrase that ends right before the bracket, *son*); None outside brackets."""
+    doc = token.doc
+    depth, i = 0, token.i
+    while i >= token.sent.start:
+        depth += {")": 1, "(": -1}.get(doc[i].text, 0)
+        if depth < 0:
+            break
+        i -= 1
+    else:
+        return None
+    if i <= token.sent.start:
+        return None
+    word = doc[i - 1]
+    while word.head.i != word.i and (word.dep_ == "prep" or word.dep_ in ("pobj", "compound")
+                                     and word.head.i < i - 1):
+        word = word.head  # "son of Johann Bernoulli" → son
+    return word if word.tag_ in ("NN", "NNS") else None
 
 
 def _with_conjuncts(token: Token, owner: Mapping[int, str]) -> list[int]:
