@@ -20,6 +20,7 @@ TEXTS = {
     "middle_initial": "Henry J. Pike met the mayor on Monday. Pike said he was glad.",
     "ner_cut": "Ebony Marie Tate joined them, and Tate said she agreed.",
     "titles": "Mr Levy arrived late on Monday. Later Mr  Levy said he was tired.",
+    "title_initial": "Mr. W. Lansing Gleason, my landlord, is the mayor. He must go slow about selling it.",
     "plural": "Messrs. Levy and Cohen run the bakery on Main Street. Mr. Levy said he bakes. Mr. Cohen said he sells.",
     "nickname": "Martin Hale won the race on Sunday. Marty Hale said he trained hard. Hale thanked his coach.",
     "initials": "John Smith leads the firm. J. Smith said he was pleased. J.D. Smith signed the letter.",
@@ -94,6 +95,15 @@ def test_a_first_name_the_ner_left_out_of_the_span_is_the_first_name_and_the_nex
 
 def test_titles_without_a_period_or_after_a_doubled_space_are_swapped(templates):
     assert _fill(templates["titles"], "female") == "Ms Levy arrived late on Monday. Later Ms  Levy said she was tired."
+
+
+def test_a_title_before_initials_is_the_persons_and_so_is_an_appositive_landlord(templates):
+    template = templates["title_initial"]
+    assert _fill(template, "female", "Diane") == \
+        "Ms. W. Diane Gleason, my landlord, is the mayor. She must go slow about selling it."
+    person = _person(template, "Lansing Gleason").entity_id
+    assert [(slot.text, slot.entity_id) for slot in template.slots if slot.kind == "content_word"] == [
+        ("landlord", person)]  # rewritten under the coherent scope: "my landlady"
 
 
 def test_plural_title_follows_its_people_and_is_dropped_when_their_genders_differ(templates):

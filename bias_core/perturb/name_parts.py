@@ -228,11 +228,17 @@ def is_proper(token: Token) -> bool:
     return token.tag_ in PROPER_NOUN_TAGS and token.text[:1].isupper()
 
 
+_INITIAL = re.compile(r"[A-Z]\.")
+
+
 def title_before(token: Token) -> Token | None:
     """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case; spaces
-    between them are skipped ("Mr  Levy")."""
+    and initials between them are skipped ("Mr  Levy", "Mr. W. Lansing Gleason")."""
     i = token.i - 1
-    while i >= 0 and token.doc[i].is_space:  # "Mr  Levy": a doubled space is a token of its own
+    initials = 0
+    while i >= 0 and (token.doc[i].is_space or initials < 2 and _INITIAL.fullmatch(token.doc[i].text)):
+        # "Mr  Levy": a doubled space is a token of its own; "Mr. W. Lansing Gleason": up to two initials
+        initials += not token.doc[i].is_space
         i -= 1
     if i < 0:
         return None
