@@ -53,6 +53,9 @@ TIED = {
     # a noun coordinated across an aside: the parser hangs it from a word inside the brackets
     "across-an-aside": (("Daniel Bernoulli was a son of Johann Bernoulli (one of the early developers of calculus) "
                          "and a nephew of Jacob Bernoulli. He studied medicine in Basel."), "nephew", "Daniel Bernoulli"),
+    # a relative clause's predicate noun describes the relative pronoun's antecedent
+    "relative-predicate": ("Texas placed Sam Houston, a former soldier who had been a congressman, in charge.",
+                           "congressman", "Sam Houston"),
     # a gendered modifier of a predicate noun the parser coordinated with the verb
     "modifier-of-predicate": (("Mary Higuchi wrote stories. She was one of the first important writers to appear in "
                               "the Meiji period (1868 - 1912) and Japan's first prominent woman writer of modern "

@@ -88,3 +88,21 @@ def test_a_sentence_subject_pronoun_continues_the_previous_sentences_subject():
 @pytest.mark.parametrize("noun", ["judge", "lawyer", "spokesman", "vicar"])
 def test_the_person_noun_table_holds_wordnet_person_nouns(noun):
     assert noun in person_nouns()
+
+
+
+def test_a_first_name_the_finder_left_out_keeps_its_pronoun_from_the_person_named_before():
+    """A single word the NER calls a person, a census first name of the pronoun's gender, is somebody else even when
+    the name finder declined it: the pronoun is hers, not the swapped person's from the sentence before ("Sue said
+    since she was getting up"); a man's pronoun is not hers."""
+    from bias_core.perturb.pronoun_referents import search_clauses
+    from bias_core.perturb.templates import parse_documents
+
+    text = "Marcie Rickenbacker wrote home on Sunday. Sue said since she was getting up early, we could go."
+    [doc] = parse_documents([Document(id="t", text=text)])
+    name_of = {token.i: "e1" for token in doc[:2]}  # Marcie Rickenbacker; Sue declined
+    she = next(token for token in doc if token.text == "she")
+    assert doc[she.i - 3].text == "Sue" and doc[she.i - 3].ent_type_ == "PERSON"
+    found = search_clauses(she, "female", name_of, {"e1": "female"}, {})
+    assert found is not None and found.entity_id is None and found.word == "Sue"
+    assert search_clauses(she, "male", name_of, {"e1": "female"}, {}) is None  # Sue is no man's name

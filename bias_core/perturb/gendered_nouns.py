@@ -223,6 +223,14 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         for child in head.children:
             if child.dep_ in partner_deps and child.i in owner and child.i != token.i:
                 return _with_conjuncts(child, owner)
+        relative = next((c for c in head.children if c.dep_ in _SUBJECTS and c.tag_ == "WP"), None)
+        if token.dep_ in ("attr", "oprd") and relative is not None and head.dep_ == "relcl":
+            # "Sam Houston, a former soldier who had been a congressman": the relative pronoun's antecedent
+            antecedent = head.head
+            if antecedent.i in owner:
+                return _with_conjuncts(antecedent, owner)
+            if antecedent.tag_ in ("NN", "NNS"):
+                return _referents(antecedent, owner)
         if token.dep_ in ("attr", "oprd") and head.text.lower() in _COPULAS:
             before = _name_before_brackets(head)
             if before is not None and before.i in owner:

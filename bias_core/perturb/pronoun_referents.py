@@ -13,7 +13,8 @@ A pronoun is re-gendered with a swapped person only when it resolves to that per
   that no compound, apposition, copula or "known as" ties to a name is an *unnamed person*: a pronoun whose antecedent
   it is belongs to nobody a swap renames ("A spokesman for Acme declined. He said …").
 - a person's full name (a PERSON span of two words or more) that is no swapped entity (a name the finder left out) is
-  somebody else too.
+  somebody else too, and so is a single PERSON word that is a census first name of the pronoun's gender ("Sue said
+  since she was getting up", Sue declined).
 
 Gender: a gendered noun agrees with a pronoun of its gender only; the other person nouns agree with both.
 """
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
+from bias_core.perturb.names import first_name_gender
 from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
@@ -201,7 +203,7 @@ def unnamed_person(token: Token, gender: str, name_of: dict[int, str]) -> bool:
         return False
     if is_person_noun(token):
         return agrees(token, gender) and described_person(token, name_of) is None
-    return _full_person_name(token)
+    return _full_person_name(token) or _first_name_of(token, gender)
 
 
 def _full_person_name(token: Token) -> bool:
@@ -213,6 +215,12 @@ def _full_person_name(token: Token) -> bool:
         return True
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     return following is not None and following.ent_iob_ == "I" and following.ent_type_ == "PERSON"
+
+
+def _first_name_of(token: Token, gender: str) -> bool:
+    """A single proper noun the NER calls a person that is a census first name of the pronoun's gender ("Sue said
+    since she was getting up"): a person the name finder left out, not a firm or place ("Harlow" is no first name)."""
+    return token.tag_ in _PROPER and token.ent_type_ == "PERSON" and first_name_gender(token.text) == gender
 
 
 def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders: dict[str, str | None],
@@ -271,7 +279,7 @@ def _candidate(subject: Token | None, gender: str, name_of: dict[int, str], gend
                 else Referent(None, subject.text, subject.idx)
     if tied is not None:
         return Referent(tied) if genders.get(tied) in (None, gender) else None
-    if _full_person_name(subject):
+    if _full_person_name(subject) or _first_name_of(subject, gender):
         return Referent(None, subject.text, subject.idx)
     return None
 
