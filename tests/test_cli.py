@@ -87,8 +87,13 @@ def test_every_subcommand_has_help():
 
 def test_the_readme_example_config_runs_to_completion_and_separates_biased_from_unbiased(tmp_path):
     store = tmp_path / "runs.sqlite"
-    result = cli("audit", "--config", "examples/demo_audit.toml", "--store", str(store), "--quiet")
+    result = cli("audit", "--config", "examples/demo_audit.toml", "--store", str(store))
     assert result.returncode == 0, result.stderr
+    # written to a pipe, progress is plain lines (count, rate, elapsed, remaining), not carriage returns (issue 31)
+    assert "\r" not in result.stderr
+    progress = [line for line in result.stderr.splitlines() if " summaries" in line and " elapsed" in line]
+    done, total = progress[-1].split(": ", 1)[1].split(" ", 1)[0].split("/")
+    assert done == total
     run_id = result.stdout.strip()
     info = RunStore(store).get_run(run_id)
     assert info.status == "completed" and info.name == "demo audit"

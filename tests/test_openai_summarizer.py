@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -20,6 +21,7 @@ class Endpoint(BaseHTTPRequestHandler):
     """Chat completions whose behaviour depends on the requested model name."""
 
     requests: list[dict] = []
+    events: list[tuple[str, int, float]] = []
     active = 0
     peak = 0
     lock = threading.Lock()
@@ -50,6 +52,13 @@ class Endpoint(BaseHTTPRequestHandler):
                 return self._send(200, b"\x00\xffnot json at all")
             if model == "busy":
                 time.sleep(0.2)
+            if model == "pool":  # one slow article in sixteen: the rest answer at once
+                number = int(re.search(r"the vote (\d+)\.", body["messages"][0]["content"]).group(1))
+                with Endpoint.lock:
+                    Endpoint.events.append(("start", number, time.monotonic()))
+                time.sleep(3.0 if number in (0, 16) else 0.01)
+                with Endpoint.lock:
+                    Endpoint.events.append(("end", number, time.monotonic()))
             content = "Summary: " + body["messages"][0]["content"][-40:]
             payload = {"id": "x", "object": "chat.completion", "created": 0, "model": model,
                        "system_fingerprint": "fp-test",
@@ -85,7 +94,8 @@ def api_key(monkeypatch):
 
 
 def items(n: int = 2) -> list[Input]:
-    return [Input(id=f"i{k}", original_id=f"d{k}", text=f"Article {k}: Linda Chen won the vote.") for k in range(n)]
+    return [Input(id=f"i{k}", original_id=f"d{k}", text=f"Article {k}: Linda Chen won the vote {k}.")
+            for k in range(n)]
 
 
 def summarizer(model: str, base_url: str, **params):
@@ -133,6 +143,17 @@ def test_a_refused_connection_names_the_endpoint(tmp_path):
     report = summarize_inputs(summarizer("ok", url, retries=0), items(1), cache=SummaryCache(tmp_path / "c.sqlite"))
     assert report.failures[0].error == f"endpoint {url} could not connect (is the server running and the base URL right?)"
     assert SECRET not in report.failures[0].error
+
+
+def test_a_request_starts_as_soon_as_any_answer_arrives_across_the_whole_audit(endpoint, tmp_path):
+    """One continuous pool (issue 31): with concurrency 4, article 16 is sent while article 0's slow answer is still
+    on its way — batches of concurrency × 4 made the 17th request wait for the first batch's slowest answer."""
+    Endpoint.events.clear()
+    report = summarize_inputs(summarizer("pool", endpoint, concurrency=4), items(24),
+                              cache=SummaryCache(tmp_path / "c.sqlite"))
+    assert len(report.summaries) == 24 and not report.failures
+    when = {(kind, number): at for kind, number, at in Endpoint.events}
+    assert when[("start", 16)] < when[("end", 0)]
 
 
 def test_requests_run_concurrently_up_to_the_limit(endpoint, tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bias_core.commands import terminal_text
+from bias_core.commands.progress_lines import ProgressLines
 from bias_core.runs.config import AuditConfig
 from bias_core.runs.estimate import Estimate, format_duration
 from bias_core.runs.executors import EXECUTORS, get_executor
@@ -108,8 +109,9 @@ def _audit(args: argparse.Namespace) -> int:
     store = RunStore(args.store)
 
     # The bar moves per summary; the remaining time is the audit's own range (not tqdm's extrapolation), the same
-    # numbers the app shows.
-    bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet,
+    # numbers the app shows. Written to a log (no terminal), progress is a plain line every few seconds instead.
+    lines = None if args.quiet or sys.stderr.isatty() else ProgressLines(sys.stderr)
+    bar = tqdm(total=0, unit="summary", file=sys.stderr, dynamic_ncols=True, disable=args.quiet or lines is not None,
                bar_format="{desc}{n_fmt}/{total_fmt} summaries |{bar}|{postfix}")
     started = time.monotonic()
     latest: list[Estimate] = []
@@ -120,6 +122,9 @@ def _audit(args: argparse.Namespace) -> int:
         bar.set_postfix_str(elapsed + remaining, refresh=False)
 
     def progress(stage: str, done: int, total: int) -> None:
+        if lines is not None:
+            lines.update(stage, done, total, f"{latest[-1].describe()} ({latest[-1].basis})" if latest else "")
+            return
         if bar.total != total:
             bar.reset(total=total)
         bar.set_description(stage, refresh=False)
@@ -129,6 +134,8 @@ def _audit(args: argparse.Namespace) -> int:
 
     def estimate(remaining: Estimate) -> None:
         latest[:] = [remaining]
+        if lines is not None:
+            return
         show()
         bar.refresh()
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from bias_core.commands.params import parse_params
+from bias_core.commands.progress_lines import ProgressLines
 from bias_core.common.records import Input
 from bias_core.documents.corpus import load_documents
 from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, megabytes
@@ -60,12 +61,18 @@ def run(args: argparse.Namespace) -> int:
     summarizer = get_summarizer(args.summarizer, **params)
     cache = None if args.no_cache else SummaryCache(args.cache)
 
+    lines = None if sys.stderr.isatty() else ProgressLines(sys.stderr, unit="inputs")
+
     def progress(done: int, total: int) -> None:
-        print(f"\r{summarizer.name}: {done}/{total} inputs", end="", file=sys.stderr, flush=True)
+        if lines is not None:  # a log: a plain line every few seconds, not one line of carriage returns
+            lines.update(summarizer.name, done, total)
+        else:
+            print(f"\r{summarizer.name}: {done}/{total} inputs", end="", file=sys.stderr, flush=True)
 
     with stage(f"summarize {args.inputs} with {summarizer.name}"):
         report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress)
-    print(file=sys.stderr)
+    if lines is None:
+        print(file=sys.stderr)
     write_jsonl(args.out, report.summaries)
     print(f"wrote {len(report.summaries)} summaries to {args.out} ({report.cache_hits} from cache, "
           f"{report.computed} computed, {report.seconds:.1f} s)", file=sys.stderr)
