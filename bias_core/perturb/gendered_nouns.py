@@ -223,8 +223,8 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         for child in head.children:
             if child.dep_ in partner_deps and child.i in owner and child.i != token.i:
                 return _with_conjuncts(child, owner)
-        relative = next((c for c in head.children if c.dep_ in _SUBJECTS and c.tag_ == "WP"), None)
-        if token.dep_ in ("attr", "oprd") and relative is not None and head.dep_ == "relcl":
+        if token.dep_ in ("attr", "oprd") and head.dep_ == "relcl" \
+                and any(c.dep_ in _SUBJECTS and c.tag_ == "WP" for c in head.children):
             # "Sam Houston, a former soldier who had been a congressman": the relative pronoun's antecedent
             antecedent = head.head
             if antecedent.i in owner:
@@ -246,39 +246,38 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
     return _fronted_apposition(token, owner)
 
 
+def _aside_start(token: Token) -> int | None:
+    """The index of the unmatched "(" left of ``token`` in its sentence: where the bracketed aside around it opens
+    (None outside brackets, or when the aside opens the sentence)."""
+    doc, floor = token.doc, token.sent.start
+    depth, i = 0, token.i
+    while i > floor:
+        depth += {")": 1, "(": -1}.get(doc[i].text, 0)
+        if depth < 0:
+            return i
+        i -= 1
+    return None
+
+
 def _name_before_brackets(verb: Token) -> Token | None:
     """The word right before a bracketed aside that ends just before ``verb`` ("Moreau (…; 1928 – 2017) was"), the
     subject the aside interrupts; None when the verb does not follow brackets."""
     doc = verb.doc
-    i = verb.i - 1
-    if i < 0 or doc[i].text != ")":
+    if verb.i < 2 or doc[verb.i - 1].text != ")":
         return None
-    depth = 0
-    while i >= 0:
-        depth += {")": 1, "(": -1}.get(doc[i].text, 0)
-        if depth == 0:
-            return doc[i - 1] if i > 0 and doc[i - 1].sent == verb.sent else None
-        i -= 1
-    return None
+    start = _aside_start(doc[verb.i - 2])
+    return doc[start - 1] if start is not None else None
 
 
 def _noun_before_aside(token: Token) -> Token | None:
     """For a token inside a bracketed aside, the noun the aside follows ("son of Johann Bernoulli (one of …)": the
     head of the phrase that ends right before the bracket, *son*); None outside brackets."""
-    doc = token.doc
-    depth, i = 0, token.i
-    while i >= token.sent.start:
-        depth += {")": 1, "(": -1}.get(doc[i].text, 0)
-        if depth < 0:
-            break
-        i -= 1
-    else:
+    start = _aside_start(token)
+    if start is None:
         return None
-    if i <= token.sent.start:
-        return None
-    word = doc[i - 1]
+    word = token.doc[start - 1]
     while word.head.i != word.i and (word.dep_ == "prep" or word.dep_ in ("pobj", "compound")
-                                     and word.head.i < i - 1):
+                                     and word.head.i < start - 1):
         word = word.head  # "son of Johann Bernoulli" → son
     return word if word.tag_ in ("NN", "NNS") else None
 
