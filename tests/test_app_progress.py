@@ -106,6 +106,23 @@ def test_progress_shows_n_of_n_summaries_stage_elapsed_and_the_remaining_range()
     assert "live audit: 300 of 876 summaries · summarize" in bar.proto.text
 
 
+def test_the_audit_page_shows_what_the_run_waits_on_while_its_endpoint_refuses():
+    run_id = running_copy_of_the_demo_run()
+    store = RunStore()
+    progress = store.get_run(run_id).reports["progress"]
+    waiting = "the endpoint answered HTTP 429 (too many requests): waiting 4 s; 8 of 16 requests at a time; 3 " \
+              "refusals so far"
+    store.set_reports(run_id, {"progress": {**progress, "waiting": waiting}})
+    app = audit_page(["lead-3"])
+    app.session_state["launched_run"] = run_id
+    app.run()
+    assert not app.exception, app.exception
+    assert [plain(warning.value) for warning in app.warning if "HTTP 429" in warning.value] == [f"Waiting: {waiting}"]
+    store.set_reports(run_id, {"progress": progress})  # the wait is over
+    app.run()
+    assert not [warning for warning in app.warning if "HTTP 429" in warning.value]
+
+
 @pytest.mark.parametrize("page", ["pages/compare.py", "pages/fightin_words.py", "pages/metrics.py"])
 def test_result_pages_say_in_progress_n_of_n_on_an_unfinished_run(page):
     running_copy_of_the_demo_run(done=412)

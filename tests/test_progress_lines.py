@@ -41,3 +41,27 @@ def test_the_summarize_command_writes_plain_progress_lines_when_its_output_is_no
     assert "lead-3: 16/16 inputs" in result.stderr.splitlines()[-2]  # the last progress line, then "wrote …"
     assert result.stderr.splitlines()[-1].startswith("wrote 16 summaries")
 
+
+
+def test_a_wait_is_written_when_it_begins_and_every_few_seconds_while_it_lasts_without_holding_progress_back():
+    stream, clock = io.StringIO(), Clock()
+    lines = ProgressLines(stream, every=5.0, clock=clock)
+    lines.update("summarize", 0, 100)
+    clock.now = 1
+    lines.wait("HTTP 429: waiting 4 s")  # a wait begins: written at once
+    clock.now = 2
+    lines.wait("HTTP 429: waiting 3 s")  # the same wait, a second later: not yet
+    clock.now = 5
+    lines.update("summarize", 20, 100)  # progress keeps its own pace
+    clock.now = 7
+    lines.wait("HTTP 429: waiting 9 s")  # five seconds after the first wait line
+    lines.wait(None)
+    clock.now = 8
+    lines.wait("HTTP 503: waiting 1 s")  # a new wait after one ended: at once
+    assert stream.getvalue().splitlines() == [
+        "summarize: 0/100 summaries, under 1 s elapsed",
+        "waiting: HTTP 429: waiting 4 s",
+        "summarize: 20/100 summaries, 4.0/s, 5 s elapsed; waiting: HTTP 429: waiting 3 s",
+        "waiting: HTTP 429: waiting 9 s",
+        "waiting: HTTP 503: waiting 1 s",
+    ]

@@ -115,11 +115,12 @@ def _audit(args: argparse.Namespace) -> int:
                bar_format="{desc}{n_fmt}/{total_fmt} summaries |{bar}|{postfix}")
     started = time.monotonic()
     latest: list[Estimate] = []
+    waiting: list[str] = []
 
     def show() -> None:
         elapsed = f"{format_duration(time.monotonic() - started)} elapsed"
         remaining = f", remaining: {latest[-1].describe()} ({latest[-1].basis})" if latest else ""
-        bar.set_postfix_str(elapsed + remaining, refresh=False)
+        bar.set_postfix_str(elapsed + remaining + (f"; waiting: {waiting[0]}" if waiting else ""), refresh=False)
 
     def progress(stage: str, done: int, total: int) -> None:
         if lines is not None:
@@ -139,12 +140,21 @@ def _audit(args: argparse.Namespace) -> int:
         show()
         bar.refresh()
 
+    def wait(text: str | None) -> None:
+        waiting[:] = [text] if text else []
+        if lines is not None:
+            lines.wait(text)
+            return
+        show()
+        bar.refresh()
+
     options = {"address": args.ray_address, "num_cpus": args.ray_cpus, "actors": args.ray_actors} \
         if args.executor == "ray" else {}
     executor = get_executor(args.executor, **options)
     try:
         run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
-                           on_progress=progress, executor=executor, run_id=args.run, on_estimate=estimate)
+                           on_progress=progress, executor=executor, run_id=args.run, on_estimate=estimate,
+                           on_wait=wait)
     finally:
         bar.close()
         executor.close()

@@ -22,6 +22,8 @@ class ProgressLines:
         self.last_shown = -float("inf")
         self.last_line = ""
         self.start_done: int | None = None  # the count at the first update (summaries from the cache come at once)
+        self.waiting: str | None = None
+        self.last_wait = -float("inf")  # waits have their own pace: they never hold a progress line back
 
     def update(self, stage: str, done: int, total: int, remaining: str = "") -> None:
         """Note the progress; write a line when ``every`` seconds have passed since the last one or all is done."""
@@ -34,9 +36,22 @@ class ProgressLines:
         counted = done - self.start_done
         rate = f", {counted / elapsed:.1f}/s" if elapsed > 0 and counted > 0 else ""
         line = (f"{stage}: {done}/{total} {self.unit}{rate}, {format_duration(elapsed)} elapsed"
-                + (f", remaining {remaining}" if remaining else ""))
-        if line == self.last_line:
-            return
+                + (f", remaining {remaining}" if remaining else "") + (f"; waiting: {self.waiting}" if self.waiting
+                                                                         else ""))
+        if line != self.last_line:
+            self._write(line)
+            self.last_shown, self.last_line = now, line
+
+    def wait(self, text: str | None) -> None:
+        """Note what the work waits on (None: nothing more): a line at once when a wait begins, then at most one per
+        ``every`` seconds while it lasts; the progress lines name it too."""
+        now = self.clock()
+        began = self.waiting is None
+        self.waiting = text
+        if text is not None and (began or now - self.last_wait >= self.every):
+            self._write(f"waiting: {text}")
+            self.last_wait = now
+
+    def _write(self, line: str) -> None:
         self.stream.write(line + "\n")
         self.stream.flush()
-        self.last_shown, self.last_line = now, line

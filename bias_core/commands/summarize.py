@@ -67,10 +67,17 @@ def run(args: argparse.Namespace) -> int:
         if lines is not None:  # a log: a plain line every few seconds, not one line of carriage returns
             lines.update(summarizer.name, done, total)
         else:
-            print(f"\r{summarizer.name}: {done}/{total} inputs", end="", file=sys.stderr, flush=True)
+            print(f"\r{summarizer.name}: {done}/{total} inputs", end="\033[K", file=sys.stderr, flush=True)
+
+    def wait(text: str | None) -> None:
+        if lines is not None:
+            lines.wait(text)
+        elif text is not None:
+            print(f"\r{summarizer.name}: waiting: {text}", end="\033[K", file=sys.stderr, flush=True)
 
     with stage(f"summarize {args.inputs} with {summarizer.name}"):
-        report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress)
+        report = summarize_inputs(summarizer, inputs, cache=cache, batch_size=args.batch_size, on_progress=progress,
+                                  on_wait=wait)
     if lines is None:
         print(file=sys.stderr)
     write_jsonl(args.out, report.summaries)

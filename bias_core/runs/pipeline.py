@@ -133,11 +133,13 @@ def run_audit(
     executor: LocalExecutor | RayExecutor | None = None,
     run_id: str | None = None,
     on_estimate: Callable[[Estimate], None] | None = None,
+    on_wait: Callable[[str | None], None] | None = None,
 ) -> str:
     """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``;
     ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray; ``run_id`` resumes exactly that
     run (the app's worker); ``on_progress(stage, done, total)`` hears of each finished summary and ``on_estimate``
-    of the remaining-time range, the numbers also written to the run's ``reports["progress"]``.
+    of the remaining-time range, the numbers also written to the run's ``reports["progress"]``, and ``on_wait`` of
+what a summarizer waits on (an endpoint's rate limit; None when the wait ends), also written there ("waiting").
 
     The whole config is validated, and the corpus loaded and checked against it, before a run is created: a config
     error leaves nothing in the store. Once the run exists, any exception marks it failed with a one-line message
@@ -166,7 +168,7 @@ def run_audit(
     store.claim_run(run_id, os.getpid(), stage="perturb")
     cache = cache if cache is not None else SummaryCache()  # an empty cache is falsy (len 0)
     executor = executor or LocalExecutor()
-    progress = RunProgress(store, run_id, on_progress, on_estimate)
+    progress = RunProgress(store, run_id, on_progress, on_estimate, on_wait)
     stage = "store"
     try:
         progress.started()
@@ -202,7 +204,7 @@ def run_audit(
                                       on_batch=lambda batch: store.add_summaries(run_id, batch),
                                       on_failures=lambda failed: store.add_failures(
                                           run_id, [(f.input_id, f.summarizer, f.error) for f in failed]),
-                                      map_batches=executor.map_batches)
+                                      map_batches=executor.map_batches, on_wait=progress.waiting)
             progress.summarizer_finished()
             summarize_reports[summarizer.name] = {
                 "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,

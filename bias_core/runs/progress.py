@@ -124,6 +124,7 @@ class SummarizeProgress:
         self.summarizer: Summarizer | None = None
         self.offset = 0
         self.last_write = -float("inf")
+        self.waiting: str | None = None  # what the summarizer waits on now (an endpoint's rate limit)
         # The modelled seconds of the perturb and measure stages (``costs.modelled_seconds``), kept for ``finished``;
         # the measure stage's estimate is added to every remaining time from now on (the stage still to come).
         self.modelled = modelled_seconds(audit_work(inputs, [s.name for s in summarizers], measures or None,
@@ -158,6 +159,13 @@ class SummarizeProgress:
         if now - self.last_write >= PROGRESS_WRITE_SECONDS or done >= self.meter.total:
             self._write(now)
 
+    def wait(self, text: str | None) -> None:
+        """The summarizer waits on ``text`` (None: no longer): written to the progress at once, so the page shows a
+        wait while no summary arrives."""
+        self.waiting = text
+        if self.meter is not None and self.meter.started is not None:
+            self._write(time.monotonic())
+
     def remaining(self, now: float) -> Estimate:
         """What is left: this summarizer from this run's rate (or history before its first summary), plus the
         summarizers still to come."""
@@ -179,6 +187,8 @@ class SummarizeProgress:
                     "remaining_low": round(estimate.low, 1), "remaining_high": round(estimate.high, 1),
                     "basis": unsaved_note(self.offset + self.meter.done, done) + estimate.basis,
                     "computed": len(self.meter.completions)}
+        if self.waiting:
+            progress["waiting"] = self.waiting
         self.store.set_progress(self.run_id, done, progress)
         if self.on_estimate:
             self.on_estimate(estimate)
@@ -229,9 +239,10 @@ class RunProgress:
     ``on_estimate``; the pipeline never writes them itself."""
 
     def __init__(self, store: RunStore, run_id: str, on_progress: ProgressCallback | None = None,
-                 on_estimate: Callable[[Estimate], None] | None = None):
+                 on_estimate: Callable[[Estimate], None] | None = None,
+                 on_wait: Callable[[str | None], None] | None = None):
         self.store, self.run_id = store, run_id
-        self.on_progress, self.on_estimate = on_progress, on_estimate
+        self.on_progress, self.on_estimate, self.on_wait = on_progress, on_estimate, on_wait
         self.summarize: SummarizeProgress | None = None
 
     def started(self) -> None:
@@ -254,6 +265,14 @@ class RunProgress:
         """``summarize_inputs``'s callback: ``done`` of the summarizer's ``total`` inputs are finished."""
         assert self.summarize is not None
         self.summarize.progress(done, total)
+
+    def waiting(self, text: str | None) -> None:
+        """``summarize_inputs``'s ``on_wait``: what the summarizer waits on now (None: nothing), shown with the
+        progress and told to ``on_wait``."""
+        assert self.summarize is not None
+        self.summarize.wait(text)
+        if self.on_wait:
+            self.on_wait(text)
 
     def summarizer_finished(self) -> None:
         """The summarizer is finished: its final progress and its throughput are written."""

@@ -56,6 +56,9 @@ class Summarizer(ABC):
     prompt_version: str | None = None
     default_batch_size: int = 64
     extractive: ClassVar[bool] = False
+    # Told, while the summarizer waits on its engine (an endpoint's rate limit), what it waits on, and None when the
+    # wait ends (``runner.summarize_inputs(on_wait=…)`` sets it for one call); engines that never wait ignore it.
+    on_wait: Callable[[str | None], None] | None = None
 
     @abstractmethod
     def parameters(self) -> dict[str, Any]:
@@ -84,6 +87,13 @@ class Summarizer(ABC):
         for start in range(0, len(inputs), self.default_batch_size):
             outcomes.extend(self.summarize_batch(inputs[start : start + self.default_batch_size]))
         return outcomes
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A summarizer sent to another process (a Ray actor) leaves its waits' listener here: it belongs to this
+        # process's progress, and may hold what cannot be pickled (the run store).
+        state = self.__dict__.copy()
+        state.pop("on_wait", None)
+        return state
 
     def meta(self) -> dict[str, Any]:
         return {

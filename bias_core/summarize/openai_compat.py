@@ -19,7 +19,8 @@ import logging
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 from bias_core.common.records import Input, Summary
@@ -36,6 +37,14 @@ from bias_core.summarize.base import (
     register,
 )
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
+from bias_core.summarize.rate_limits import (
+    REFUSED_FOR_NOW,
+    WAIT_NOTICE_SECONDS,
+    AdaptiveConcurrency,
+    WaitNotices,
+    refusal_reason,
+    retry_after,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +53,31 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 POOL_BATCH = 4096
 # No summary needs more tokens than this; a larger value is taken for a typo (and would tie up the endpoint).
 MAX_TOKENS = Param(int, minimum=1, maximum=32_768)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An answer that refuses for now (``rate_limits.REFUSED_FOR_NOW``): its status and the Retry-After it asked."""
+
+    status: int
+    asked: float | None
+
+
+def usage_meta(usage: Any) -> dict[str, Any]:
+    """The tokens an answer's ``usage`` reports, for the summary's meta (``{}`` where the server reports none)."""
+    counts = {}
+    for field in ("prompt_tokens", "completion_tokens"):
+        value = getattr(usage, field, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            counts[field] = value
+    return {"usage": counts} if counts else {}
+
+
+def leave_refusals_to_the_pool(response: Any) -> None:
+    """An httpx response hook: the openai client does not resend a refusal for now itself (its retries would hold a
+    place of the pool through the wait, unseen); ``_one`` resends it, with the pool's limit and the wait shown."""
+    if response.status_code in REFUSED_FOR_NOW:
+        response.headers["x-should-retry"] = "false"
 
 
 class OpenAICompatibleSummarizer(Summarizer):
@@ -60,6 +94,8 @@ class OpenAICompatibleSummarizer(Summarizer):
         "timeout": Param(float, above=0, maximum=3600),
         "retries": Param(int, minimum=0, maximum=20),
         "concurrency": Param(int, minimum=1, maximum=256),
+        # The longest one request waits, in all, while the endpoint refuses it for now (429, 503): a day at most.
+        "patience": Param(float, minimum=0, maximum=86_400),
         "prompt": Param(PromptSettings, optional=True),
     }
 
@@ -75,6 +111,7 @@ class OpenAICompatibleSummarizer(Summarizer):
         timeout: float = 60.0,
         retries: int = 3,
         concurrency: int = 4,
+        patience: float = 600.0,
         prompt: PromptSettings | None = None,
         **prompt_options: Any,
     ):
@@ -95,8 +132,10 @@ class OpenAICompatibleSummarizer(Summarizer):
         # the batches are large (issue 31: batches of concurrency × 4 reached 63–67% of the endpoint's bound).
         self.default_batch_size = max(POOL_BATCH, self.concurrency * 4)
         self.prompt = prompt or PromptSettings(seed=self.seed, **prompt_options)
+        self.patience = float(patience)
         self._client = None
         self._limits = None
+        self._gate: AdaptiveConcurrency | None = None
 
     def parameters(self) -> dict[str, Any]:
         # The endpoint (without credentials) and the key's variable name are recorded; the key is not.
@@ -120,17 +159,39 @@ class OpenAICompatibleSummarizer(Summarizer):
             from bias_core.summarize.bounded_http import RequestLimits  # imported where used, as openai is
 
             self._limits = RequestLimits(self.timeout)
+            options = self._limits.client_options()
+            options["event_hooks"]["response"].append(leave_refusals_to_the_pool)
             self._client = OpenAI(
                 base_url=self.base_url,
                 api_key=(os.environ.get(self.api_key_env) if self.api_key_env else None) or "not-set",
                 timeout=self.timeout,
                 max_retries=self.retries,
                 http_client=DefaultHttpxClient(follow_redirects=False, timeout=self.timeout,
-                                               **self._limits.client_options()),
+                                               **options),
             )
         return self._client
 
-    def _one(self, item: Input) -> SummaryOutcome:
+    def _one(self, item: Input, gate: AdaptiveConcurrency) -> SummaryOutcome:
+        """One input's summary: sent when ``gate`` has a place for it, and sent again after a refusal for now (429,
+        503) once the wait the server asked for, or a backoff, has passed — until ``patience`` seconds of waiting."""
+        waited = 0.0
+        attempt = 0
+        while True:
+            with gate.slot() as window:
+                outcome = self._request(item)
+            if not isinstance(outcome, Refusal):
+                gate.answered()
+                return outcome
+            delay = gate.refused(outcome.status, outcome.asked, window, attempt)
+            if waited + delay > self.patience:
+                reason = refusal_reason(outcome.status)
+                return self._failure(item, f"answered HTTP {outcome.status} ({reason}) {attempt + 1} times in "
+                                           f"{waited:.0f} s of waiting; run the audit again to send it again")
+            gate.wait(delay, outcome.status)
+            waited += delay
+            attempt += 1
+
+    def _request(self, item: Input) -> SummaryOutcome | Refusal:
         import openai
 
         from bias_core.summarize.bounded_http import AnswerRefused, RequestLimits
@@ -155,6 +216,8 @@ class OpenAICompatibleSummarizer(Summarizer):
                 return self._failure(item, f"timed out after {self.timeout:g} s ({self.retries} retries)")
             return self._failure(item, "could not connect (is the server running and the base URL right?)")
         except openai.APIStatusError as error:
+            if error.status_code in REFUSED_FOR_NOW:
+                return Refusal(error.status_code, retry_after(error.response.headers))
             if 300 <= error.status_code < 400:
                 return self._failure(item, f"answered HTTP {error.status_code}, a redirect, which is not followed "
                                            "— set base_url to the address the server redirects to")
@@ -166,6 +229,7 @@ class OpenAICompatibleSummarizer(Summarizer):
         return Summary(item.id, self.name, clean_output(content).strip(), meta={
             **self.meta(), "prompt_id": prompt_id, "seconds": round(time.perf_counter() - started, 4),
             "system_fingerprint": getattr(response, "system_fingerprint", None),
+            **usage_meta(getattr(response, "usage", None)),
         })
 
     def _failure(self, item: Input, problem: str) -> SummaryFailure:
@@ -186,13 +250,20 @@ class OpenAICompatibleSummarizer(Summarizer):
             self.client()
         except Exception:  # noqa: BLE001 — each request then fails with its own one-line message (``_one``)
             logger.debug("the client for %s could not be made", self.endpoint, exc_info=True)
+        self._gate = gate = AdaptiveConcurrency(self.concurrency, seed=self.seed)
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
-        futures = {pool.submit(self._one, item): index for index, item in enumerate(inputs)}
+        futures = {pool.submit(self._one, item, gate): index for index, item in enumerate(inputs)}
+        notices = WaitNotices(gate, self.on_wait)
+        pending = set(futures)
         try:
-            for future in as_completed(futures):
-                outcome = future.result()
-                if on_finished is not None:
-                    on_finished(1, {futures[future]: outcome})
+            while pending:
+                # Woken at least once a second, so a wait is shown (and counted down) while no answer arrives.
+                finished, pending = wait(pending, timeout=WAIT_NOTICE_SECONDS, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcome = future.result()
+                    if on_finished is not None:
+                        on_finished(1, {futures[future]: outcome})
+                notices.update()
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             self.abandon_requests()
@@ -205,7 +276,9 @@ class OpenAICompatibleSummarizer(Summarizer):
         next call opens a new client."""
         if self._limits is not None:
             self._limits.abandon()
-        self._client = self._limits = None
+        if self._gate is not None:
+            self._gate.abandon()
+        self._client = self._limits = self._gate = None
 
 
 register(r"openai:(.+)", "openai:<model>", OpenAICompatibleSummarizer,

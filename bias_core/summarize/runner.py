@@ -68,6 +68,7 @@ def summarize_inputs(
     on_batch: Callable[[list[Summary]], None] | None = None,
     on_failures: Callable[[list[SummaryFailure]], None] | None = None,
     map_batches: BatchMapper = run_batches_locally,
+    on_wait: Callable[[str | None], None] | None = None,
 ) -> SummarizeReport:
     """Summarize ``inputs``; every computed summary is cached (and handed to ``on_batch``) as soon as it is known,
     every failure handed to ``on_failures``.
@@ -77,7 +78,8 @@ def summarize_inputs(
     (endpoints: each answer as it arrives, ``Summarizer.summarize_batch_reporting``), else when its batch ends.
     ``on_progress(done, total)`` is called once after the cache is read (``done`` = the cache hits, before any model
     work) and then each time more inputs are finished, after their outcomes are kept: per summary where the engine
-    reports single inputs, else per batch.
+    reports single inputs, else per batch. ``on_wait(text)`` hears what the summarizer waits on (an endpoint's rate
+    limit) and ``on_wait(None)`` when the wait ends (``Summarizer.on_wait``).
     """
     if batch_size is not None:
         BATCH_SIZE.check("batch_size", batch_size)  # a batch size below 1 would silently drop every input
@@ -143,15 +145,21 @@ def summarize_inputs(
     reporting = on_progress is not None or cache is not None or on_batch is not None or on_failures is not None
     mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if reporting else \
         map_batches(summarizer, batches)
-    for chunk_index, outcomes in mapped:
-        chunk = chunks[chunk_index]
-        keep([(index, outcome) for (index, _), outcome in zip(chunk, outcomes, strict=True)])
-        yielded += 1
-        done += len(chunk)
-        reported = in_batch >= len(chunk)
-        in_batch = max(0, in_batch - len(chunk))
-        if on_progress and not reported:
-            on_progress(done, len(inputs))
+    summarizer.on_wait = on_wait
+    try:
+        for chunk_index, outcomes in mapped:
+            chunk = chunks[chunk_index]
+            keep([(index, outcome) for (index, _), outcome in zip(chunk, outcomes, strict=True)])
+            yielded += 1
+            done += len(chunk)
+            reported = in_batch >= len(chunk)
+            in_batch = max(0, in_batch - len(chunk))
+            if on_progress and not reported:
+                on_progress(done, len(inputs))
+    finally:
+        summarizer.on_wait = None
+        if on_wait is not None:
+            on_wait(None)
     for item in inputs:
         outcome = results[item.id]
         if isinstance(outcome, Summary):

@@ -93,6 +93,13 @@ def remaining_text(info: RunInfo, now: float) -> tuple[str, str]:
     return ", ".join(part for part in (elapsed, text) if part), str(progress.get("basis", ""))
 
 
+def waiting_text(info: RunInfo) -> str:
+    """"Waiting: the endpoint answered HTTP 429 …" while the running run's summarizer waits on its endpoint."""
+    waiting = (info.reports.get("progress") or {}).get("waiting")
+    running = info.status in ("running", "created") and info.worker_alive
+    return f"Waiting: {waiting}" if running and isinstance(waiting, str) and waiting else ""
+
+
 @st.fragment(run_every=1.0)
 def show_progress(run_id: str) -> None:
     """The followed run, every second: n of N summaries, the stage, elapsed and remaining time, then the result."""
@@ -110,6 +117,9 @@ def show_progress(run_id: str) -> None:
     times, basis = remaining_text(info, time.time())
     if times:
         st.caption(md_escape(times + (f" ({basis})" if basis else "")))
+    waiting = waiting_text(info)
+    if waiting:
+        st.warning(md_escape(waiting), icon=":material/hourglass_top:")
     if info.status == "completed":
         st.success("Done. Inspect the results:")
         columns = st.columns(4)
