@@ -32,6 +32,13 @@ if not runs:
     st.stop()
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def run_tokens(run_id: str, updated: float) -> str:
+    """The tokens the endpoints reported for a run's summaries, per summarizer ("openai:m: 1.2 M prompt tokens, 80 k
+    completion tokens"); empty for a run of local models only."""
+    return "; ".join(f"{u.summarizer}: {u.describe()}" for u in run_store().token_usage(run_id))
+
+
 def describe(run: RunInfo) -> str:
     when = datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M") if run.created else "?"
     return f"{run.name or 'unnamed'} · {when} · {run.shown_status} · {run.id}"
@@ -43,6 +50,7 @@ table = pd.DataFrame([{
     "created": datetime.datetime.fromtimestamp(run.created).strftime("%Y-%m-%d %H:%M:%S") if run.created else "",
     "summarizers": ", ".join(s["name"] for s in run.config.get("summarizers", [])),
     "perturbations": ", ".join(p["name"] for p in run.config.get("perturbations", [])),
+    "tokens": run_tokens(run.id, run.updated),
 } for run in runs])
 st.dataframe(table, hide_index=True, width="stretch")
 

@@ -19,6 +19,7 @@ import pytest
 
 from bias_core.common.records import Input
 from bias_core.runs.store import RunStore
+from bias_core.views.export import html_report
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.rate_limits import (
     BACKOFF_CAP,
@@ -282,6 +283,10 @@ def test_an_audit_through_ten_seconds_of_refusals_stores_every_summary_once_and_
     assert any("answered HTTP 429 (too many requests): waiting" in text for text in shown), shown
     assert "waiting: the endpoint answered HTTP" in err  # the log's line (stderr is not a terminal here)
     assert progress_waiting(tmp_path / "runs.sqlite") is None  # nothing waits once the run is done
+    # The tokens the endpoint reported (50 + 7 per answer), summed where Runs and the report read them.
+    (usage,) = store.token_usage(run.id)
+    assert (usage.summaries, usage.prompt_tokens, usage.completion_tokens) == (60, 3000, 420)
+    assert "openai:refusing: 3 k prompt tokens, 420 completion tokens over 60 summaries" in html_report(store, run.id)
     answered = sum(Refusing.answered.values())
     again = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr

@@ -34,6 +34,7 @@ from bias_core.runs.run_info import (
     worker_record,
 )
 from bias_core.runs.store_schema import STORE_SCHEMA
+from bias_core.runs.usage import TokenUsage
 
 T = TypeVar("T")
 
@@ -379,6 +380,17 @@ class RunStore:
             params += (summarizer,)
         rows = self._read(query + " ORDER BY summarizer, input_id", params)
         return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
+
+    def token_usage(self, run_id: str) -> list[TokenUsage]:
+        """The tokens the endpoints reported for the run's summaries, per summarizer (``usage.token_usage``), summed
+        in SQLite: the Runs table asks this of every run."""
+        count = ("SUM(CASE WHEN json_type(record, '$.meta.usage.{0}') = 'integer' "
+                 "THEN MAX(json_extract(record, '$.meta.usage.{0}'), 0) ELSE 0 END)")
+        rows = self._read(f"SELECT summarizer, COUNT(*), {count.format('prompt_tokens')}, "
+                          f"{count.format('completion_tokens')} FROM summaries WHERE run_id = ? AND "
+                          "json_type(record, '$.meta.usage') = 'object' GROUP BY summarizer ORDER BY summarizer",
+                          (run_id,))
+        return [TokenUsage(name, int(n), int(prompt or 0), int(completion or 0)) for name, n, prompt, completion in rows]
 
     def saved_count(self, run_id: str) -> tuple[int, int]:
         """How many summaries and how many failures of the run are stored: the progress of a run is counted from

@@ -32,6 +32,7 @@ from bias_core.compare.diff import DiffToken, expected_words, side_by_side_diff
 from bias_core.compare.units import is_unit_composition
 from bias_core.documents.record_files import json_safe
 from bias_core.measures.quality import output_quality_caveat
+from bias_core.runs.usage import token_usage, usage_line
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import output_file
@@ -289,6 +290,9 @@ def html_report(store: RunStore, run_id: str, *, max_summaries: int = 40) -> str
             parts.append(f"<p class='warning'>{e(checked.warning)}</p>")
     parts.append(f"<p>{e(how_to_read())} How often this rule calls a neutral summarizer biased, and how often it "
                  f"catches a planted bias at each corpus size: {e(CALIBRATION_DOC)} in the summbias repository.</p>")
+    tokens = usage_line(token_usage(summaries))
+    if tokens:
+        parts.append(f"<p id='token-usage'>{e(tokens)}</p>")
     if rows:
         if not any(f.verdict.significant for f in rows):
             parts.append("<p>No result passes every check: no evidence of bias in this run.</p>")

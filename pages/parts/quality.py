@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bias_core.measures.quality import output_quality_caveat, summary_flags
+from bias_core.runs.usage import token_usage, usage_line
 from pages.common import run_records
 from pages.render import md_escape
 
@@ -17,13 +18,24 @@ def output_quality_caveat_of(run_id: str, updated: float) -> str | None:
     return output_quality_caveat(summaries)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def usage_line_of(run_id: str, updated: float) -> str | None:
+    """``usage.usage_line`` of the run's summaries (the sentence the HTML report shows too)."""
+    _, summaries = run_records(run_id, updated)
+    return usage_line(token_usage(summaries))
+
+
 def show_output_quality(run_id: str, updated: float) -> None:
     """The caveat as a caption (model names are untrusted text: escaped), or nothing when every output ended on its
-    own."""
+    own; then the tokens the endpoints reported, where any did."""
     caveat = output_quality_caveat_of(run_id, updated)
     if caveat:
         with st.container(key="output_quality"):
             st.caption(md_escape(caveat) + " Compare shows each summary with its flags.")
+    tokens = usage_line_of(run_id, updated)
+    if tokens:
+        with st.container(key="token_usage"):
+            st.caption(md_escape(tokens))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
