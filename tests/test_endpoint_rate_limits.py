@@ -19,7 +19,6 @@ import pytest
 
 from bias_core.common.records import Input
 from bias_core.runs.store import RunStore
-from bias_core.views.export import html_report
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.rate_limits import (
     BACKOFF_CAP,
@@ -30,6 +29,7 @@ from bias_core.summarize.rate_limits import (
     backoff,
     retry_after,
 )
+from bias_core.views.export import html_report
 from tests.test_openai_summarizer import Endpoint
 from tests.test_security_endpoints import serve
 

@@ -32,8 +32,8 @@ from bias_core.compare.diff import DiffToken, expected_words, side_by_side_diff
 from bias_core.compare.units import is_unit_composition
 from bias_core.documents.record_files import json_safe
 from bias_core.measures.quality import output_quality_caveat
-from bias_core.runs.usage import token_usage, usage_line
 from bias_core.runs.store import RunStore
+from bias_core.runs.usage import token_usage, usage_line
 from bias_core.safety.errors import InputError
 from bias_core.safety.validation import output_file
 from bias_core.verdicts.controls import CALIBRATION_DOC, controls
