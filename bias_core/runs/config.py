@@ -21,6 +21,7 @@ from bias_core import __version__
 from bias_core.common.records import Document
 from bias_core.documents.decoding import DEFAULT_MAX_MB
 from bias_core.documents.jsonl import lone_surrogate
+from bias_core.runs.budget import BUDGET_KEYS, LIMIT
 from bias_core.safety.errors import InputError, SummarizerError, one_line
 from bias_core.safety.redact import redact_url
 from bias_core.safety.validation import MAX_MB, RESAMPLES, SEED, Param, ParamError, unknown_key_message
@@ -36,7 +37,7 @@ class ConfigError(InputError):
     """The audit configuration is invalid."""
 
 
-TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures")
+TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures", "budget")
 MEASURES_KEYS = ("names", "bootstrap", "paired_identifiers", "include_degenerate", "lexicons", "steen_markert_rules")
 DEFAULT_PAIRED_IDENTIFIERS = "steen-markert"  # bias_core.measures.lexicons, not imported here (it is heavy)
 # [measures] options stored and hashed only when set to something other than their default, so runs recorded before
@@ -103,6 +104,9 @@ class AuditConfig:
     exclude_originals: list[str] = field(default_factory=list)
     # Names not to swap, per original (the review's doubtful swaps, issue 21): [corpus.exclude_entities] in the file.
     exclude_entities: dict[str, list[str]] = field(default_factory=dict)
+    # The most endpoint requests and tokens one go of the run may spend (``runs.budget``): [budget] in the file. Stored
+    # with the run but not hashed, so a run stopped by its budget resumes with a larger one.
+    budget: dict[str, int] = field(default_factory=dict)
     source: str = field(default="config", compare=False, repr=False)
     warnings: list[str] = field(default_factory=list, compare=False, repr=False)
 
@@ -145,12 +149,15 @@ class AuditConfig:
             measure_names, bootstrap, options = measures, 1000, {}
         if not summarizers:
             raise ConfigError(source, "names no summarizer", hint="add a [[summarizers]] table with a name")
+        budget = data.get("budget", {})
+        if isinstance(budget, dict):
+            _known_keys(budget, BUDGET_KEYS, source, "[budget]")
         if all(p.name != "identity" for p in perturbations):
             perturbations.insert(0, StageSpec("identity"))
         return cls(corpus=corpus_spec, summarizers=summarizers, perturbations=perturbations,
                    measures=_list(measure_names, source, "measures"), seed=data.get("seed", 0),
                    bootstrap=bootstrap, name=data.get("name"), source=source, warnings=warnings,
-                   exclude_originals=exclude, exclude_entities=exclude_entities, **options)
+                   exclude_originals=exclude, exclude_entities=exclude_entities, budget=budget, **options)
 
     @classmethod
     def from_file(cls, path: str | Path) -> AuditConfig:
@@ -221,6 +228,10 @@ class AuditConfig:
                     for original, names in self.exclude_entities.items()):
                 raise ParamError(f"corpus.exclude_entities = {self.exclude_entities!r} is not a table of document ids "
                                  "and lists of names")
+            if not isinstance(self.budget, dict):
+                raise ParamError(f"budget = {self.budget!r} is not a table (requests = …, tokens = …)")
+            for key, value in self.budget.items():
+                LIMIT.check(f"budget.{key}", value)
         except ParamError as error:
             raise ConfigError(source, str(error)) from None
         for name in self.measures:
@@ -293,6 +304,8 @@ class AuditConfig:
             del data["exclude_originals"]
         if not data["exclude_entities"]:
             del data["exclude_entities"]
+        if not data["budget"]:
+            del data["budget"]
         return data
 
     @classmethod
@@ -310,6 +323,7 @@ class AuditConfig:
             steen_markert_rules=stored.get("steen_markert_rules", "summbias"),
             exclude_originals=list(stored.get("exclude_originals", [])),
             exclude_entities={original: list(names) for original, names in stored.get("exclude_entities", {}).items()},
+            budget=dict(stored.get("budget", {})),
         )
 
     def to_file_dict(self) -> dict[str, Any]:
@@ -324,7 +338,7 @@ class AuditConfig:
             "measures": {"names": self.measures, "bootstrap": self.bootstrap,
                          **{key: getattr(self, key) for key, default in MEASURE_OPTION_DEFAULTS.items()
                             if getattr(self, key) != default}},
-        }
+        } | ({"budget": dict(self.budget)} if self.budget else {})
 
 
 def _check_field_types(config_class: type, params: dict[str, Any]) -> None:
@@ -403,7 +417,9 @@ def environment(seed: int) -> dict[str, Any]:
 
 def config_hash(config: AuditConfig, documents: list[Document]) -> str:
     """Hash of the configuration and the corpus content: equal hashes mean the same audit."""
-    material = json.dumps({"config": config.to_dict() | {"corpus": None},
+    stored = config.to_dict()
+    stored.pop("budget", None)  # a spending limit, not part of what the audit is: a larger one resumes the run
+    material = json.dumps({"config": stored | {"corpus": None},
                            "documents": [d.to_dict() for d in documents]}, sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()
 

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from bias_core.common.records import Document, Input, MeasureResult
+from bias_core.common.words import plural
 from bias_core.documents.corpus import CsvColumns, load_documents
 from bias_core.documents.decoding import megabytes
 from bias_core.documents.language import non_english_documents
+from bias_core.runs.budget import Budget, limited
 from bias_core.runs.config import AuditConfig, ConfigError, config_hash, environment, perturbation_params
 from bias_core.runs.estimate import Estimate
 from bias_core.runs.executors import LocalExecutor, RayExecutor
@@ -192,6 +194,8 @@ what a summarizer waits on (an endpoint's rate limit; None when the wait ends), 
                          model_revisions={s.name: s.revision() for s in summarizers})
         progress.summarizing(total, summarizers, inputs, cache, config.measures, config.bootstrap)
         summarize_reports: dict[str, Any] = {}
+        budget = Budget.from_config(config.budget)
+        not_sent = 0
         for summarizer in summarizers:
             stage = f"summarize ({summarizer.name})"
             stored = store.summarized_ids(run_id, summarizer.name)
@@ -204,13 +208,25 @@ what a summarizer waits on (an endpoint's rate limit; None when the wait ends), 
                                       on_batch=lambda batch: store.add_summaries(run_id, batch),
                                       on_failures=lambda failed: store.add_failures(
                                           run_id, [(f.input_id, f.summarizer, f.error) for f in failed]),
-                                      map_batches=executor.map_batches, on_wait=progress.waiting)
+                                      map_batches=executor.map_batches, on_wait=progress.waiting,
+                                      limit=budget if budget is not None and limited(summarizer.name) else None)
             progress.summarizer_finished()
             summarize_reports[summarizer.name] = {
                 "already_stored": len(inputs) - len(todo), "cache_hits": report.cache_hits,
                 "computed": report.computed, "failures": len(report.failures), "seconds": round(report.seconds, 2)}
+            if report.not_sent:
+                summarize_reports[summarizer.name]["not_sent"] = len(report.not_sent)
             store.set_reports(run_id, {"summarize": summarize_reports})
             done_before += len(inputs)
+            not_sent += len(report.not_sent)
+        if budget is not None:
+            store.set_reports(run_id, {"budget": {"limit": dict(config.budget), "requests": budget.sent,
+                                                  "tokens": budget.used}})
+        if not_sent:  # the budget is spent: a clean stop, resumable, before any measure is computed
+            mark_stopped(store, run_id, "interrupted", f"stopped: {budget.spent()}; {not_sent:,} "
+                         f"{plural(not_sent, 'summary')} not yet requested — run the audit again to resume (a larger "
+                         "[budget] goes further)", done=sum(store.saved_count(run_id)))
+            return run_id
         timings["summarize"] = round(time.perf_counter() - clock, 2)
         clock = time.perf_counter()
         stage = "measure"

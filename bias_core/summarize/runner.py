@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from bias_core.common.records import Input, Summary
 from bias_core.safety.errors import SummarizerError
@@ -56,6 +57,15 @@ class SummarizeReport:
     cache_hits: int = 0
     computed: int = 0
     seconds: float = 0.0
+    not_sent: list[str] = field(default_factory=list)  # inputs ``limit`` did not allow (a spent budget)
+
+
+class SendLimit(Protocol):
+    """How many requests may be sent (``runs.budget.Budget``): asked before each round, told of each answer."""
+
+    def allowed(self, waiting: int) -> int: ...
+
+    def spend(self, usage: dict | None) -> None: ...
 
 
 def summarize_inputs(
@@ -69,6 +79,7 @@ def summarize_inputs(
     on_failures: Callable[[list[SummaryFailure]], None] | None = None,
     map_batches: BatchMapper = run_batches_locally,
     on_wait: Callable[[str | None], None] | None = None,
+    limit: SendLimit | None = None,
 ) -> SummarizeReport:
     """Summarize ``inputs``; every computed summary is cached (and handed to ``on_batch``) as soon as it is known,
     every failure handed to ``on_failures``.
@@ -79,7 +90,8 @@ def summarize_inputs(
     ``on_progress(done, total)`` is called once after the cache is read (``done`` = the cache hits, before any model
     work) and then each time more inputs are finished, after their outcomes are kept: per summary where the engine
     reports single inputs, else per batch. ``on_wait(text)`` hears what the summarizer waits on (an endpoint's rate
-    limit) and ``on_wait(None)`` when the wait ends (``Summarizer.on_wait``).
+    limit) and ``on_wait(None)`` when the wait ends (``Summarizer.on_wait``). With ``limit`` (a budget), the misses
+    are sent in rounds it allows; those it no longer allows are neither summaries nor failures but ``not_sent``.
     """
     if batch_size is not None:
         BATCH_SIZE.check("batch_size", batch_size)  # a batch size below 1 would silently drop every input
@@ -109,7 +121,7 @@ def summarize_inputs(
     if on_progress:
         on_progress(done, len(inputs))
     size = batch_size or summarizer.default_batch_size
-    chunks = [misses[start : start + size] for start in range(0, len(misses), size)]
+    chunks: list[list[tuple[int, Input]]] = []
     kept: set[int] = set()  # positions in ``inputs`` whose outcome is kept (cached, handed on)
 
     def keep(outcomes: list[tuple[int, SummaryOutcome]]) -> None:
@@ -126,6 +138,8 @@ def summarize_inputs(
         for index, outcome in fresh:
             results[inputs[index].id] = outcome
             kept.add(index)
+            if limit is not None:
+                limit.spend(outcome.meta.get("usage") if isinstance(outcome, Summary) else None)
         report.computed += len(summaries)
 
     # Inputs finished inside batches not yet yielded; recounted exactly when their batch is yielded. The local mapper
@@ -141,26 +155,39 @@ def summarize_inputs(
         if on_progress and count:
             on_progress(min(done + in_batch, len(inputs)), len(inputs))
 
-    batches = [[item for _, item in chunk] for chunk in chunks]
     reporting = on_progress is not None or cache is not None or on_batch is not None or on_failures is not None
-    mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if reporting else \
-        map_batches(summarizer, batches)
     summarizer.on_wait = on_wait
     try:
-        for chunk_index, outcomes in mapped:
-            chunk = chunks[chunk_index]
-            keep([(index, outcome) for (index, _), outcome in zip(chunk, outcomes, strict=True)])
-            yielded += 1
-            done += len(chunk)
-            reported = in_batch >= len(chunk)
-            in_batch = max(0, in_batch - len(chunk))
-            if on_progress and not reported:
-                on_progress(done, len(inputs))
+        # One round sends every miss, unless ``limit`` allows fewer at a time (a token budget: rounds it can cover).
+        waiting = misses
+        while waiting:
+            allowed = len(waiting) if limit is None else limit.allowed(len(waiting))
+            if allowed <= 0:
+                report.not_sent = [item.id for _, item in waiting]
+                break
+            round_, waiting = waiting[:allowed], waiting[allowed:]
+            chunks = [round_[start : start + size] for start in range(0, len(round_), size)]
+            in_batch = yielded = 0
+            batches = [[item for _, item in chunk] for chunk in chunks]
+            mapped = map_batches(summarizer, batches, on_finished=finished_in_batch) if reporting else \
+                map_batches(summarizer, batches)
+            for chunk_index, outcomes in mapped:
+                chunk = chunks[chunk_index]
+                keep([(index, outcome) for (index, _), outcome in zip(chunk, outcomes, strict=True)])
+                yielded += 1  # noqa: SIM113 — finished_in_batch reads it between yields
+                done += len(chunk)
+                reported = in_batch >= len(chunk)
+                in_batch = max(0, in_batch - len(chunk))
+                if on_progress and not reported:
+                    on_progress(done, len(inputs))
     finally:
         summarizer.on_wait = None
         if on_wait is not None:
             on_wait(None)
+    unsent = set(report.not_sent)
     for item in inputs:
+        if item.id in unsent:
+            continue
         outcome = results[item.id]
         if isinstance(outcome, Summary):
             report.summaries.append(outcome)
