@@ -264,6 +264,15 @@ with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
         endpoint_name, endpoint_params = endpoint
         summarizers.append(StageSpec(endpoint_name, {**endpoint_params, "concurrency": int(concurrency),
                                                      "timeout": float(timeout)}))
+    budget_columns = st.columns(2)
+    budget_requests = budget_columns[0].number_input(
+        "Stop after this many requests (0: no limit)", 0, 10**9, 0, key="audit_budget_requests",
+        help="A budget for each go of the run: once spent, the run stops cleanly, every answer kept; resume it on "
+             "the Runs page (or run it again with a larger budget) to go on. Cached summaries cost nothing.")
+    budget_tokens = budget_columns[1].number_input(
+        "Stop after this many tokens (0: no limit)", 0, 10**12, 0, key="audit_budget_tokens",
+        help="Prompt and completion tokens, as the endpoint reports them.")
+budget = {key: int(value) for key, value in (("requests", budget_requests), ("tokens", budget_tokens)) if value}
 
 st.subheader("Measures")
 applicable = applicable_measures([p.name for p in perturbations], articles=news > 0, unit_sets=news < len(documents),
@@ -307,7 +316,7 @@ name = st.text_input("Name of this run", key="audit_name")
 config = AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=summarizers, perturbations=perturbations,
                      measures=measures, seed=int(seed), bootstrap=int(bootstrap), name=name or None,
                      exclude_originals=excluded, exclude_entities=excluded_names,
-                     perspective_matching=perspective_matching)
+                     perspective_matching=perspective_matching, budget=budget)
 
 
 if not summarizers:

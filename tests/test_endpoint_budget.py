@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import subprocess
 
 import pytest
@@ -11,6 +12,7 @@ from bias_core.common.records import Input
 from bias_core.runs.budget import Budget
 from bias_core.runs.store import RunStore
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from tests.conftest import launch_small_audit, open_app
 from tests.test_endpoint_rate_limits import REPO, Refusing, audit_command
 from tests.test_security_endpoints import serve
 
@@ -83,3 +85,41 @@ def test_a_run_stopped_by_its_budget_resumes_with_a_larger_one_and_asks_for_noth
     assert again.id == run.id and again.status == "completed" and len(store.summaries(run.id)) == 24
     assert sum(Refusing.answered.values()) == 24 and set(Refusing.answered.values()) == {1}
     assert again.reports["budget"] == {"limit": {"requests": 100}, "requests": 14, "tokens": 14 * 57}
+
+
+def test_the_audit_page_states_the_requests_before_the_run_and_its_budget_stops_the_run(endpoint, tmp_path,
+                                                                                         monkeypatch):
+    (tmp_path / "endpoints.toml").write_text(f'[[endpoints]]\nname = "lab"\nbase_url = "{endpoint}"\n')
+    monkeypatch.setenv("SUMMBIAS_ENDPOINTS", str(tmp_path / "endpoints.toml"))
+    app = open_app("pages/corpus.py")
+    app.radio(key="corpus_choice").set_value("Upload a file").run()
+    app.file_uploader(key="corpus_upload").upload("two.jsonl", b'{"id": "a", "text": "ARTICLE 0001 was read."}\n'
+                                                  b'{"id": "b", "text": "ARTICLE 0002 was read."}\n',
+                                                  "application/jsonl").run()
+    app.switch_page("pages/audit.py").run()
+    app.multiselect(key="audit_perturbations").set_value([]).run()
+    app.multiselect(key="audit_summarizers").set_value([]).run()
+    app.text_input(key="audit_openai_model").set_value("ok").run()
+    app.number_input(key="audit_budget_requests").set_value(1).run()
+    assert not app.exception, app.exception
+    shown = [html.unescape(caption.value).replace("\\", "") for caption in app.caption]  # as the page reads
+    (asked,) = [text for text in shown if text.startswith("Endpoint openai:ok")]
+    assert "up to 2 requests" in asked and "completion tokens (256 a request)" in asked
+    store, info = launch_small_audit(app)
+    assert info.status == "interrupted" and info.message.startswith("stopped: the budget of 1 request is spent")
+    assert info.config["budget"] == {"requests": 1} and len(store.summaries(info.id)) == 1
+    assert sum(Refusing.answered.values()) == 1
+
+
+def test_audit_review_states_each_endpoints_requests_tokens_and_the_budget_before_anything_is_sent(endpoint,
+                                                                                                    tmp_path):
+    command = audit_command(tmp_path, endpoint, documents=24)
+    config = tmp_path / "audit.toml"
+    config.write_text(config.read_text() + "[budget]\nrequests = 10\ntokens = 2000000\n")
+    review = subprocess.run([*command, "--review"], check=False, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert review.returncode == 0, review.stderr
+    lines = review.stdout.splitlines()
+    (asked,) = [line for line in lines if line.startswith("endpoint openai:refusing: up to 24 requests")]
+    assert "prompt tokens (3–5 characters a token) and at most 6.14 k completion tokens (256 a request)" in asked
+    assert "budget per go of the run: 10 requests, 2,000,000 tokens" in lines
+    assert not Refusing.answered  # a review sends nothing

@@ -20,9 +20,10 @@ from bias_core.runs.run_info import RunBusyError
 from bias_core.runs.selection import check_corpus, corpus_documents
 from bias_core.runs.stopping import AuditStopped
 from bias_core.runs.store import RunStore
+from bias_core.runs.usage import estimate_requests
 from bias_core.safety.errors import BiasCoreError, one_line
 from bias_core.safety.validation import WORKERS, check_option
-from bias_core.summarize import SummaryCache
+from bias_core.summarize import SummaryCache, get_summarizer
 
 logger = logging.getLogger(__name__)
 
@@ -179,6 +180,12 @@ def _review(config: AuditConfig) -> int:
         print(line)
     for kind, items in sample_inputs(inputs, REVIEW_SAMPLE_SIZE, config.seed).items():
         print(f"sample {kind}: {', '.join(item.id for item in items)}")
+    for spec in config.summarizers:  # what each endpoint will be asked (issue 31): requests and tokens
+        estimate = estimate_requests(get_summarizer(spec.name, **spec.params), inputs)
+        if estimate is not None:
+            print(terminal_text(f"endpoint {estimate.describe()}"))
+    if config.budget:
+        print("budget per go of the run: " + ", ".join(f"{value:,} {key}" for key, value in config.budget.items()))
     return 0
 
 

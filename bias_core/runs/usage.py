@@ -1,14 +1,17 @@
 """The tokens an endpoint reported for a run's summaries (issue 31, Deliver 3): what a hosted summarizer cost, summed
 per summarizer from each summary's ``meta["usage"]`` (``openai_compat.usage_meta``), for Runs, the Overview's quality
-line and the report. A summary read from the cache carries the usage of the request that made it, once.
+line and the report. A summary read from the cache carries the usage of the request that made it, once. Before a run,
+``estimate_requests`` states what an endpoint will be asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bias_core.common.records import Input
 from bias_core.common.words import plural
+from bias_core.summarize.prompts import build_prompt
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,41 @@ def usage_line(usage: list[TokenUsage]) -> str | None:
         return None
     parts = [f"{u.summarizer}: {u.describe()} over {u.summaries:,} {plural(u.summaries, 'summary')}" for u in usage]
     return "Tokens the endpoints reported: " + "; ".join(parts) + "."
+
+
+# Characters per token of English prose in the BPE vocabularies of today's chat models: about four (OpenAI's rule of
+# thumb); the range covers denser and sparser tokenizers, since the endpoint's own tokenizer is not known here.
+CHARS_PER_TOKEN = (3.0, 5.0)
+
+
+@dataclass(frozen=True)
+class RequestEstimate:
+    """What an endpoint summarizer will be asked before a run: requests, and the tokens they will take."""
+
+    summarizer: str
+    requests: int
+    prompt_low: int
+    prompt_high: int
+    completion_most: int
+    max_tokens: int
+
+    def describe(self) -> str:
+        """"openai:m: up to 256 requests, about 60–100 k prompt tokens and at most 66 k completion tokens"."""
+        low, high = tokens(self.prompt_low), tokens(self.prompt_high)
+        prompt = low if low == high else f"{low}–{high}"
+        return (f"{self.summarizer}: up to {self.requests:,} {plural(self.requests, 'request')} (fewer where a "
+                f"summary is cached), about {prompt} prompt tokens ({CHARS_PER_TOKEN[0]:g}–{CHARS_PER_TOKEN[1]:g} "
+                f"characters a token) and at most {tokens(self.completion_most)} completion tokens "
+                f"({self.max_tokens:,} a request)")
+
+
+def estimate_requests(summarizer, inputs: Sequence[Input]) -> RequestEstimate | None:
+    """The requests and tokens of ``inputs`` for an endpoint summarizer (``openai_compat``): its exact prompts measured
+    in characters; None for a summarizer that sends no requests (a local model)."""
+    settings = getattr(summarizer, "prompt", None)
+    max_tokens = getattr(summarizer, "max_tokens", None)
+    if not summarizer.name.startswith("openai:") or settings is None or max_tokens is None:
+        return None
+    characters = sum(len(build_prompt(item, settings)[0]) for item in inputs)
+    return RequestEstimate(summarizer.name, len(inputs), round(characters / CHARS_PER_TOKEN[1]),
+                           round(characters / CHARS_PER_TOKEN[0]), max_tokens * len(inputs), max_tokens)

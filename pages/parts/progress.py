@@ -12,6 +12,7 @@ import streamlit as st
 
 from bias_core.common.records import Input
 from bias_core.common.words import counted
+from bias_core.runs.budget import limited
 from bias_core.runs.config import StageSpec
 from bias_core.runs.costs import (
     SPACY_SUMMARIZERS,
@@ -23,6 +24,9 @@ from bias_core.runs.costs import (
 from bias_core.runs.estimate import Estimate, combine, estimate_before, format_duration, format_range
 from bias_core.runs.progress import estimate_audit_before, estimates_before_run, throughput_history
 from bias_core.runs.run_info import RunInfo
+from bias_core.runs.usage import estimate_requests
+from bias_core.safety.errors import BiasCoreError
+from bias_core.summarize import get_summarizer
 from pages.common import run_store, summarizer, summary_cache
 from pages.render import md_escape
 
@@ -74,6 +78,14 @@ def show_estimate(summarizers: list[StageSpec], inputs: list[Input], measures: l
             f"{summarizing.describe()}, computing the measures {audit.measure.describe()}.")
     for estimate in audit.stages():
         st.caption(md_escape(f"{estimate.describe()} — {estimate.basis}"))
+    for spec in summarizers:  # what each endpoint will be asked, before anything is sent (issue 31)
+        if limited(spec.name):
+            try:
+                asked = estimate_requests(get_summarizer(spec.name, **spec.params), inputs)
+            except BiasCoreError:  # a summarizer the config check refuses: the page says so where it is chosen
+                continue
+            if asked is not None:
+                st.caption(md_escape(f"Endpoint {asked.describe()}."))
 
 
 def remaining_text(info: RunInfo, now: float) -> tuple[str, str]:
