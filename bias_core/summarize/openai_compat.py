@@ -25,7 +25,7 @@ from typing import Any
 
 from bias_core.common.records import Input, Summary
 from bias_core.safety.endpoints import BaseUrlParam
-from bias_core.safety.redact import redact_url
+from bias_core.safety.redact import redact_url, redact_urls
 from bias_core.safety.validation import SEED
 from bias_core.summarize.base import (
     ItemsFinished,
@@ -71,6 +71,17 @@ def usage_meta(usage: Any) -> dict[str, Any]:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             counts[field] = value
     return {"usage": counts} if counts else {}
+
+
+def server_message(body: Any, limit: int = 200) -> str:
+    """What an error answer says (``{"error": {"message": …}}`` of OpenAI, Ollama and llama.cpp, ``{"message": …}`` of
+    vLLM: "model 'x' not found, try pulling it first"), on one line, cut to ``limit`` characters, credentials in any
+    URL redacted; "" when it says nothing readable. Shown as plain text, like every failure."""
+    message = body.get("message") if isinstance(body, dict) else body
+    if not isinstance(message, str):
+        return ""
+    text = redact_urls(" ".join("".join(c if c.isprintable() else " " for c in message).split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def leave_refusals_to_the_pool(response: Any) -> None:
@@ -221,7 +232,8 @@ class OpenAICompatibleSummarizer(Summarizer):
             if 300 <= error.status_code < 400:
                 return self._failure(item, f"answered HTTP {error.status_code}, a redirect, which is not followed "
                                            "— set base_url to the address the server redirects to")
-            return self._failure(item, f"answered HTTP {error.status_code}")
+            said = server_message(error.body)
+            return self._failure(item, f"answered HTTP {error.status_code}" + (f": {said}" if said else ""))
         except (openai.OpenAIError, ValueError, KeyError, AttributeError, TypeError) as error:
             return self._failure(item, f"gave an invalid answer ({type(error).__name__})")
         if not isinstance(content, str):
