@@ -29,8 +29,8 @@ def recipe(heading: str) -> tuple[str, dict]:
     """The README's command and TOML under ``#### heading``."""
     section = README.read_text(encoding="utf-8").split(f"\n#### {heading}\n", 1)[1].split("\n#### ", 1)[0]
     section = section.split("\n### ", 1)[0]
-    command = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
-    return command, tomllib.loads(re.search(r"```toml\n(.*?)```", section, re.S).group(1))
+    command = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
+    return command, tomllib.loads(re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1))
 
 
 class Server(BaseHTTPRequestHandler):
@@ -138,7 +138,7 @@ class LlamaCpp(Server):
     key, ``timings`` in the answer and the alias as the model."""
 
     def do_POST(self):
-        body, content, _ = self.read()
+        _, content, _ = self.read()
         if time.monotonic() - Server.started < 1.0:
             return self.refuse(content, 503, {"error": {"code": 503, "message": "Loading model",
                                                         "type": "unavailable_error"}})
