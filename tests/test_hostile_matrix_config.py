@@ -132,9 +132,9 @@ def test_unknown_top_level_keys_are_a_warning_on_the_cli_and_in_the_run(tmp_path
     assert main(["audit", "--config", str(path), "--store", str(store), "--quiet"]) == 0
     warned = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
     expected = [f"{path}: unknown top-level key 'sed' (did you mean 'seed'?); allowed: name, seed, corpus, "
-                "perturbations, summarizers, measures (ignored)",
+                "perturbations, summarizers, measures, budget (ignored)",
                 f"{path}: unknown top-level key 'sumarizers' (did you mean 'summarizers'?); allowed: name, seed, "
-                "corpus, perturbations, summarizers, measures (ignored)"]
+                "corpus, perturbations, summarizers, measures, budget (ignored)"]
     assert warned == expected
     (run,) = RunStore(store).list_runs()
     assert run.status == "completed" and run.reports["config_warnings"] == expected

@@ -193,7 +193,7 @@ def test_unknown_top_level_keys_are_warnings_that_name_the_known_keys(caplog):
     loaded = AuditConfig.from_dict({"corpus": "c.jsonl", "summarizers": ["lead-3"], "sed": 3}, "audit.toml")
     warnings = loaded.validate()
     assert warnings == ["audit.toml: unknown top-level key 'sed' (did you mean 'seed'?); allowed: name, seed, "
-                        "corpus, perturbations, summarizers, measures (ignored)"]
+                        "corpus, perturbations, summarizers, measures, budget (ignored)"]
     assert warnings[0] in caplog.text
     assert "sed" not in loaded.to_dict()
 
