@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from bias_core.safety.errors import BiasCoreError
-from pages.common import load_secrets, run_store
+from pages.common import load_secrets, run_store, warm_imports
 from pages.parts import choices, workspace
 from pages.render import md_escape
 
@@ -48,3 +48,5 @@ finally:  # also when the page stops early (st.stop): the settings and choices m
     if navigation.url_path == "audit":
         workspace.remember_settings()
     choices.remember(navigation.url_path)
+    # Once the first page is drawn: the result pages' libraries, in the background while it is read.
+    warm_imports()

@@ -1,7 +1,11 @@
 """How long each page takes to render on the stored demo run (AppTest, no browser): the first render of a page
 (caches cold) and a rerun after an interaction (caches warm).
 
-Run: .venv/bin/python benchmarks/app_pages.py
+Run: .venv/bin/python benchmarks/app_pages.py [--pause SECONDS] [--store PATH --run RUN_ID]
+
+``--pause`` waits that long after the start before the first page, as a reader does who looks at the Overview first
+(the app imports the result pages' libraries in the background meanwhile); 0 measures a click at once. ``--store``
+and ``--run`` time the pages on another run (e.g. a 200-article audit) instead of the demo run.
 """
 
 from __future__ import annotations
@@ -15,15 +19,28 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
+    import argparse
+
     from streamlit.testing.v1 import AppTest
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds between the start and the first page")
+    parser.add_argument("--store", help="a run store to open instead of a new one with the demo run")
+    parser.add_argument("--run", help="the run to open (with --store)")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        os.environ["SUMMBIAS_STORE"] = str(Path(folder) / "runs.sqlite")
-        os.environ.pop("SUMMBIAS_NO_DEMO", None)
+        os.environ["SUMMBIAS_STORE"] = args.store or str(Path(folder) / "runs.sqlite")
+        if args.store:
+            os.environ["SUMMBIAS_NO_DEMO"] = "1"
+        else:
+            os.environ.pop("SUMMBIAS_NO_DEMO", None)
         app = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+        if args.run:
+            app.query_params["run"] = args.run
         started = time.perf_counter()
         app.run()
         print(f"{'first start (imports the demo run)':45s} {time.perf_counter() - started:6.2f} s")
+        time.sleep(args.pause)
         for page, interact in (
             ("pages/compare.py", lambda at: at.selectbox(key="compare_original").set_value(
                 at.selectbox(key="compare_original").options[3])),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import logging
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +19,7 @@ from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
 from bias_core.runs.run_info import RunInfo
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError
+from bias_core.views.precomputed import keep_piece
 from pages.parts import workspace
 from pages.render import md_escape
 
@@ -174,6 +178,39 @@ def csv_column_picker(name: str, data: bytes) -> CsvColumns:
 def document_label(document: Document) -> str:
     title = document.meta.get("title")
     return f"{document.id} — {title}" if title else document.id
+
+
+# The libraries result pages draw with, imported once per server process in the background when the app starts, so
+# the first page a reader opens does not pay for them (pandas alone takes 0.7 s; issue 31).
+WARM_MODULES = ("pandas", "pyarrow", "plotly.graph_objects", "scipy.stats", "statsmodels.stats.multitest")
+
+
+@st.cache_resource(show_spinner=False)
+def warm_imports() -> threading.Thread:
+    """Start importing ``WARM_MODULES`` on a daemon thread (once per process); a page that needs one meanwhile
+    waits only for what is left of its import."""
+
+    def run() -> None:
+        for name in WARM_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 — the page that needs it reports the error itself
+                logging.getLogger(__name__).debug("warming %s failed", name, exc_info=True)
+
+    thread = threading.Thread(target=run, name="summbias-warm-imports", daemon=True)
+    thread.start()
+    return thread
+
+
+def keep_finished_piece(run_id: str, piece: str, value: object) -> None:
+    """Keep a piece of ``views.precomputed`` a page had to compute, for a completed run (a running one changes before
+    anyone reads it again); a store that refuses the write (read-only, full) costs only the next visit's time."""
+    store = run_store()
+    try:
+        if store.get_run(run_id).status == "completed":
+            keep_piece(store, run_id, piece, value)
+    except BiasCoreError:
+        logging.getLogger(__name__).warning("could not keep the %s of run %s", piece, run_id, exc_info=True)
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=4)

@@ -3,23 +3,35 @@ word-level diff that tells the perturbation's swaps apart from what the model ch
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
 from bias_core.common.records import Input
 from bias_core.common.words import counted
-from bias_core.compare.diff import change_counts, expected_words, model_difference, rank_originals, word_diff
+from bias_core.compare.diff import (
+    OriginalDifference,
+    change_counts,
+    expected_words,
+    model_difference,
+    rank_originals,
+    word_diff,
+)
 from bias_core.compare.units import MIN_OVERLAP, composition_difference, focus_value, is_unit_composition, unit_coverage
 from bias_core.measures.alignment import align_summaries
 from bias_core.measures.quality import summary_flags
 from bias_core.runs.run_info import StoreError
+from bias_core.views.precomputed import stored_piece, text_key
 from bias_core.views.sides import side_labels
 from pages.common import (
     INTERSECTIONAL_GENDER_NOTE,
     RACE_GENDER_NOTE,
     current_run,
+    keep_finished_piece,
     note_unknown_link_values,
     run_records,
+    run_store,
 )
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import flagged_summaries
@@ -111,6 +123,14 @@ if flagged:
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
 def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str, clean: bool = False):
     inputs, summaries = run_records(run_id, updated)
+    opening = sorted(summarizers) == sorted({s.summarizer for s in summaries}) and perturbation == "all" and not clean
+    if opening:  # the ranking the page opens on: kept with the run when it ended
+        stored = stored_piece(run_store(), run_id, "ranking")
+        if stored is not None:
+            return [OriginalDifference(**row) for row in stored]
+        ranking = rank_originals(inputs, summaries)
+        keep_finished_piece(run_id, "ranking", [asdict(row) for row in ranking])
+        return ranking
     if clean:
         left_out = flagged_summaries(run_id, updated)
         summaries = [s for s in summaries if (s.input_id, s.summarizer) not in left_out]
@@ -197,6 +217,19 @@ for column, label, item in zip(st.columns(2), ("A", "B"), (item_a, item_b)):
 summary_of = {(s.input_id, s.summarizer): s for s in summaries}
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def kept_person_spans(run_id: str, updated: float) -> dict[str, list] | None:
+    """The PERSON spans of the run's summaries, kept with the run when it ended (None for a run without them)."""
+    return stored_piece(run_store(), run_id, "person_spans")
+
+
+def kept_spans(run_id: str, updated: float, *texts: str) -> list | None:
+    """The kept spans of ``texts`` (so the alignment needs no spaCy on the page), or None when any is missing."""
+    kept = kept_person_spans(run_id, updated) or {}
+    found = [kept.get(text_key(text)) for text in texts]
+    return None if any(spans is None for spans in found) else [[tuple(span) for span in spans] for spans in found]
+
+
 def summary_pairs():
     """Each chosen summarizer's summaries of variants A and B, each pair under the summarizer's heading; a
     summarizer missing one of them gets a line instead."""
@@ -252,7 +285,8 @@ if is_unit_composition(item_a) and is_unit_composition(item_b):
 st.markdown(LEGEND, unsafe_allow_html=True)
 expected = expected_words(item_a, item_b)
 for summary_a, summary_b in summary_pairs():
-    alignments = align_summaries([item_a, item_b], [summary_a.text, summary_b.text])
+    alignments = align_summaries([item_a, item_b], [summary_a.text, summary_b.text],
+                                 spans=kept_spans(run.id, run.updated, summary_a.text, summary_b.text))
     a_col, b_col = st.columns(2)
     for column, summary, alignment, label in ((a_col, summary_a, alignments[0], "A"),
                                               (b_col, summary_b, alignments[1], "B")):

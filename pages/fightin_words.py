@@ -15,9 +15,11 @@ from bias_core.measures import fightin_words as fw
 from bias_core.measures.quality import summary_degenerate_reason
 from bias_core.views import fightin_words_view as fwv
 from bias_core.views.labels import arm_labels
+from bias_core.views.precomputed import fightin_words_view, stored_piece, table_of
 from pages.common import (
     current_run,
     findings_for,
+    keep_finished_piece,
     measure_help,
     note_unknown_link_values,
     run_records,
@@ -44,8 +46,13 @@ by_id = {item.id: item for item in inputs}
 def richest_view(run_id: str, updated: float) -> tuple[str, str] | None:
     """The (perturbation, summarizer) with the most significant content words, else one the Overview has an answer
     for (``fightin_words_view.best_view``)."""
-    tested = {(r.perturbation, r.summarizer) for r in run_store().measures(run_id) if r.measure == "fightin_words"}
-    return fwv.best_view(*run_records(run_id, updated), tested=tested)
+    stored = stored_piece(run_store(), run_id, "fightin_words_view")  # kept with the run when it ended
+    if stored is not None:
+        return tuple(stored) if stored else None
+    inputs, summaries = run_records(run_id, updated)
+    view = fightin_words_view(inputs, summaries, run_store().measures(run_id))
+    keep_finished_piece(run_id, "fightin_words_view", view or [])
+    return None if view is None else tuple(view)
 
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
@@ -169,6 +176,11 @@ def arm_table(run_id: str, updated: float, perturbation: str, summarizer: str, a
               label_a: str, label_b: str, prior: str) -> fw.FightinWordsResult:
     """The two arms' table as the Overview's test computes it (``fightin_words_view.arm_comparison``), with the
     run's own paired identifiers and seed."""
+    opening = prior == "uninformative"
+    if opening:  # the table the page opens on, kept with the run when it ended
+        kept = stored_piece(run_store(), run_id, "fightin_words_table")
+        if kept and kept.get("view") == [perturbation, summarizer, arm_a, arm_b]:
+            return table_of(kept, label_a, label_b)
     records = run_records(run_id, updated)
     config = run_store().get_run(run_id).config
     return fwv.arm_comparison(fwv.arm_texts(*records, perturbation, summarizer), arm_a, arm_b, label_a=label_a,

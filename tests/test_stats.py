@@ -103,6 +103,18 @@ def test_holm_and_bh_match_statsmodels_and_skip_undefined_p_values():
         stats.adjust_pvalues(p, "hs")
 
 
+def test_our_holm_gives_statsmodels_adjusted_p_values_and_rejections_on_many_families():
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 5, 17, 60):
+        for _ in range(40):
+            p = rng.uniform(0, 0.2, size) ** rng.uniform(0.5, 3)
+            p[rng.random(size) < 0.2] = p[0]  # ties
+            reject, adjusted, _, _ = multipletests(p, alpha=0.05, method="holm")
+            ours = stats.adjust_pvalues(list(p), "holm")
+            assert ours.adjusted == pytest.approx(list(adjusted), rel=1e-12, abs=1e-15)
+            assert ours.reject == [bool(x) for x in reject]
+
+
 def test_json_ready_turns_nan_and_numpy_into_plain_json():
     assert stats.json_ready({"a": np.float64("nan"), "b": [np.int64(2), np.inf], "c": np.bool_(True)}) == \
         {"a": None, "b": [2, None], "c": True}

@@ -12,4 +12,5 @@ DEMO_NEWS = DEMO_DIR / "news.jsonl"  # invented articles: a test corpus
 DEMO_REVIEWS = DEMO_DIR / "reviews.jsonl"
 DEMO_RUN = DEMO_DIR / "demo_run.json.gz"
 DEMO_FINDINGS = DEMO_DIR / "demo_findings.json.gz"
+DEMO_VIEWS = DEMO_DIR / "demo_views.json.gz"
 REAL_NEWS = DATA_DIR / "news_real" / "wikinews.jsonl"  # the demo's articles (Wikinews, CC BY 2.5)

@@ -33,6 +33,9 @@ class SchemaSpec:
     option: str  # the command-line option that picks another file, e.g. "--store"
     damaged_hint: str  # what to do with a damaged file; "{path}" is replaced by the file's path
     error: type[BiasCoreError]
+    # Tables added by a later version (table -> the version that added it): a file of an earlier version lacks them,
+    # and opening it for writing creates them and stamps the new version.
+    added: tuple[tuple[str, int], ...] = ()
 
 
 @cache
@@ -172,7 +175,10 @@ def _check(connection: sqlite3.Connection, path: Path, spec: SchemaSpec) -> None
         if version:
             raise spec.error(damaged_message(spec, path, f"schema {version} but no tables"))
         return  # a new, empty file: _prepare creates the tables
+    added = dict(spec.added)
     for table, columns in expected_columns(spec.schema).items():
+        if table not in tables and added.get(table, 1) > max(version, 1):
+            continue  # added after this file's version: created when the file is opened for writing
         if table not in tables:
             raise spec.error(f"the {spec.kind} {path} has no table '{table}', so it was not written by this "
                              f"summbias — choose another {spec.option}")

@@ -221,15 +221,17 @@ def align_summaries(
     summary_texts: Sequence[str],
     lookup: Mapping[str, str] | None = None,
     rules: str = DEFAULT_RULES,
+    spans: Sequence[Sequence[tuple[str, int]]] | None = None,
 ) -> list[SummaryAlignment]:
-    """Return one alignment per (input, summary text) pair; NER runs once over all summaries. ``rules``:
+    """Return one alignment per (input, summary text) pair; NER runs once over all summaries (unless ``spans``, the
+    texts' ``summary_person_spans`` computed before, are given: a page reads them from the run). ``rules``:
     "summbias" (METHODS §3; which people are included is then read from the name forms the perturbation wrote,
     ``written_names``, and the recogniser finds the invented names) or "authors" (the authors' released rule, module
     docstring). ``items`` should hold every input of each original the measure compares (a summarizer's pairs of
     one perturbation): a name form is usable only where every one of them writes it alike."""
     check_rules(rules)
     normalised = normalise_lookup(lookup)
-    spans = summary_person_spans(summary_texts)
+    spans = summary_person_spans(summary_texts) if spans is None else spans
     if rules == "authors":
         tokens = span_tokens({person for found in spans for person, _ in found})
         return [align_summary_authors(item, [(person, tokens[person]) for person, _ in found], normalised)

@@ -1,5 +1,6 @@
 """The bundled demo corpus (``data/demo``), so the app and examples open with documents in place, and the demo run's
-findings stored beside its bundle, so the app's first page shows them without computing anything (issue 13)."""
+findings (issue 13) and page views (issue 31) stored beside its bundle, so the app's pages show them without computing
+anything."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bias_core.common.paths import DEMO_FINDINGS, DEMO_NEWS, DEMO_REVIEWS, DEMO_RUN, PACKAGE_DIR, PROJECT_DIR
+from bias_core.common.paths import (
+    DEMO_FINDINGS,
+    DEMO_NEWS,
+    DEMO_REVIEWS,
+    DEMO_RUN,
+    DEMO_VIEWS,
+    PACKAGE_DIR,
+    PROJECT_DIR,
+)
 
 if TYPE_CHECKING:
     from bias_core.verdicts.findings import Finding
 
-__all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "FINDINGS_SOURCES", "demo_findings",
-           "ensure_demo_run", "findings_key", "write_demo_findings"]
+__all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "DEMO_VIEWS", "FINDINGS_SOURCES",
+           "VIEWS_SOURCES", "demo_findings", "demo_views", "ensure_demo_run", "findings_key", "views_key",
+           "write_demo_findings", "write_demo_views"]
 
 # What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
 # findings and the pinned libraries (Holm through statsmodels). A change to any of them makes the stored findings
@@ -38,7 +48,61 @@ def ensure_demo_run(store) -> str | None:
     run_id = bundle["run"]["id"]
     if not store.has_run(run_id):
         store.import_run(bundle)
+        views = demo_views()
+        if views is not None:  # what the result pages need first, computed when the views were written
+            from bias_core.views.precomputed import fingerprint
+
+            store.set_views(run_id, fingerprint(*store.record_counts(run_id)), views)
     return run_id
+
+
+# What the demo run's precomputed page views (``views.precomputed``) are computed from besides the bundle.
+VIEWS_SOURCES = (*(PACKAGE_DIR / path for path in ("views/precomputed.py", "views/fightin_words_view.py",
+                                                   "measures/quality.py", "measures/alignment.py",
+                                                   "measures/fightin_words.py", "measures/fightin_words_power.py",
+                                                   "compare/diff.py", "common/nlp.py", "common/stats.py",
+                                                   "common/records.py")),
+                 PROJECT_DIR / "requirements.txt")
+
+
+def views_key() -> str:
+    """A hash of everything the demo run's page views depend on (a missing file counts as empty)."""
+    digest = hashlib.sha256()
+    for path in (DEMO_RUN, *VIEWS_SOURCES):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()
+
+
+def demo_views() -> dict | None:
+    """The demo run's page views as shipped, or None where they are stale (``views_key``) or missing."""
+    if not DEMO_VIEWS.is_file():
+        return None
+    with gzip.open(DEMO_VIEWS, "rt", encoding="utf-8") as stream:
+        stored = json.load(stream)
+    return stored["views"] if stored.get("key") == views_key() else None
+
+
+def write_demo_views(path: Path = DEMO_VIEWS) -> None:
+    """Compute the demo run's page views on the bundle imported into a scratch store and write them with
+    ``views_key``."""
+    import tempfile
+
+    from bias_core.runs.store import RunStore
+    from bias_core.views.precomputed import compute_views
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = RunStore(Path(folder) / "runs.sqlite")
+        try:
+            with gzip.open(DEMO_RUN, "rt", encoding="utf-8") as stream:
+                run_id = store.import_run(json.load(stream))
+            views = compute_views(store.inputs(run_id), store.summaries(run_id), store.measures(run_id),
+                                  store.get_run(run_id).config)
+        finally:
+            store.close()
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as stream:
+        stream.write(json.dumps({"key": views_key(), "views": views}, ensure_ascii=False,
+                                sort_keys=True).encode("utf-8"))
 
 
 def findings_key() -> str:
@@ -95,3 +159,5 @@ def demo_findings(run_id: str, updated: float, path: Path = DEMO_FINDINGS) -> li
 if __name__ == "__main__":
     count = write_demo_findings()
     print(f"wrote {DEMO_FINDINGS} ({count} findings of the demo run)")
+    write_demo_views()
+    print(f"wrote {DEMO_VIEWS} (what the result pages need first)")

@@ -30,6 +30,7 @@ from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, StageError, one_line
 from bias_core.safety.validation import unknown_key_message
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
+from bias_core.views.precomputed import precompute as precompute_views
 
 logger = logging.getLogger(__name__)
 
@@ -234,6 +235,10 @@ what a summarizer waits on (an endpoint's rate limit; None when the wait ends), 
         progress.measuring()
         compute_run_measures(store, run_id, config)
         timings["measure"] = round(time.perf_counter() - clock, 2)
+        clock = time.perf_counter()
+        stage = "views"
+        precompute_views(store, run_id)  # what the result pages need first, so their first render is quick
+        timings["views"] = round(time.perf_counter() - clock, 2)
         stage = "finish"
         store.set_reports(run_id, {"seconds": timings})
         progress.finished(timings)

@@ -56,6 +56,7 @@ class RunStore:
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = Path(path) if path else default_store_path()
+        self.read_only = read_only
         self._connection = open_database(self.path, STORE_SCHEMA, timeout=120, read_only=read_only)
         try:
             self._connection.execute("PRAGMA foreign_keys=ON")
@@ -380,6 +381,29 @@ class RunStore:
             params += (summarizer,)
         rows = self._read(query + " ORDER BY summarizer, input_id", params)
         return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
+
+    def set_views(self, run_id: str, fingerprint: str, data: dict[str, Any]) -> None:
+        """Keep what the result pages need first (``views.precomputed``) for the run's state ``fingerprint``."""
+        with self._transaction() as connection:
+            connection.execute("INSERT OR REPLACE INTO views VALUES (?, ?, ?)",
+                               (run_id, fingerprint, json.dumps(data, ensure_ascii=False)))
+
+    def views(self, run_id: str, fingerprint: str) -> dict[str, Any] | None:
+        """The kept views of the run if they were computed for ``fingerprint`` (None otherwise, or in a store opened
+        read-only that predates them)."""
+        try:
+            rows = self._read("SELECT data FROM views WHERE run_id = ? AND fingerprint = ?", (run_id, fingerprint))
+        except StoreError:
+            if self.read_only:
+                return None
+            raise
+        return json.loads(rows[0][0]) if rows else None
+
+    def record_counts(self, run_id: str) -> tuple[int, int, int]:
+        """How many inputs, summaries and measure results the run holds (a views fingerprint)."""
+        row = self._read("SELECT (SELECT COUNT(*) FROM inputs WHERE run_id = ?), (SELECT COUNT(*) FROM summaries "
+                         "WHERE run_id = ?), (SELECT COUNT(*) FROM measures WHERE run_id = ?)", (run_id,) * 3)[0]
+        return int(row[0]), int(row[1]), int(row[2])
 
     def token_usage(self, run_id: str) -> list[TokenUsage]:
         """The tokens the endpoints reported for the run's summaries, per summarizer (``usage.token_usage``), summed

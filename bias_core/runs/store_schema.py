@@ -8,8 +8,8 @@ from bias_core.runs.run_info import StoreError
 
 # The store's schema version (PRAGMA user_version). Raise it with every change to SCHEMA; a store written by a
 # higher version is refused rather than written into. Stores written before versions existed (user_version 0, same
-# tables) are version 1.
-SCHEMA_VERSION = 1
+# tables) are version 1. Version 2 added ``views`` (what the result pages need first, ``views.precomputed``).
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -65,6 +65,11 @@ CREATE TABLE IF NOT EXISTS measures (
     record TEXT NOT NULL,
     PRIMARY KEY (run_id, position)
 );
+CREATE TABLE IF NOT EXISTS views (
+    run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    fingerprint TEXT NOT NULL,
+    data TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
 """
 
@@ -72,4 +77,4 @@ CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
 STORE_SCHEMA = SchemaSpec(
     kind="run store", schema=SCHEMA, version=SCHEMA_VERSION, option="--store",
     damaged_hint="move it aside (e.g. `mv {path} {path}.corrupt`) or choose another --store",
-    error=StoreError)
+    error=StoreError, added=(("views", 2),))

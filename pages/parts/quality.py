@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bias_core.measures.quality import output_quality_caveat, summary_flags
+from bias_core.measures.quality import output_quality_caveat
 from bias_core.runs.usage import token_usage, usage_line
-from pages.common import run_records
+from bias_core.views.precomputed import flagged_pairs, stored_piece
+from pages.common import keep_finished_piece, run_records, run_store
 from pages.render import md_escape
 
 
@@ -40,8 +41,12 @@ def show_output_quality(run_id: str, updated: float) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def flagged_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]:
-    """(input id, summarizer) of every summary cut at the token limit, degenerate or with a glitch (``summary_flags``
-    against its input), once per run version: checking every summary takes about a second on the demo run."""
-    inputs, summaries = run_records(run_id, updated)
-    source = {item.id: item.text for item in inputs}
-    return frozenset((s.input_id, s.summarizer) for s in summaries if summary_flags(s, source.get(s.input_id)))
+    """(input id, summarizer) of every summary cut at the token limit, degenerate or with a glitch
+    (``precomputed.flagged_pairs``), once per run version: kept with the run when it ended, else computed (about two
+    seconds on the demo run) and kept."""
+    stored = stored_piece(run_store(), run_id, "flagged")
+    if stored is not None:
+        return frozenset((input_id, summarizer) for input_id, summarizer in stored)
+    found = flagged_pairs(*run_records(run_id, updated))
+    keep_finished_piece(run_id, "flagged", sorted(found))
+    return found
