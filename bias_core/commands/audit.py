@@ -24,6 +24,7 @@ from bias_core.runs.usage import estimate_requests
 from bias_core.safety.errors import BiasCoreError, one_line
 from bias_core.safety.validation import WORKERS, check_option
 from bias_core.summarize import SummaryCache, get_summarizer
+from bias_core.views.precomputed import precompute as precompute_views
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +156,7 @@ def _audit(args: argparse.Namespace) -> int:
     try:
         run_id = run_audit(config, store=store, cache=SummaryCache(args.cache), resume=not args.new,
                            on_progress=progress, executor=executor, run_id=args.run, on_estimate=estimate,
-                           on_wait=wait)
+                           on_wait=wait, after_measures=precompute_views)
     finally:
         bar.close()
         executor.close()

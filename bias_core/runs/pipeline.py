@@ -30,7 +30,6 @@ from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError, StageError, one_line
 from bias_core.safety.validation import unknown_key_message
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
-from bias_core.views.precomputed import precompute as precompute_views
 
 logger = logging.getLogger(__name__)
 
@@ -137,12 +136,15 @@ def run_audit(
     run_id: str | None = None,
     on_estimate: Callable[[Estimate], None] | None = None,
     on_wait: Callable[[str | None], None] | None = None,
+    after_measures: Callable[[RunStore, str], None] | None = None,
 ) -> str:
     """Run (or resume) an audit and return its run id. ``documents`` overrides loading ``config.corpus``;
     ``executor`` (default: local) runs perturbation and summarization, e.g. on Ray; ``run_id`` resumes exactly that
     run (the app's worker); ``on_progress(stage, done, total)`` hears of each finished summary and ``on_estimate``
     of the remaining-time range, the numbers also written to the run's ``reports["progress"]``, and ``on_wait`` of
 what a summarizer waits on (an endpoint's rate limit; None when the wait ends), also written there ("waiting").
+``after_measures(store, run_id)`` runs once the measures are stored, before the run is marked done (the command line
+keeps what the result pages need first: ``views.precomputed.precompute``, a layer above this one).
 
     The whole config is validated, and the corpus loaded and checked against it, before a run is created: a config
     error leaves nothing in the store. Once the run exists, any exception marks it failed with a one-line message
@@ -235,10 +237,11 @@ what a summarizer waits on (an endpoint's rate limit; None when the wait ends), 
         progress.measuring()
         compute_run_measures(store, run_id, config)
         timings["measure"] = round(time.perf_counter() - clock, 2)
-        clock = time.perf_counter()
-        stage = "views"
-        precompute_views(store, run_id)  # what the result pages need first, so their first render is quick
-        timings["views"] = round(time.perf_counter() - clock, 2)
+        if after_measures is not None:
+            clock = time.perf_counter()
+            stage = "views"
+            after_measures(store, run_id)
+            timings["views"] = round(time.perf_counter() - clock, 2)
         stage = "finish"
         store.set_reports(run_id, {"seconds": timings})
         progress.finished(timings)
