@@ -19,7 +19,7 @@ from bias_core.reference.demo import DEMO_NEWS, DEMO_REVIEWS, ensure_demo_run
 from bias_core.runs.run_info import RunInfo
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError
-from bias_core.views.precomputed import keep_piece
+from bias_core.views.precomputed import keep_piece, stored_piece
 from pages.parts import workspace
 from pages.render import md_escape
 
@@ -194,7 +194,7 @@ def warm_imports() -> threading.Thread:
         for name in WARM_MODULES:
             try:
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 — the page that needs it reports the error itself
+            except Exception:
                 logging.getLogger(__name__).debug("warming %s failed", name, exc_info=True)
 
     thread = threading.Thread(target=run, name="summbias-warm-imports", daemon=True)
@@ -224,12 +224,20 @@ def run_records(run_id: str, updated: float) -> tuple[list[Input], list[Summary]
 def findings_for(run_id: str, updated: float) -> list[Finding]:
     """The run's findings from ``bias_core.verdicts.findings`` (the one significance rule); ``updated`` is part of the
     cache key so a growing run is judged again. The demo run's are read as shipped with it (equal to what
-    ``run_findings`` returns), so the first page computes nothing (issue 13)."""
+    ``run_findings`` returns), so the first page computes nothing (issue 13); another run's as kept when it ended
+    (``views.precomputed``, issue 31)."""
     from bias_core.reference.demo import demo_findings
-    from bias_core.verdicts.findings import run_findings
+    from bias_core.verdicts.findings import finding_as_dict, finding_from_dict, run_findings
 
     stored = demo_findings(run_id, updated)
-    return stored if stored is not None else run_findings(run_store(), run_id)
+    if stored is not None:
+        return stored
+    kept = stored_piece(run_store(), run_id, "findings")  # kept with the run when it ended
+    if kept is not None:
+        return [finding_from_dict(item) for item in kept]
+    found = run_findings(run_store(), run_id)
+    keep_finished_piece(run_id, "findings", [finding_as_dict(finding) for finding in found])
+    return found
 
 
 def select_run(run_id: str) -> None:

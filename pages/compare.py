@@ -8,7 +8,6 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from bias_core.common.records import Input
 from bias_core.common.words import counted
 from bias_core.compare.diff import (
     OriginalDifference,
@@ -51,15 +50,15 @@ st.caption("Originals are ranked by how much their summaries change under the pe
            "words themselves (1 − difflib ratio over words). Pick one to read its variants and summaries.")
 
 
-def follow_evidence_link(by_id: dict[str, Input], summarizer_names: list[str]) -> None:
+def follow_evidence_link(index: dict[str, tuple[str, str]], summarizer_names: list[str]) -> None:
     """The Overview's "see the evidence" links name their pair by input id (``evidence_a``/``evidence_b``): choose
     them once and drop the ids from the URL, where the bound selectboxes then keep the pair by its labels. The link's
     original, perturbation and summarizer replace what this session chose on an earlier visit (a bound widget's
     remembered value would otherwise win over the link, and a second link opened the first link's original)."""
     if "evidence_a" in st.query_params or "evidence_b" in st.query_params:
         # Only values this run has: an unknown one is left to the page's own note on the link.
-        known = {"compare_original": {item.original_id for item in by_id.values()},
-                 "compare_perturbation": {item.perturbation for item in by_id.values()} | {"all"}}
+        known = {"compare_original": {original for original, _ in index.values()},
+                 "compare_perturbation": {perturbation for _, perturbation in index.values()} | {"all"}}
         for key, values in known.items():
             if st.query_params.get(key) in values:
                 st.session_state[key] = st.query_params[key]
@@ -71,7 +70,7 @@ def follow_evidence_link(by_id: dict[str, Input], summarizer_names: list[str]) -
         if input_id is None:
             continue
         del st.query_params[param]
-        if input_id in by_id:
+        if input_id in index:
             st.session_state[key] = input_id
         else:
             st.caption(md_escape(f"The link's input {input_id} is not in this run."))
@@ -81,19 +80,21 @@ run = current_run()
 if run is None:
     st.stop()
 in_progress_notice(run)
+store = run_store()
+# The page lists the run's inputs and summarizers without reading their records; it reads the records of the chosen
+# original only (a 200-article run holds thousands).
 try:
-    inputs, summaries = run_records(run.id, run.updated)
-except StoreError as error:  # a record of this run that cannot be read: one line; the other runs still open
+    index = {input_id: (original, perturbation) for input_id, original, perturbation in store.input_index(run.id)}
+    summarizer_names = store.summarizer_names(run.id)
+except StoreError as error:  # a store that cannot be read: one line; the other runs still open
     st.error(md_escape(error))
     st.stop()
-if not summaries:
+if not summarizer_names:
     st.info("This run has no summaries yet. Wait for it to finish on the Runs page, or start one on the Audit page.")
     st.stop()
 
-by_id = {item.id: item for item in inputs}
-summarizer_names = sorted({s.summarizer for s in summaries})
-follow_evidence_link(by_id, summarizer_names)
-perturbations = sorted({item.perturbation for item in inputs if item.perturbation != "identity"})
+follow_evidence_link(index, summarizer_names)
+perturbations = sorted({perturbation for _, perturbation in index.values() if perturbation != "identity"})
 left, right = st.columns(2)
 # Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
 # the same view; the Overview's "see the evidence" links set them.
@@ -122,12 +123,13 @@ if flagged:
 
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
 def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str, clean: bool = False):
-    inputs, summaries = run_records(run_id, updated)
-    opening = sorted(summarizers) == sorted({s.summarizer for s in summaries}) and perturbation == "all" and not clean
+    opening = sorted(summarizers) == run_store().summarizer_names(run_id) and perturbation == "all" and not clean
     if opening:  # the ranking the page opens on: kept with the run when it ended
         stored = stored_piece(run_store(), run_id, "ranking")
         if stored is not None:
             return [OriginalDifference(**row) for row in stored]
+    inputs, summaries = run_records(run_id, updated)
+    if opening:
         ranking = rank_originals(inputs, summaries)
         keep_finished_piece(run_id, "ranking", [asdict(row) for row in ranking])
         return ranking
@@ -150,7 +152,7 @@ if ranking:
         "mean difference": round(r.mean_difference, 3), "max difference": round(r.max_difference, 3),
         "inputs": r.n_inputs,
     } for r in ranking]), hide_index=True, width="stretch", height=220)
-originals = list(dict.fromkeys([r.original_id for r in ranking] + [item.original_id for item in inputs]))
+originals = list(dict.fromkeys([r.original_id for r in ranking] + [original for original, _ in index.values()]))
 if not originals:
     st.info("This run has summaries but no stored inputs to compare them on. Open another run in the sidebar.")
     st.stop()
@@ -162,13 +164,20 @@ if ranked_originals and wanted not in ranked_originals:
     st.session_state["compare_original"] = ranking[0].original_id
 original = st.selectbox("Original (most different first)", originals, key="compare_original", bind="query-params")
 
-variants = [item for item in inputs if item.original_id == original
-            and (chosen_perturbation == "all" or item.perturbation in (chosen_perturbation, "identity"))]
+try:
+    of_original = store.inputs(run.id, original_id=original)
+    summaries = store.summaries_of(run.id, [item.id for item in of_original])
+except StoreError as error:  # a record of this original that cannot be read: one line
+    st.error(md_escape(error))
+    st.stop()
+by_id = {item.id: item for item in of_original}
+variants = [item for item in of_original
+            if chosen_perturbation == "all" or item.perturbation in (chosen_perturbation, "identity")]
 
 
 variant_ids = [item.id for item in variants]
 # Each side by what it is: "original" for the unchanged article, else the arm in words and the sample.
-labels = side_labels(item for item in inputs if item.original_id == original)
+labels = side_labels(of_original)
 default_b = next((r.most_different_input for r in ranking if r.original_id == original), None)
 default_b = default_b if default_b in variant_ids else (variant_ids[min(1, len(variant_ids) - 1)] if variant_ids else None)
 a_col, b_col = st.columns(2)

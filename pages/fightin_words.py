@@ -12,7 +12,6 @@ import streamlit as st
 
 from bias_core.common.words import counted, plural
 from bias_core.measures import fightin_words as fw
-from bias_core.measures.quality import summary_degenerate_reason
 from bias_core.views import fightin_words_view as fwv
 from bias_core.views.labels import arm_labels
 from bias_core.views.precomputed import fightin_words_view, stored_piece, table_of
@@ -26,6 +25,7 @@ from pages.common import (
     run_store,
 )
 from pages.parts.progress import in_progress_notice
+from pages.parts.quality import degenerate_summaries
 from pages.render import marked_spans, md_escape
 
 st.title("Fightin' Words")
@@ -115,8 +115,9 @@ if comparison == COMPARISONS[0]:
     label_a, label_b = words_for[arm_a], words_for[arm_b]
     chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
               and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
-    degenerate = [s for s, _ in chosen if summary_degenerate_reason(s)]
-    chosen = [(s, item) for s, item in chosen if not summary_degenerate_reason(s)]
+    left_out = degenerate_summaries(run.id, run.updated)
+    degenerate = [s for s, _ in chosen if (s.input_id, s.summarizer) in left_out]
+    chosen = [(s, item) for s, item in chosen if (s.input_id, s.summarizer) not in left_out]
     if degenerate:
         st.caption(f"{len(degenerate)} degenerate summaries (empty, separator runs, repetition loops or prompt "
                    "echoes) are left out, as in every measure.")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bias_core.verdicts.findings import Finding
 
 __all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "DEMO_VIEWS", "FINDINGS_SOURCES",
-           "VIEWS_SOURCES", "demo_findings", "demo_views", "ensure_demo_run", "findings_key", "views_key",
+           "demo_findings", "demo_views", "ensure_demo_run", "findings_key", "views_key",
            "write_demo_findings", "write_demo_views"]
 
 # What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
@@ -56,19 +56,15 @@ def ensure_demo_run(store) -> str | None:
     return run_id
 
 
-# What the demo run's precomputed page views (``views.precomputed``) are computed from besides the bundle.
-VIEWS_SOURCES = (*(PACKAGE_DIR / path for path in ("views/precomputed.py", "views/fightin_words_view.py",
-                                                   "measures/quality.py", "measures/alignment.py",
-                                                   "measures/fightin_words.py", "measures/fightin_words_power.py",
-                                                   "compare/diff.py", "common/nlp.py", "common/stats.py",
-                                                   "common/records.py")),
-                 PROJECT_DIR / "requirements.txt")
+# What the demo run's precomputed page views are computed from besides the bundle: ``views.precomputed.SOURCES``.
 
 
 def views_key() -> str:
     """A hash of everything the demo run's page views depend on (a missing file counts as empty)."""
+    from bias_core.views.precomputed import SOURCES
+
     digest = hashlib.sha256()
-    for path in (DEMO_RUN, *VIEWS_SOURCES):
+    for path in (DEMO_RUN, *SOURCES):
         digest.update(path.name.encode())
         digest.update(path.read_bytes() if path.is_file() else b"")
     return digest.hexdigest()

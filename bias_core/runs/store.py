@@ -364,14 +364,38 @@ class RunStore:
         rows = self._read("SELECT record FROM documents WHERE run_id = ? ORDER BY position", (run_id,))
         return self._decoded(lambda row: Document.from_dict(json.loads(row[0])), rows)
 
-    def inputs(self, run_id: str, *, perturbation: str | None = None) -> list[Input]:
+    def inputs(self, run_id: str, *, perturbation: str | None = None, original_id: str | None = None) -> list[Input]:
         query = "SELECT record FROM inputs WHERE run_id = ?"
         params: tuple[Any, ...] = (run_id,)
         if perturbation is not None:
             query += " AND perturbation = ?"
             params += (perturbation,)
+        if original_id is not None:
+            query += " AND original_id = ?"
+            params += (original_id,)
         rows = self._read(query + " ORDER BY position", params)
         return self._decoded(lambda row: Input.from_dict(json.loads(row[0])), rows)
+
+    def input_index(self, run_id: str) -> list[tuple[str, str, str]]:
+        """(input id, original id, perturbation) of every input, in order, without reading the records: what a page
+        lists before it reads the inputs of one original."""
+        return [tuple(row) for row in self._read(
+            "SELECT input_id, original_id, perturbation FROM inputs WHERE run_id = ? ORDER BY position", (run_id,))]
+
+    def summarizer_names(self, run_id: str) -> list[str]:
+        """The summarizers with a stored summary in the run, sorted."""
+        return [row[0] for row in self._read(
+            "SELECT DISTINCT summarizer FROM summaries WHERE run_id = ? ORDER BY summarizer", (run_id,))]
+
+    def summaries_of(self, run_id: str, input_ids: Iterable[str]) -> list[Summary]:
+        """The stored summaries of the given inputs (by every summarizer)."""
+        ids = list(dict.fromkeys(input_ids))
+        rows = []
+        for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
+            chunk = ids[start : start + 500]
+            rows += self._read(f"SELECT record FROM summaries WHERE run_id = ? AND input_id IN "
+                               f"({', '.join('?' * len(chunk))}) ORDER BY summarizer, input_id", (run_id, *chunk))
+        return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
 
     def summaries(self, run_id: str, *, summarizer: str | None = None) -> list[Summary]:
         query = "SELECT record FROM summaries WHERE run_id = ?"

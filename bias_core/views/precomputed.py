@@ -1,11 +1,13 @@
 """What the result pages need on their first render, computed once when a run ends and stored with it (issue 31,
-Deliver 6): the summaries with flags, Compare's default ranking, the PERSON spans of every summary (Compare's
-alignment, without loading spaCy on the page), and the Fightin' Words view the page opens on with its table.
+Deliver 6): the findings (the Overview), the output quality line, the flagged and the degenerate summaries, Compare's
+default ranking, the PERSON spans of every summary (Compare's alignment, without loading spaCy on the page), and the
+Fightin' Words view the page opens on with its table.
 
 Each piece is exactly what the page would compute from the run's records (``compute_views`` calls the same
 functions), so a stored piece and a recomputed one never differ; the pages recompute whatever is missing (a run from
-before this version, one still running) and keep it. A stored set belongs to one state of the run: it names the
-counts of inputs, summaries and measure results it was computed from and ``VERSION``, and is ignored once they differ.
+before this version, one still running) and keep it. A stored set belongs to one state of the run and one version of
+the code: its fingerprint names the counts of inputs, summaries and measure results it was computed from and a hash
+of ``SOURCES``, and a set whose fingerprint differs is ignored.
 """
 
 from __future__ import annotations
@@ -13,17 +15,34 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from bias_core.common.records import Input, MeasureResult, Summary
 
-# Bumped whenever what a piece holds, or how it is computed, changes: older stored sets are then recomputed.
-VERSION = "1"
+PACKAGE = Path(__file__).resolve().parents[1]
+# The code every piece is computed by (and the pinned libraries): a change to any of them makes stored sets stale.
+SOURCES = (*(PACKAGE / path for path in (
+    "views/precomputed.py", "views/fightin_words_view.py", "measures/quality.py", "measures/alignment.py",
+    "measures/written_names.py", "measures/fightin_words.py", "measures/fightin_words_power.py", "compare/diff.py",
+    "compare/units.py", "common/nlp.py", "common/stats.py", "common/records.py")),
+    *sorted((PACKAGE / "verdicts").glob("*.py")), PACKAGE.parent / "requirements.txt")
+
+
+@cache
+def code_hash() -> str:
+    """A hash of ``SOURCES`` (a missing file counts as empty), once per process."""
+    digest = hashlib.sha256()
+    for path in SOURCES:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()[:16]
 
 
 def fingerprint(inputs: int, summaries: int, measures: int) -> str:
-    """The state of a run a stored set belongs to: its record counts and ``VERSION``."""
-    return f"v{VERSION}:{inputs}:{summaries}:{measures}"
+    """The state of a run, and the code, a stored set belongs to."""
+    return f"{code_hash()}:{inputs}:{summaries}:{measures}"
 
 
 def text_key(text: str) -> str:
@@ -38,6 +57,29 @@ def flagged_pairs(inputs: Iterable[Input], summaries: Iterable[Summary]) -> froz
 
     source = {item.id: item.text for item in inputs}
     return frozenset((s.input_id, s.summarizer) for s in summaries if summary_flags(s, source.get(s.input_id)))
+
+
+def degenerate_pairs(summaries: Iterable[Summary]) -> frozenset[tuple[str, str]]:
+    """(input id, summarizer) of every degenerate summary (``quality.summary_degenerate_reason``: left out of every
+    measure)."""
+    from bias_core.measures.quality import summary_degenerate_reason
+
+    return frozenset((s.input_id, s.summarizer) for s in summaries if summary_degenerate_reason(s))
+
+
+def quality_caveat(summaries: Iterable[Summary]) -> str:
+    """The output quality line (``quality.output_quality_caveat``; "" when every output ended on its own)."""
+    from bias_core.measures.quality import output_quality_caveat
+
+    return output_quality_caveat(summaries) or ""
+
+
+def findings_data(measures: Sequence[MeasureResult], inputs: Sequence[Input],
+                  summaries: Sequence[Summary]) -> list[dict[str, Any]]:
+    """The run's findings (``verdicts.findings.findings``, with evidence pairs) as ``finding_as_dict`` writes them."""
+    from bias_core.verdicts.findings import finding_as_dict, findings
+
+    return [finding_as_dict(finding) for finding in findings(measures, inputs, summaries)]
 
 
 def default_ranking(inputs: Sequence[Input], summaries: Sequence[Summary]) -> list[dict[str, Any]]:
@@ -94,14 +136,17 @@ def compute_views(inputs: Sequence[Input], summaries: Sequence[Summary], measure
 
     config = config or {}
     view = fightin_words_view(inputs, summaries, measures) or []  # []: no view to open on
-    return {"flagged": sorted(flagged_pairs(inputs, summaries)), "ranking": default_ranking(inputs, summaries),
+    return {"findings": findings_data(measures, inputs, summaries), "quality_caveat": quality_caveat(summaries),
+            "degenerate": sorted(degenerate_pairs(summaries)),
+            "flagged": sorted(flagged_pairs(inputs, summaries)), "ranking": default_ranking(inputs, summaries),
             "person_spans": person_spans(summaries), "fightin_words_view": view,
             "fightin_words_table": fightin_words_table(
                 inputs, summaries, view, seed=int(config.get("seed", 0)),
                 paired_identifiers=str(config.get("paired_identifiers", DEFAULT_PAIRED_IDENTIFIERS))) if view else {}}
 
 
-PIECES = ("flagged", "ranking", "person_spans", "fightin_words_view", "fightin_words_table")
+PIECES = ("findings", "quality_caveat", "degenerate", "flagged", "ranking", "person_spans", "fightin_words_view",
+          "fightin_words_table")
 
 
 def precompute(store, run_id: str) -> None:

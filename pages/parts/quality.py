@@ -6,24 +6,29 @@ from __future__ import annotations
 import streamlit as st
 
 from bias_core.measures.quality import output_quality_caveat
-from bias_core.runs.usage import token_usage, usage_line
-from bias_core.views.precomputed import flagged_pairs, stored_piece
+from bias_core.runs.usage import usage_line
+from bias_core.views.precomputed import degenerate_pairs, flagged_pairs, stored_piece
 from pages.common import keep_finished_piece, run_records, run_store
 from pages.render import md_escape
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def output_quality_caveat_of(run_id: str, updated: float) -> str | None:
-    """``output_quality_caveat`` of the run's summaries (the sentence the HTML report shows too)."""
+    """``output_quality_caveat`` of the run's summaries (the sentence the HTML report shows too), as kept when the
+    run ended, else computed and kept."""
+    kept = stored_piece(run_store(), run_id, "quality_caveat")
+    if kept is not None:
+        return kept or None
     _, summaries = run_records(run_id, updated)
-    return output_quality_caveat(summaries)
+    caveat = output_quality_caveat(summaries)
+    keep_finished_piece(run_id, "quality_caveat", caveat or "")
+    return caveat
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def usage_line_of(run_id: str, updated: float) -> str | None:
-    """``usage.usage_line`` of the run's summaries (the sentence the HTML report shows too)."""
-    _, summaries = run_records(run_id, updated)
-    return usage_line(token_usage(summaries))
+    """``usage.usage_line`` of the run's summaries (the sentence the HTML report shows too), summed in SQLite."""
+    return usage_line(run_store().token_usage(run_id))
 
 
 def show_output_quality(run_id: str, updated: float) -> None:
@@ -37,6 +42,18 @@ def show_output_quality(run_id: str, updated: float) -> None:
     if tokens:
         with st.container(key="token_usage"):
             st.caption(md_escape(tokens))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def degenerate_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]:
+    """(input id, summarizer) of every degenerate summary (``precomputed.degenerate_pairs``), as kept when the run
+    ended, else computed and kept."""
+    stored = stored_piece(run_store(), run_id, "degenerate")
+    if stored is not None:
+        return frozenset((input_id, summarizer) for input_id, summarizer in stored)
+    found = degenerate_pairs(run_records(run_id, updated)[1])
+    keep_finished_piece(run_id, "degenerate", sorted(found))
+    return found
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
