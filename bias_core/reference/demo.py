@@ -28,8 +28,8 @@ __all__ = ["DEMO_FINDINGS", "DEMO_NEWS", "DEMO_REVIEWS", "DEMO_RUN", "DEMO_VIEWS
            "write_demo_findings", "write_demo_views"]
 
 # What the demo run's findings are computed from besides the bundle: the modules that turn stored results into
-# findings and the pinned libraries (Holm through statsmodels). A change to any of them makes the stored findings
-# stale; they are then computed as for any other run until `python -m bias_core.reference.demo` writes them again.
+# findings and the pinned libraries. A change to any of them makes the stored findings stale; they are then computed
+# as for any other run until `python -m bias_core.reference.demo` writes them again.
 FINDINGS_SOURCES = (*(PACKAGE_DIR / "verdicts" / f"{name}.py" for name in ("semantics", "significance", "judge",
                                                                          "sentences", "evidence", "findings",
                                                                          "controls")),
