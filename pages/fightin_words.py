@@ -39,8 +39,10 @@ run = current_run()
 if run is None:
     st.stop()
 in_progress_notice(run)
-inputs, summaries = run_records(run.id, run.updated)
-by_id = {item.id: item for item in inputs}
+store = run_store()
+# The page reads the records of the chosen perturbation and summarizer only (a 200-article run holds thousands).
+arms_by_perturbation = store.arms(run.id)
+summarizer_names = store.summarizer_names(run.id)
 
 @st.cache_data(show_spinner="Finding a view with words to show…", max_entries=8)
 def richest_view(run_id: str, updated: float) -> tuple[str, str] | None:
@@ -60,7 +62,7 @@ COMPARISONS = ["Summaries: one arm against the other", "Originals: more female v
 # Every choice on this page is bound to the URL (its key is the parameter), so a refresh or a shared link reopens
 # the same view; a value the run does not have gets a line and the default.
 # The politician-swap view only where the run has a politician perturbation (issue 29).
-shown_comparisons = COMPARISONS if any(item.perturbation == "politician" for item in inputs) else COMPARISONS[:2]
+shown_comparisons = COMPARISONS if "politician" in arms_by_perturbation else COMPARISONS[:2]
 if st.session_state.get("fw_comparison", COMPARISONS[0]) not in shown_comparisons:
     del st.session_state["fw_comparison"]
 note_unknown_link_values("fw_comparison", shown_comparisons, "comparison")
@@ -76,15 +78,10 @@ label_a = label_b = ""
 mask: dict[str, str] = {}
 background: list[str] = []
 if comparison == COMPARISONS[0]:
-    arms_by_perturbation: dict[str, set[str]] = {}
-    for item in inputs:
-        if item.arm:
-            arms_by_perturbation.setdefault(item.perturbation, set()).add(item.arm)
     options = sorted(p for p, arms in arms_by_perturbation.items() if len(arms) >= 2)
     if not options:
         st.info("This run has no perturbation with two arms. Run gender-glob or gender-loc on the Audit page.")
         st.stop()
-    summarizer_names = sorted({s.summarizer for s in summaries})
     unchosen = [key for key in ("fw_perturbation", "fw_summarizer")
                 if key not in st.session_state and key not in st.query_params]
     if unchosen:
@@ -102,6 +99,8 @@ if comparison == COMPARISONS[0]:
         note_unknown_link_values("fw_summarizer", summarizer_names, "summarizer")
         summarizer = st.selectbox("Summarizer", summarizer_names, key="fw_summarizer", bind="query-params")
     arms = sorted(arms_by_perturbation[perturbation])
+    inputs = store.inputs(run.id, perturbation=perturbation)
+    by_id = {item.id: item for item in inputs}
     value_kind = next((meta.get("value_kind") for item in inputs if item.perturbation == perturbation
                        and isinstance(meta := item.extra.get("meta"), dict) and meta.get("value_kind")), None)
     words_for = arm_labels(perturbation, arms, value_kind)
@@ -113,8 +112,7 @@ if comparison == COMPARISONS[0]:
         note_unknown_link_values("fw_arm_b", words_for.values(), "side")
         arm_b = st.selectbox("Side B", arms, index=1, key="fw_arm_b", format_func=words_for.get, bind="query-params")
     label_a, label_b = words_for[arm_a], words_for[arm_b]
-    chosen = [(s, by_id[s.input_id]) for s in summaries if s.summarizer == summarizer
-              and s.input_id in by_id and by_id[s.input_id].perturbation == perturbation]
+    chosen = [(s, by_id[s.input_id]) for s in store.summaries_of(run.id, by_id, summarizer=summarizer)]
     left_out = degenerate_summaries(run.id, run.updated)
     degenerate = [s for s, _ in chosen if (s.input_id, s.summarizer) in left_out]
     chosen = [(s, item) for s, item in chosen if (s.input_id, s.summarizer) not in left_out]

@@ -382,19 +382,32 @@ class RunStore:
         return [tuple(row) for row in self._read(
             "SELECT input_id, original_id, perturbation FROM inputs WHERE run_id = ? ORDER BY position", (run_id,))]
 
+    def arms(self, run_id: str) -> dict[str, set[str]]:
+        """Each perturbation of the run with the arms of its inputs (none for identity), without reading the
+        records."""
+        found: dict[str, set[str]] = {}
+        for perturbation, arm in self._read("SELECT DISTINCT perturbation, json_extract(record, '$.arm') FROM inputs "
+                                            "WHERE run_id = ?", (run_id,)):
+            arms = found.setdefault(perturbation, set())
+            if isinstance(arm, str) and arm:
+                arms.add(arm)
+        return found
+
     def summarizer_names(self, run_id: str) -> list[str]:
         """The summarizers with a stored summary in the run, sorted."""
         return [row[0] for row in self._read(
             "SELECT DISTINCT summarizer FROM summaries WHERE run_id = ? ORDER BY summarizer", (run_id,))]
 
-    def summaries_of(self, run_id: str, input_ids: Iterable[str]) -> list[Summary]:
-        """The stored summaries of the given inputs (by every summarizer)."""
+    def summaries_of(self, run_id: str, input_ids: Iterable[str], summarizer: str | None = None) -> list[Summary]:
+        """The stored summaries of the given inputs (by ``summarizer``, or by every summarizer)."""
         ids = list(dict.fromkeys(input_ids))
+        which = "" if summarizer is None else " AND summarizer = ?"
         rows = []
         for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
             chunk = ids[start : start + 500]
-            rows += self._read(f"SELECT record FROM summaries WHERE run_id = ? AND input_id IN "
-                               f"({', '.join('?' * len(chunk))}) ORDER BY summarizer, input_id", (run_id, *chunk))
+            rows += self._read(f"SELECT record FROM summaries WHERE run_id = ?{which} AND input_id IN "
+                               f"({', '.join('?' * len(chunk))}) ORDER BY summarizer, input_id",
+                               (run_id, *([summarizer] if summarizer is not None else []), *chunk))
         return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
 
     def summaries(self, run_id: str, *, summarizer: str | None = None) -> list[Summary]:
