@@ -45,9 +45,7 @@ def main() -> None:
             ("pages/compare.py", lambda at: at.selectbox(key="compare_original").set_value(
                 at.selectbox(key="compare_original").options[3])),
             ("pages/fightin_words.py", lambda at: at.radio(key="fw_prior").set_value("informative")),
-            ("pages/metrics.py", lambda at: at.radio(key="metrics_ci_kind").set_value(
-                next(option for option in at.radio(key="metrics_ci_kind").options if option != at.radio(
-                    key="metrics_ci_kind").value))),
+            ("pages/metrics.py", lambda at: at.radio(key="metrics_ci_kind").set_value("s")),
             ("pages/runs.py", lambda at: at.selectbox(key="runs_selected")),
         ):
             try:
