@@ -126,7 +126,9 @@ def upload_article(page, app_url: str, path: Path) -> None:
     """Open the app and upload one article on the Corpus page."""
     from playwright.sync_api import expect
 
-    page.goto(app_url)
+    # A second session opens while the first one's audit runs (test_two_sessions): on a loaded 2-core machine with
+    # other tests beside it, the page's own load once took longer than Playwright's default 30 s.
+    page.goto(app_url, timeout=120_000)
     wait_for_app(page)
     open_page(page, "Corpus")  # the app opens on the Overview once a run (the demo run) exists
     page.get_by_text("Upload a file", exact=True).click()
