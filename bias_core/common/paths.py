@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # bias_core/
@@ -14,3 +16,13 @@ DEMO_RUN = DEMO_DIR / "demo_run.json.gz"
 DEMO_FINDINGS = DEMO_DIR / "demo_findings.json.gz"
 DEMO_VIEWS = DEMO_DIR / "demo_views.json.gz"
 REAL_NEWS = DATA_DIR / "news_real" / "wikinews.jsonl"  # the demo's articles (Wikinews, CC BY 2.5)
+
+
+def files_digest(paths: Iterable[Path]) -> str:
+    """A SHA-256 of the files' names and contents, in order (a missing file counts as empty): what stored results
+    computed from them (the demo run's findings and views, a run's kept views) are checked against."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()

@@ -5,7 +5,6 @@ anything."""
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +17,7 @@ from bias_core.common.paths import (
     DEMO_VIEWS,
     PACKAGE_DIR,
     PROJECT_DIR,
+    files_digest,
 )
 
 if TYPE_CHECKING:
@@ -63,11 +63,7 @@ def views_key() -> str:
     """A hash of everything the demo run's page views depend on (a missing file counts as empty)."""
     from bias_core.views.precomputed import SOURCES
 
-    digest = hashlib.sha256()
-    for path in (DEMO_RUN, *SOURCES):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-    return digest.hexdigest()
+    return files_digest((DEMO_RUN, *SOURCES))
 
 
 def demo_views() -> dict | None:
@@ -104,11 +100,7 @@ def write_demo_views(path: Path = DEMO_VIEWS) -> None:
 def findings_key() -> str:
     """A hash of everything the demo run's findings depend on: the bundle and ``FINDINGS_SOURCES`` (a missing file
     counts as empty)."""
-    digest = hashlib.sha256()
-    for path in (DEMO_RUN, *FINDINGS_SOURCES):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-    return digest.hexdigest()
+    return files_digest((DEMO_RUN, *FINDINGS_SOURCES))
 
 
 def write_demo_findings(path: Path = DEMO_FINDINGS) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bias_core.common.words import plural
+from bias_core.runs.usage import token_count
 from bias_core.runs.usage import tokens as tokens_text
 from bias_core.safety.validation import Param
 
@@ -59,8 +60,7 @@ class Budget:
     def spend(self, usage: dict | None) -> None:
         """One request was answered, with ``usage`` (the summary's ``meta["usage"]``; None for a failure)."""
         self.sent += 1
-        counted = sum(value for value in (usage or {}).values()
-                      if isinstance(value, int) and not isinstance(value, bool) and value > 0)
+        counted = sum(token_count(value) for value in (usage or {}).values())
         self.used += counted
         self.largest = max(self.largest, counted)
 

@@ -47,12 +47,13 @@ def token_usage(summaries: Iterable) -> list[TokenUsage]:
             continue
         row = totals.setdefault(summary.summarizer, [0, 0, 0])
         row[0] += 1
-        row[1] += _count(usage.get("prompt_tokens"))
-        row[2] += _count(usage.get("completion_tokens"))
+        row[1] += token_count(usage.get("prompt_tokens"))
+        row[2] += token_count(usage.get("completion_tokens"))
     return [TokenUsage(name, *row) for name, row in sorted(totals.items())]
 
 
-def _count(value: object) -> int:
+def token_count(value: object) -> int:
+    """A reported token count as a number: 0 for anything that is not a count (missing, negative, a bool, text)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from bias_core.common.paths import files_digest
 from bias_core.common.records import Input, MeasureResult, Summary
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -32,12 +33,8 @@ SOURCES = (*(PACKAGE / path for path in (
 
 @cache
 def code_hash() -> str:
-    """A hash of ``SOURCES`` (a missing file counts as empty), once per process."""
-    digest = hashlib.sha256()
-    for path in SOURCES:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-    return digest.hexdigest()[:16]
+    """A hash of ``SOURCES`` (``paths.files_digest``), once per process."""
+    return files_digest(SOURCES)[:16]
 
 
 def fingerprint(inputs: int, summaries: int, measures: int) -> str:
