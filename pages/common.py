@@ -6,9 +6,9 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit
     from bias_core.summarize import Summarizer, SummaryCache
     from bias_core.verdicts.findings import Finding
 
+T = TypeVar("T")
 # Real news first: the demo run audits these articles; the invented ones are kept for tests and as a small example.
 DEMO_CORPORA = {"Real news (Wikinews)": REAL_NEWS, "Invented news articles": DEMO_NEWS,
                 "Demo product reviews": DEMO_REVIEWS}
@@ -202,15 +203,26 @@ def warm_imports() -> threading.Thread:
     return thread
 
 
-def keep_finished_piece(run_id: str, piece: str, value: object) -> None:
-    """Keep a piece of ``views.precomputed`` a page had to compute, for a completed run (a running one changes before
-    anyone reads it again); a store that refuses the write (read-only, full) costs only the next visit's time."""
+def _same(value: T) -> T:
+    return value
+
+
+def kept_or_computed(run_id: str, piece: str, compute: Callable[[], T], *,
+                     encode: Callable[[T], Any] = _same, decode: Callable[[Any], T] = _same) -> T:
+    """A piece of ``views.precomputed``: as kept with the run (``decode`` turns the JSON back into what ``compute``
+    returns), else computed now and, for a completed run, kept (``encode``: its JSON; a running run changes before
+    anyone reads it again). A store that refuses the write (read-only, full) costs only the next visit's time."""
     store = run_store()
+    stored = stored_piece(store, run_id, piece)
+    if stored is not None:
+        return decode(stored)
+    value = compute()
     try:
         if store.get_run(run_id).status == "completed":
-            keep_piece(store, run_id, piece, value)
+            keep_piece(store, run_id, piece, encode(value))
     except BiasCoreError:
         logging.getLogger(__name__).warning("could not keep the %s of run %s", piece, run_id, exc_info=True)
+    return value
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=4)
@@ -232,12 +244,9 @@ def findings_for(run_id: str, updated: float) -> list[Finding]:
     stored = demo_findings(run_id, updated)
     if stored is not None:
         return stored
-    kept = stored_piece(run_store(), run_id, "findings")  # kept with the run when it ended
-    if kept is not None:
-        return [finding_from_dict(item) for item in kept]
-    found = run_findings(run_store(), run_id)
-    keep_finished_piece(run_id, "findings", [finding_as_dict(finding) for finding in found])
-    return found
+    return kept_or_computed(run_id, "findings", lambda: run_findings(run_store(), run_id),
+                            encode=lambda found: [finding_as_dict(finding) for finding in found],
+                            decode=lambda kept: [finding_from_dict(item) for item in kept])
 
 
 def select_run(run_id: str) -> None:

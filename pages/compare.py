@@ -27,7 +27,7 @@ from pages.common import (
     INTERSECTIONAL_GENDER_NOTE,
     RACE_GENDER_NOTE,
     current_run,
-    keep_finished_piece,
+    kept_or_computed,
     note_unknown_link_values,
     run_records,
     run_store,
@@ -123,16 +123,12 @@ if flagged:
 
 @st.cache_data(show_spinner="Ranking originals…", max_entries=32)
 def ranking_for(run_id: str, updated: float, summarizers: tuple[str, ...], perturbation: str, clean: bool = False):
-    opening = sorted(summarizers) == run_store().summarizer_names(run_id) and perturbation == "all" and not clean
-    if opening:  # the ranking the page opens on: kept with the run when it ended
-        stored = stored_piece(run_store(), run_id, "ranking")
-        if stored is not None:
-            return [OriginalDifference(**row) for row in stored]
+    if sorted(summarizers) == run_store().summarizer_names(run_id) and perturbation == "all" and not clean:
+        # The ranking the page opens on: kept with the run when it ended.
+        return kept_or_computed(run_id, "ranking", lambda: rank_originals(*run_records(run_id, updated)),
+                                encode=lambda ranking: [asdict(row) for row in ranking],
+                                decode=lambda kept: [OriginalDifference(**row) for row in kept])
     inputs, summaries = run_records(run_id, updated)
-    if opening:
-        ranking = rank_originals(inputs, summaries)
-        keep_finished_piece(run_id, "ranking", [asdict(row) for row in ranking])
-        return ranking
     if clean:
         left_out = flagged_summaries(run_id, updated)
         summaries = [s for s in summaries if (s.input_id, s.summarizer) not in left_out]

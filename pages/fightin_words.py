@@ -18,7 +18,7 @@ from bias_core.views.precomputed import fightin_words_view, stored_piece, table_
 from pages.common import (
     current_run,
     findings_for,
-    keep_finished_piece,
+    kept_or_computed,
     measure_help,
     note_unknown_link_values,
     run_records,
@@ -48,13 +48,13 @@ summarizer_names = store.summarizer_names(run.id)
 def richest_view(run_id: str, updated: float) -> tuple[str, str] | None:
     """The (perturbation, summarizer) with the most significant content words, else one the Overview has an answer
     for (``fightin_words_view.best_view``)."""
-    stored = stored_piece(run_store(), run_id, "fightin_words_view")  # kept with the run when it ended
-    if stored is not None:
-        return tuple(stored) if stored else None
-    inputs, summaries = run_records(run_id, updated)
-    view = fightin_words_view(inputs, summaries, run_store().measures(run_id))
-    keep_finished_piece(run_id, "fightin_words_view", view or [])
-    return None if view is None else tuple(view)
+    def compute() -> tuple[str, str] | None:
+        view = fightin_words_view(*run_records(run_id, updated), run_store().measures(run_id))
+        return None if view is None else tuple(view)
+
+    # Kept with the run when it ended; [] when there is no view to open on.
+    return kept_or_computed(run_id, "fightin_words_view", compute, encode=lambda view: list(view or []),
+                            decode=lambda kept: tuple(kept) if kept else None)
 
 
 COMPARISONS = ["Summaries: one arm against the other", "Originals: more female vs more male identifiers",
@@ -101,8 +101,8 @@ if comparison == COMPARISONS[0]:
     arms = sorted(arms_by_perturbation[perturbation])
     inputs = store.inputs(run.id, perturbation=perturbation)
     by_id = {item.id: item for item in inputs}
-    value_kind = next((meta.get("value_kind") for item in inputs if item.perturbation == perturbation
-                       and isinstance(meta := item.extra.get("meta"), dict) and meta.get("value_kind")), None)
+    value_kind = next((meta.get("value_kind") for item in inputs
+                       if isinstance(meta := item.extra.get("meta"), dict) and meta.get("value_kind")), None)
     words_for = arm_labels(perturbation, arms, value_kind)
     # In the URL a side is its label in words, which Streamlit uses for a bound selectbox with format_func.
     with columns[2]:

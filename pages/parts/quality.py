@@ -7,8 +7,8 @@ import streamlit as st
 
 from bias_core.measures.quality import output_quality_caveat
 from bias_core.runs.usage import usage_line
-from bias_core.views.precomputed import degenerate_pairs, flagged_pairs, stored_piece
-from pages.common import keep_finished_piece, run_records, run_store
+from bias_core.views.precomputed import degenerate_pairs, flagged_pairs
+from pages.common import kept_or_computed, run_records, run_store
 from pages.render import md_escape
 
 
@@ -16,13 +16,8 @@ from pages.render import md_escape
 def output_quality_caveat_of(run_id: str, updated: float) -> str | None:
     """``output_quality_caveat`` of the run's summaries (the sentence the HTML report shows too), as kept when the
     run ended, else computed and kept."""
-    kept = stored_piece(run_store(), run_id, "quality_caveat")
-    if kept is not None:
-        return kept or None
-    _, summaries = run_records(run_id, updated)
-    caveat = output_quality_caveat(summaries)
-    keep_finished_piece(run_id, "quality_caveat", caveat or "")
-    return caveat
+    return kept_or_computed(run_id, "quality_caveat", lambda: output_quality_caveat(run_records(run_id, updated)[1]),
+                            encode=lambda caveat: caveat or "", decode=lambda kept: kept or None)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -44,16 +39,17 @@ def show_output_quality(run_id: str, updated: float) -> None:
             st.caption(md_escape(tokens))
 
 
+def pairs(kept: list) -> frozenset[tuple[str, str]]:
+    """Kept (input id, summarizer) pairs (JSON lists) as the set the pages look summaries up in."""
+    return frozenset((input_id, summarizer) for input_id, summarizer in kept)
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def degenerate_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]:
     """(input id, summarizer) of every degenerate summary (``precomputed.degenerate_pairs``), as kept when the run
     ended, else computed and kept."""
-    stored = stored_piece(run_store(), run_id, "degenerate")
-    if stored is not None:
-        return frozenset((input_id, summarizer) for input_id, summarizer in stored)
-    found = degenerate_pairs(run_records(run_id, updated)[1])
-    keep_finished_piece(run_id, "degenerate", sorted(found))
-    return found
+    return kept_or_computed(run_id, "degenerate", lambda: degenerate_pairs(run_records(run_id, updated)[1]),
+                            encode=sorted, decode=pairs)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -61,9 +57,5 @@ def flagged_summaries(run_id: str, updated: float) -> frozenset[tuple[str, str]]
     """(input id, summarizer) of every summary cut at the token limit, degenerate or with a glitch
     (``precomputed.flagged_pairs``), once per run version: kept with the run when it ended, else computed (about two
     seconds on the demo run) and kept."""
-    stored = stored_piece(run_store(), run_id, "flagged")
-    if stored is not None:
-        return frozenset((input_id, summarizer) for input_id, summarizer in stored)
-    found = flagged_pairs(*run_records(run_id, updated))
-    keep_finished_piece(run_id, "flagged", sorted(found))
-    return found
+    return kept_or_computed(run_id, "flagged", lambda: flagged_pairs(*run_records(run_id, updated)),
+                            encode=sorted, decode=pairs)
