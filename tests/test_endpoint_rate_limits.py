@@ -26,6 +26,7 @@ from bias_core.summarize.rate_limits import (
     Abandoned,
     AdaptiveConcurrency,
     Wait,
+    WaitNotices,
     backoff,
     retry_after,
 )
@@ -154,6 +155,18 @@ def test_a_backoff_is_shown_while_it_lasts_and_ends_at_once_when_the_process_sto
     gate.abandon()
     waiter.join(2.0)
     assert stopped == [True] and gate.current_wait() is None
+
+
+def test_a_wait_that_began_and_ended_between_two_looks_is_still_told_then_cleared():
+    gate = AdaptiveConcurrency(4)
+    heard: list[str | None] = []
+    notices = WaitNotices(gate, heard.append)
+    notices.update()
+    gate.wait(0.01, 429)  # a short Retry-After, begun and over before the collecting loop looks again
+    notices.update()
+    assert len(heard) == 2 and "HTTP 429" in heard[0] and heard[1] is None
+    notices.update()
+    assert len(heard) == 2  # told once only
 
 
 # A real endpoint that refuses --------------------------------------------------------------------------------------

@@ -104,6 +104,7 @@ class AdaptiveConcurrency:
         self._window = 0  # incremented at each decrease: a request sent before it says nothing of the new limit
         self._waits: dict[int, tuple[float, int]] = {}  # waiting request -> (until, status)
         self._last_status = 429
+        self.last_wait: Wait | None = None  # the wait begun last, for a listener that looks after it has ended
         self._rng = random.Random(seed)
         self._condition = threading.Condition()
         self._stopping = threading.Event()
@@ -159,6 +160,7 @@ class AdaptiveConcurrency:
         key = threading.get_ident()
         with self._condition:
             self._waits[key] = (self.clock() + seconds, status)
+            self.last_wait = Wait(status, seconds, int(self.limit), self.ceiling, self.refusals)
         try:
             if self._stopping.wait(seconds):
                 raise Abandoned("the requests were abandoned")
@@ -198,11 +200,18 @@ class WaitNotices:
         self.gate, self.listener, self.clock = gate, listener, clock
         self.shown: str | None = None
         self.last = -float("inf")
+        self.seen: Wait | None = None
 
     def update(self) -> None:
         if self.listener is None:
             return
         current = self.gate.current_wait()
+        latest = self.gate.last_wait
+        if current is None and latest is not self.seen and latest is not None and self.shown is None:
+            # A wait began and ended between two looks (a 1 s Retry-After while no answer came): it is still told.
+            self.listener(latest.describe())
+            self.shown = latest.describe()
+        self.seen = latest
         text = None if current is None else current.describe()
         now = self.clock()
         if text == self.shown or ((text is None) == (self.shown is None) and now - self.last < WAIT_NOTICE_SECONDS):
