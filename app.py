@@ -6,13 +6,15 @@ import streamlit as st
 
 from bias_core.safety.errors import BiasCoreError
 from pages.common import load_secrets, run_store, warm_imports
-from pages.parts import choices, workspace
+from pages.parts import access, choices, workspace
 from pages.render import md_escape
 
 # The page icon is a file served by this server (a pair of scales drawn with Pillow): a ":material/…:" icon makes
 # every browser fetch it from fonts.gstatic.com on every page load (issue 23).
 st.set_page_config(page_title="summbias", page_icon=Path(__file__).parent / "assets" / "page_icon.png", layout="wide")
 load_secrets()
+# Sign-in when the operator configured it, and no page at all from a server open to the network without it (issue 30).
+access.gate()
 # A refresh starts a new session: take back this tab's corpus, Audit settings and launched run from the server
 # (pages.parts.workspace, keyed by ?ws= in the URL and bound to this browser's cookie).
 workspace.restore()

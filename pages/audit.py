@@ -20,8 +20,9 @@ from bias_core.runs.config import AuditConfig, ConfigError, CorpusSpec, StageSpe
 from bias_core.runs.launch import launch_audit
 from bias_core.safety.errors import BiasCoreError
 from pages.common import INTERSECTIONAL_GENDER_NOTE, RACE_GENDER_NOTE, run_store, select_run
-from pages.parts import workspace
+from pages.parts import access, workspace
 from pages.parts.endpoints import endpoint_choice
+from pages.parts.models import model_choice
 from pages.parts.power import show_power
 from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
@@ -149,8 +150,8 @@ except BiasCoreError as error:  # an audit is kept in the run store: without one
     st.stop()
 documents = st.session_state.get("documents")
 followed = st.session_state.get("launched_run") or st.query_params.get("following")
-if followed and not run_store().has_run(followed):
-    followed = None
+if followed and not (run_store().has_run(followed) and access.may_see_id(run_store(), followed)):
+    followed = None  # gone, or (sign-in on) another's run this visitor may not see: a link is untrusted
 if not documents and followed:
     # A session without the corpus (its tab's workspace was forgotten): the run launched from here is in the URL.
     st.info(md_escape(f"Following the run {followed} started from this page. Pick a corpus to start another."))
@@ -252,10 +253,11 @@ summarizer_names = st.multiselect("Summarizers", [*EXTRACTIVE, "smollm2"], defau
                                        "smollm2 is a small offline language model.")
 summarizers = [StageSpec(name) for name in summarizer_names]
 with st.expander("Add a Hugging Face model or an OpenAI-compatible endpoint"):
-    hf_model = st.text_input("Hugging Face model id or local path", key="audit_hf",
-                             placeholder="facebook/bart-large-cnn (needs the model locally or network access)")
-    if hf_model.strip():
-        summarizers.append(StageSpec(f"hf:{hf_model.strip()}"))
+    # Only a model the operator listed, loaded with its own token variable (pages.parts.models); the endpoint
+    # choice below reports a broken endpoints file.
+    hf_model = model_choice("audit_hf_model", optional=True, report_errors=False)
+    if hf_model is not None:
+        summarizers.append(StageSpec(*hf_model))
     # Only an endpoint the operator listed, with its own key variable (pages.parts.endpoints).
     endpoint = endpoint_choice("audit_openai")
     concurrency = st.number_input("Concurrent requests", 1, 64, 4, key="audit_openai_concurrency")
@@ -342,7 +344,8 @@ if following_running:
     running_note.caption("The run started from this page is still going; Run audit is available again when it ends.")
 if st.button("Run audit", type="primary", key="audit_run", disabled=following_running):
     try:
-        st.session_state["launched_run"] = followed = launch_audit(config, documents, run_store())
+        st.session_state["launched_run"] = followed = launch_audit(
+            config, documents, run_store(), owner=access.current()[1])
         st.session_state[PROGRESS_BY_BUTTON] = followed
         following_running = False
         select_run(followed)

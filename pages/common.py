@@ -20,7 +20,7 @@ from bias_core.runs.run_info import RunInfo
 from bias_core.runs.store import RunStore
 from bias_core.safety.errors import BiasCoreError
 from bias_core.views.precomputed import keep_piece, stored_piece
-from pages.parts import workspace
+from pages.parts import access, workspace
 from pages.render import md_escape
 
 if TYPE_CHECKING:  # imported where used: the summarizers' registry loads scikit-learn and networkx (issue 13)
@@ -276,7 +276,7 @@ def current_run() -> RunInfo | None:
     cannot be opened gets its one line (where its path came from and what to do)."""
     try:
         store = run_store()
-        runs = store.list_runs()
+        runs = access.visible(store.list_runs())  # sign-in on: what this visitor may see (pages.parts.access)
     except BiasCoreError as error:
         st.error(md_escape(f"The run store could not be opened. {error}"))
         return None

@@ -15,18 +15,27 @@ from bias_core.safety.errors import BiasCoreError
 from bias_core.views.export import html_report, measures_csv, run_json, summaries_csv
 from bias_core.views.leaderboard import MISSING_NOTE, leaderboard
 from pages.common import run_store, select_run
+from pages.parts import access, workspace
 from pages.render import for_display, md_escape
 
 st.title("Runs")
 st.caption("Every audit is stored with its configuration, seeds, package versions and model revisions. Open one to "
            "inspect it on the Compare, Fightin' Words and Metrics pages, or export it.")
 
+rules, person = access.current()
+if not rules.sign_in:  # said plainly where it matters: this page can delete any run
+    st.caption("Sign-in is off: everyone who reaches this server can see, resume, rename and delete every run. "
+               "To share the server with a team, configure sign-in (README, \"Deploying for a team\").")
+elif rules.runs_visible == "own" and not rules.is_admin(person):
+    st.caption("You see your own runs and the operator's; the operator keeps the others' runs private.")
 try:
     store = run_store()
-    runs = store.list_runs()
+    every_run = store.list_runs()
+    runs = access.visible(every_run)
 except BiasCoreError as error:  # a store that cannot be opened: its one line, where its path came from
     st.error(md_escape(f"The run store could not be opened. {error}"))
     st.stop()
+workspace.forget_runs({run.id for run in every_run})  # an upload goes with its run, however it was deleted
 if not runs:
     st.info("No runs yet. Start an audit on the Audit page (or with `python -m bias_core audit --config …`).")
     st.stop()
@@ -51,6 +60,7 @@ table = pd.DataFrame([{
     "summarizers": ", ".join(s["name"] for s in run.config.get("summarizers", [])),
     "perturbations": ", ".join(p["name"] for p in run.config.get("perturbations", [])),
     "tokens": run_tokens(run.id, run.updated),
+    **({"owner": run.owner.label if run.owner else "operator"} if rules.sign_in else {}),
 } for run in runs])
 st.dataframe(table, hide_index=True, width="stretch")
 
@@ -75,14 +85,18 @@ def run_status(run_id: str) -> None:
     if info.resumable:  # its worker was killed or stopped (liveness: process id and start time, RunInfo)
         st.warning(md_escape(info.message) if info.status == "interrupted" and info.message else
                    "The process running this audit has stopped. Completed summaries are kept; resume to finish.")
-        if st.button("Resume this run", key=f"resume_{run_id}"):
+        not_theirs = access.refusal(info, "resume")
+        if not_theirs:
+            st.caption(md_escape(not_theirs))
+        # Decided again on the owner read above when the button is pressed: a disabled button can still be sent.
+        if st.button("Resume this run", key=f"resume_{run_id}", disabled=bool(not_theirs)) and not not_theirs:
             try:
                 config = AuditConfig.from_stored(info.config)
             except (KeyError, TypeError, ValueError) as error:  # a config of the wrong shape: one line, no resume
                 st.error(md_escape(damaged_run_message(run_id, f"its stored configuration has no usable {error}")))
                 return
             try:
-                launch_audit(config, store.documents(run_id), store, resume_run=run_id)
+                launch_audit(config, store.documents(run_id), store, resume_run=run_id, owner=info.owner)
             except BiasCoreError as error:  # an invalid stored config: the launcher has marked the run failed
                 st.error(md_escape(str(error)))
             else:
@@ -161,9 +175,30 @@ else:
     run_status(chosen)
     run_details(chosen, info)
 
+
+# Who may change the run is decided on its owner as stored when this script runs, so when a button is pressed too
+# (a disabled button can still be sent by a browser).
+not_yours = access.refusal(info, "rename or delete")
+if not info.damaged:
+    with st.expander("Rename this run"):
+        if not_yours:
+            st.caption(md_escape(not_yours))
+        new_name = st.text_input("Name", value=info.name or "", max_chars=200, key=f"runs_rename_{chosen}",
+                                 disabled=bool(not_yours))
+        if st.button("Rename", key="runs_rename", disabled=bool(not_yours)) and not not_yours:
+            try:
+                store.rename_run(chosen, new_name.strip())
+            except BiasCoreError as error:  # deleted meanwhile, or a read-only store
+                st.error(md_escape(error))
+            else:
+                st.rerun()
+
 with st.expander("Delete this run"):
-    confirm = st.checkbox("I understand that the run and all its records are deleted", key="runs_confirm_delete")
-    if st.button("Delete run", disabled=not confirm, key="runs_delete"):
+    if not_yours:
+        st.caption(md_escape(not_yours))
+    confirm = st.checkbox("I understand that the run and all its records are deleted", key="runs_confirm_delete",
+                          disabled=bool(not_yours))
+    if st.button("Delete run", disabled=not confirm or bool(not_yours), key="runs_delete") and not not_yours:
         try:
             delete_run(store, chosen)  # its records, config, log and (unless another run uses it) corpus file
         except BiasCoreError as error:

@@ -290,7 +290,7 @@ def test_cache_reset_refuses_a_file_that_is_not_a_summary_cache_and_leaves_it_as
     store = tmp_path / "runs-copy.sqlite"
     RunStore(store).close()
     for path, problem in ((text, "not an SQLite file"),
-                          (store, "it holds the tables documents, failures, inputs, measures, runs, summaries, views")):
+                          (store, "it holds the tables documents, failures, inputs, measures, owners, runs, summaries, views")):
         before = digest(path)
         assert main(["cache", "--reset", "--cache", str(path)]) == 2
         assert capsys.readouterr().err.strip().splitlines() == [

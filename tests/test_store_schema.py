@@ -92,7 +92,7 @@ def one_error_line(capsys) -> str:
 def test_a_new_store_and_cache_are_stamped_with_their_schema_version(tmp_path):
     RunStore(tmp_path / "runs.sqlite").close()
     SummaryCache(tmp_path / "cache.sqlite").close()
-    assert user_version(tmp_path / "runs.sqlite") == SCHEMA_VERSION == 2
+    assert user_version(tmp_path / "runs.sqlite") == SCHEMA_VERSION == 3
     assert user_version(tmp_path / "cache.sqlite") == CACHE_VERSION == 1
 
 
@@ -106,14 +106,14 @@ def test_files_written_before_schema_versions_keep_working_and_are_stamped(tmp_p
     store = RunStore(store_path)
     assert [run.name for run in store.list_runs()] == ["run 2", "run 1", "run 0"]
     assert len(SummaryCache(cache_path).get_many(["key0", "key39"])) == 2
-    assert user_version(store_path) == 2 and user_version(cache_path) == 1
+    assert user_version(store_path) == 3 and user_version(cache_path) == 1
 
 
 def test_the_shipped_demo_run_imports_into_a_versioned_store(tmp_path):
     store = RunStore(tmp_path / "runs.sqlite")
     run_id = ensure_demo_run(store)
     assert run_id and store.get_run(run_id).status == "completed" and store.measures(run_id)
-    assert user_version(tmp_path / "runs.sqlite") == 2
+    assert user_version(tmp_path / "runs.sqlite") == 3
 
 
 def test_a_version_1_store_gains_the_views_table_when_opened_and_reads_as_before(tmp_path):
@@ -128,7 +128,7 @@ def test_a_version_1_store_gains_the_views_table_when_opened_and_reads_as_before
     assert read_only.views(run_id, "any") is None and user_version(path) == 1
     read_only.close()
     store = RunStore(path)
-    assert [run.name for run in store.list_runs()] == ["run 2", "run 1", "run 0"] and user_version(path) == 2
+    assert [run.name for run in store.list_runs()] == ["run 2", "run 1", "run 0"] and user_version(path) == 3
     store.set_views(run_id, "v:1", {"flagged": []})
     assert store.views(run_id, "v:1") == {"flagged": []} and store.views(run_id, "v:2") is None
 
@@ -138,7 +138,7 @@ def test_a_store_from_a_newer_summbias_is_refused_by_every_command_and_left_byte
     with sqlite3.connect(path) as connection:
         connection.execute("PRAGMA user_version = 99")
     before = digest(path)
-    message = ("was written by a newer summbias (schema 99, this version reads up to 2) — upgrade summbias or "
+    message = ("was written by a newer summbias (schema 99, this version reads up to 3) — upgrade summbias or "
                "choose another --store")
     with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")):
         RunStore(path)

@@ -19,24 +19,26 @@ from bias_core.common.records import Document
 from bias_core.documents.record_files import write_jsonl
 from bias_core.runs.config import AuditConfig, ConfigError, config_hash
 from bias_core.runs.pipeline import open_run
-from bias_core.runs.run_info import RunBusyError, StoreError
+from bias_core.runs.run_info import Owner, RunBusyError, StoreError
 from bias_core.runs.selection import check_corpus
 from bias_core.runs.store import RunStore
 
 
 def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore,
-                 *, cache_path: str | Path | None = None, resume_run: str | None = None) -> str:
+                 *, cache_path: str | Path | None = None, resume_run: str | None = None,
+                 owner: Owner | None = None) -> str:
     """Create (or find the unfinished) run for this audit, start a worker process on it and return the run id.
 
     Raises ``ConfigError`` for an invalid config before anything is written. Resuming a stored run whose config is
     no longer valid (say, written before a check existed) marks that run failed with the message, so it is not
     offered for resuming again; ``resume_run`` names the run being resumed (the Runs page's Resume button).
+    ``owner`` (sign-in on) is who launches it: only a run of theirs is resumed, and a new run is theirs.
     """
     try:
         config.validate()
         check_corpus(config, documents)
     except ConfigError as error:
-        stale = resume_run or store.resumable_run(config_hash(config, documents))
+        stale = resume_run or store.resumable_run(config_hash(config, documents), owner)
         if stale and not (store.get_run(stale).status == "running" and store.get_run(stale).worker_alive):
             store.update_run(stale, status="failed", message=f"cannot resume: {error}")
         raise
@@ -47,7 +49,7 @@ def launch_audit(config: AuditConfig, documents: list[Document], store: RunStore
     if not corpus_file.exists():
         write_jsonl(corpus_file, documents)
     config.corpus.path = str(corpus_file)
-    run_id = open_run(store, config, documents)
+    run_id = resume_run or open_run(store, config, documents, owner=owner)
     info = store.get_run(run_id)
     if info.status == "running" and info.worker_alive:
         return run_id

@@ -24,6 +24,7 @@ from bias_core.runs.config import AuditConfig, ConfigError, config_hash, environ
 from bias_core.runs.estimate import Estimate
 from bias_core.runs.executors import LocalExecutor, RayExecutor
 from bias_core.runs.progress import ProgressCallback, RunProgress
+from bias_core.runs.run_info import Owner
 from bias_core.runs.selection import check_corpus, documents_for, kept_documents, with_excluded_entities
 from bias_core.runs.stopping import AuditStopped, exit_code, mark_stopped
 from bias_core.runs.store import RunStore
@@ -101,9 +102,10 @@ def compute_run_measures(store: RunStore, run_id: str, config: AuditConfig) -> l
 
 
 def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *, resume: bool = True,
-             run_id: str | None = None) -> str:
+             run_id: str | None = None, owner: Owner | None = None) -> str:
     """Return the newest unfinished run of this exact audit (same config and corpus), or a new one; with ``run_id``,
-    that run, after checking that it is this audit.
+    that run, after checking that it is this audit. With ``owner`` (the app, sign-in on), only that person's run is
+    resumed, and a new run is theirs.
 
     The app creates the run with this before starting a worker; the worker is given the run's id.
     """
@@ -114,11 +116,14 @@ def open_run(store: RunStore, config: AuditConfig, documents: list[Document], *,
                               hint="leave out --run to find or start the run of this config")
         return run_id
     if not resume:
-        return store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+        created_id = store.create_run(config.to_dict(), digest, environment(config.seed), name=config.name)
+        if owner is not None:
+            store.set_owner(created_id, owner)
+        return created_id
     # Found or created in one transaction, so identical audits started together share one run; ``claim_run`` then
     # lets one of them work on it and turns the other away (see run_audit).
     run_id, created = store.resume_or_create_run(config.to_dict(), digest, environment(config.seed),
-                                                 name=config.name)
+                                                 name=config.name, owner=owner)
     if not created:
         logger.info("resuming run %s", run_id)
     return run_id

@@ -41,6 +41,15 @@ def process_start_time(pid: int) -> float | None:
         raise PermissionError(f"process {pid} may not be inspected") from error
 
 
+@dataclass(frozen=True)
+class Owner:
+    """Who launched a run from the app with sign-in on: their subject at the sign-in provider (what access is
+    decided on) and the name or e-mail the provider gave for them (what the Runs page shows)."""
+
+    subject: str
+    label: str
+
+
 @dataclass
 class RunInfo:
     """One row of the runs table, decoded."""
@@ -61,6 +70,7 @@ class RunInfo:
     worker_pid: int | None = None
     reports: dict[str, Any] = field(default_factory=dict)
     damaged: str | None = None  # why the stored row cannot be read (``list_runs`` keeps such a run, to be deleted)
+    owner: Owner | None = None  # None: the operator's run (the command line, the demo run, or sign-in off)
 
     @property
     def progress(self) -> float:
@@ -148,3 +158,40 @@ def run_problem(row: sqlite3.Row) -> str | None:
 def damaged_run_message(run_id: object, problem: str) -> str:
     """One line: run ``run_id`` cannot be read because of ``problem``, and what to do."""
     return f"run {run_id}: {problem}, so it cannot be read — delete it on the Runs page"
+
+
+def decode_run(row: sqlite3.Row) -> RunInfo:
+    """The row as a ``RunInfo``; one ``StoreError`` line naming the run and the part of it that cannot be read
+    (see ``run_problem``)."""
+    problem = run_problem(row)
+    if problem:
+        raise StoreError(damaged_run_message(row["id"], problem))
+    return RunInfo(
+        id=row["id"], name=row["name"], created=row["created"], updated=row["updated"], status=row["status"],
+        config=json.loads(row["config"]), config_hash=row["config_hash"],
+        environment=json.loads(row["environment"]), model_revisions=json.loads(row["model_revisions"]),
+        stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
+        message=row["message"], worker_pid=row["worker_pid"], reports=json.loads(row["reports"]),
+        owner=_owner(row),
+    )
+
+
+def damaged_run(row: sqlite3.Row, problem: str) -> RunInfo:
+    """A run whose row cannot be read, as ``list_runs`` lists it: its id, what of its name and times reads, and
+    ``damaged`` saying why; no config, so nothing can be done with it but delete it."""
+    def number(value: Any) -> float:
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    return RunInfo(
+        id=str(row["id"]), name=row["name"] if isinstance(row["name"], str) else None,
+        created=number(row["created"]), updated=number(row["updated"]), status=str(row["status"]), config={},
+        config_hash=str(row["config_hash"]), environment={}, model_revisions={}, stage=None, progress_done=0,
+        progress_total=0, message=damaged_run_message(row["id"], problem), damaged=problem, owner=_owner(row))
+
+
+def _owner(row: sqlite3.Row) -> Owner | None:
+    """The owner a row read with its owner's columns names (``RunStore``'s join), or None."""
+    keys = row.keys()
+    if "owner" not in keys or row["owner"] is None:
+        return None
+    return Owner(str(row["owner"]), str(row["owner_label"] or row["owner"]))

@@ -26,10 +26,12 @@ from bias_core.common.records import Document, Input, MeasureResult, Summary
 from bias_core.common.sqlite_files import damaged_message, describe_error, open_database, rollback
 from bias_core.runs.run_info import (
     STATUSES,
+    Owner,
     RunBusyError,
     RunInfo,
     StoreError,
-    damaged_run_message,
+    damaged_run,
+    decode_run,
     run_problem,
     worker_record,
 )
@@ -37,6 +39,11 @@ from bias_core.runs.store_schema import STORE_SCHEMA
 from bias_core.runs.usage import TokenUsage
 
 T = TypeVar("T")
+# Every column of a run's row, with its owner's subject and label (NULL: the operator's run); the second for a store
+# opened read-only that predates owners (schema 2).
+_RUNS_WITH_OWNERS = ("SELECT runs.*, owners.subject AS owner, owners.label AS owner_label FROM runs "
+                     "LEFT JOIN owners ON owners.run_id = runs.id")
+_RUNS_WITHOUT_OWNERS = "SELECT runs.*, NULL AS owner, NULL AS owner_label FROM runs"
 
 
 def default_store_path() -> Path:
@@ -65,6 +72,8 @@ class RunStore:
         except sqlite3.Error as error:
             self._connection.close()
             raise StoreError(describe_error(STORE_SCHEMA, self.path, error, "opening")) from None
+        owners = self._read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'owners'")
+        self._runs = _RUNS_WITH_OWNERS if owners else _RUNS_WITHOUT_OWNERS
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -111,19 +120,21 @@ class RunStore:
             )
         return run_id
 
-    def resumable_run(self, config_hash: str) -> str | None:
-        """Return the newest unfinished run with this config hash, if any."""
-        rows = self._read(
-            "SELECT id FROM runs WHERE config_hash = ? AND status != 'completed' ORDER BY created DESC LIMIT 1",
-            (config_hash,))
+    def resumable_run(self, config_hash: str, owner: Owner | None = None) -> str | None:
+        """Return the newest unfinished run with this config hash, if any; with ``owner``, only among the runs that
+        person launched (a signed-in user never resumes, so takes over, another's run by starting the same audit)."""
+        mine = "" if owner is None else " AND id IN (SELECT run_id FROM owners WHERE subject = ?)"
+        rows = self._read(f"SELECT id FROM runs WHERE config_hash = ? AND status != 'completed'{mine} "
+                          "ORDER BY created DESC LIMIT 1", (config_hash,) + (() if owner is None else (owner.subject,)))
         return rows[0][0] if rows else None
 
     def resume_or_create_run(self, config: dict[str, Any], config_hash: str, environment: dict[str, Any],
-                             name: str | None = None) -> tuple[str, bool]:
-        """The newest unfinished run with this config hash, or a new one (then ``True``), found or made in one
-        transaction: identical audits started together get the same run, and ``claim_run`` lets one work on it."""
+                             name: str | None = None, owner: Owner | None = None) -> tuple[str, bool]:
+        """The newest unfinished run with this config hash (with ``owner``: of theirs), or a new one (then
+        ``True``, owned by ``owner``), found or made in one transaction: identical audits started together get the
+        same run, and ``claim_run`` lets one work on it."""
         with self._transaction() as connection:
-            found = self.resumable_run(config_hash)
+            found = self.resumable_run(config_hash, owner)
             if found:
                 return found, False
             run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
@@ -132,6 +143,9 @@ class RunStore:
                 "INSERT INTO runs (id, name, created, updated, status, config, config_hash, environment) "
                 "VALUES (?, ?, ?, ?, 'created', ?, ?, ?)",
                 (run_id, name, now, now, json.dumps(config), config_hash, json.dumps(environment)))
+            if owner is not None:
+                connection.execute("INSERT INTO owners (run_id, subject, label) VALUES (?, ?, ?)",
+                                   (run_id, owner.subject, owner.label))
         return run_id, True
 
     def claim_run(self, run_id: str, pid: int | None = None, *, stage: str | None = None) -> None:
@@ -139,7 +153,7 @@ class RunStore:
         raise ``RunBusyError`` (changing nothing) if another live process is its worker."""
         pid = os.getpid() if pid is None else pid
         with self._transaction() as connection:
-            holder = self._decode_run(self._run_row(run_id))
+            holder = decode_run(self._run_row(run_id))
             if holder.worker_pid not in (None, pid) and holder.status in ("running", "created") \
                     and holder.worker_alive:
                 raise RunBusyError(
@@ -188,34 +202,6 @@ class RunStore:
         except (ValueError, KeyError, TypeError) as error:
             raise StoreError(damaged_message(STORE_SCHEMA, self.path, f"an unreadable record: {error}")) from None
 
-    @staticmethod
-    def _decode_run(row: sqlite3.Row) -> RunInfo:
-        """The row as a ``RunInfo``; one ``StoreError`` line naming the run and the part of it that cannot be read
-        (see ``run_problem``)."""
-        problem = run_problem(row)
-        if problem:
-            raise StoreError(damaged_run_message(row["id"], problem))
-        return RunInfo(
-            id=row["id"], name=row["name"], created=row["created"], updated=row["updated"], status=row["status"],
-            config=json.loads(row["config"]), config_hash=row["config_hash"],
-            environment=json.loads(row["environment"]), model_revisions=json.loads(row["model_revisions"]),
-            stage=row["stage"], progress_done=row["progress_done"], progress_total=row["progress_total"],
-            message=row["message"], worker_pid=row["worker_pid"], reports=json.loads(row["reports"]),
-        )
-
-    @staticmethod
-    def _damaged_run(row: sqlite3.Row, problem: str) -> RunInfo:
-        """A run whose row cannot be read, as ``list_runs`` lists it: its id, what of its name and times reads, and
-        ``damaged`` saying why; no config, so nothing can be done with it but delete it."""
-        def number(value: Any) -> float:
-            return float(value) if isinstance(value, (int, float)) else 0.0
-
-        return RunInfo(
-            id=str(row["id"]), name=row["name"] if isinstance(row["name"], str) else None,
-            created=number(row["created"]), updated=number(row["updated"]), status=str(row["status"]), config={},
-            config_hash=str(row["config_hash"]), environment={}, model_revisions={}, stage=None, progress_done=0,
-            progress_total=0, message=damaged_run_message(row["id"], problem), damaged=problem)
-
     def set_reports(self, run_id: str, reports: dict[str, Any]) -> None:
         """Store reports of the run's stages (e.g. each perturbation's skip report, each summarizer's cache use);
         top-level keys replace the stored ones of the same name and leave the others."""
@@ -249,14 +235,28 @@ class RunStore:
 
     def get_run(self, run_id: str) -> RunInfo:
         """The run; one ``StoreError`` line naming it when its stored row cannot be read (delete it)."""
-        return self._decode_run(self._run_row(run_id))
+        self._run_row(run_id)  # a missing run: its one line
+        return decode_run(self._read(f"{self._runs} WHERE runs.id = ?", (run_id,), rows=True)[0])
 
     def list_runs(self) -> list[RunInfo]:
         """All runs, newest first. A run whose stored row cannot be read is listed with ``damaged`` set (and no
         config), so one damaged run neither hides the others nor stops them being read."""
-        rows = self._read("SELECT * FROM runs ORDER BY created DESC", rows=True)
-        return [self._damaged_run(row, problem) if (problem := run_problem(row)) else self._decode_run(row)
-                for row in rows]
+        rows = self._read(f"{self._runs} ORDER BY runs.created DESC", rows=True)
+        return [damaged_run(row, problem) if (problem := run_problem(row)) else decode_run(row) for row in rows]
+
+    def set_owner(self, run_id: str, owner: Owner) -> None:
+        """Record who launched the run; a run with no owner recorded is the operator's (the command line, the demo
+        run)."""
+        self._run_row(run_id)
+        with self._transaction() as connection:
+            connection.execute("INSERT OR REPLACE INTO owners (run_id, subject, label) VALUES (?, ?, ?)",
+                               (run_id, owner.subject, owner.label))
+
+    def rename_run(self, run_id: str, name: str | None) -> None:
+        """Give the run another name (None or empty: unnamed)."""
+        self._run_row(run_id)
+        with self._transaction() as connection:
+            connection.execute("UPDATE runs SET name = ?, updated = ? WHERE id = ?", (name or None, time.time(), run_id))
 
     def check_writable(self) -> None:
         """Return if this store can be written, else raise the one line a write would (the CLI's): a store whose
@@ -277,7 +277,7 @@ class RunStore:
         pages as they were, is copied into the main file and truncated to nothing."""
         self._run_row(run_id)
         with self._transaction() as connection:
-            for table in ("measures", "failures", "summaries", "inputs", "documents", "runs"):
+            for table in ("views", "owners", "measures", "failures", "summaries", "inputs", "documents", "runs"):
                 column = "id" if table == "runs" else "run_id"
                 connection.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
         try:

@@ -8,8 +8,9 @@ from bias_core.runs.run_info import StoreError
 
 # The store's schema version (PRAGMA user_version). Raise it with every change to SCHEMA; a store written by a
 # higher version is refused rather than written into. Stores written before versions existed (user_version 0, same
-# tables) are version 1. Version 2 added ``views`` (what the result pages need first, ``views.precomputed``).
-SCHEMA_VERSION = 2
+# tables) are version 1. Version 2 added ``views`` (what the result pages need first, ``views.precomputed``),
+# version 3 ``owners`` (who launched a run from the app with sign-in on, ``runs.access``).
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -70,6 +71,11 @@ CREATE TABLE IF NOT EXISTS views (
     fingerprint TEXT NOT NULL,
     data TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS owners (
+    run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    subject TEXT NOT NULL,
+    label TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
 """
 
@@ -77,4 +83,4 @@ CREATE INDEX IF NOT EXISTS runs_by_config ON runs(config_hash, status);
 STORE_SCHEMA = SchemaSpec(
     kind="run store", schema=SCHEMA, version=SCHEMA_VERSION, option="--store",
     damaged_hint="move it aside (e.g. `mv {path} {path}.corrupt`) or choose another --store",
-    error=StoreError, added=(("views", 2),))
+    error=StoreError, added=(("views", 2), ("owners", 3)))

@@ -38,6 +38,7 @@ import streamlit as st
 from bias_core.common.records import Document
 from bias_core.documents.corpus import CsvColumns, load_documents_from_bytes
 from bias_core.safety.errors import BiasCoreError
+from pages.parts import access
 
 PARAM = "ws"
 TOKEN = "workspace_token"
@@ -50,6 +51,8 @@ BROWSER = "workspace_browser"
 # with the same upload (a refresh makes a copy) share one file.
 MAX_WORKSPACES = 256
 MAX_UPLOAD_BYTES = 512 * 2**20
+# A workspace not used for this long is forgotten with its upload file (a tab left for a day starts afresh).
+MAX_IDLE_SECONDS = 24 * 3600
 # The session key of the upload the tab's documents came from: its file name, the name of its bytes on disk (their
 # SHA-256), its size and the CSV column mapping it was read with.
 UPLOAD = "workspace_upload"
@@ -68,6 +71,7 @@ class Workspace:
     """What one tab keeps across a refresh."""
 
     browser: str = ""  # a hash of the value in the cookie of the browser that made it
+    owner: str = ""  # sign-in on: the subject of the signed-in person who made it (issue 30); "" with sign-in off
     context: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     touched: float = field(default_factory=time.time)
@@ -90,6 +94,26 @@ def _browser() -> str:
     into the cookie)."""
     value = browser_cookie() or st.session_state.setdefault(BROWSER, secrets.token_urlsafe(32))
     return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _owner() -> str:
+    """Who is signed in in this session (their subject; "" with sign-in off): a workspace, and so an upload, is
+    restored only to the person who made it."""
+    person = access.current()[1]
+    return person.subject if person is not None else ""
+
+
+def forget_runs(kept: set[str]) -> None:
+    """Forget the upload of every workspace whose launched run is not in ``kept`` (deleted, from this app or the
+    command line), and delete upload files no workspace names any longer: an upload goes with its run."""
+    spaces, lock = _workspaces()
+    with lock:
+        for space in spaces.values():
+            launched = space.context.get("launched_run")
+            if launched and launched not in kept and UPLOAD in space.context:
+                for key in (UPLOAD, "corpus_name", "corpus_choice", "launched_run"):
+                    space.context.pop(key, None)
+        _forget_oldest(spaces)
 
 
 def bind_browser() -> None:
@@ -123,6 +147,9 @@ def _forget_oldest(spaces: OrderedDict[str, Workspace]) -> None:
     file no workspace names."""
     while len(spaces) > 1 and (len(spaces) > MAX_WORKSPACES or _upload_bytes(spaces) > MAX_UPLOAD_BYTES):
         spaces.popitem(last=False)
+    idle = time.time() - MAX_IDLE_SECONDS
+    while spaces and next(iter(spaces.values())).touched < idle:
+        spaces.popitem(last=False)
     named = {space.context[UPLOAD]["file"] for space in spaces.values() if UPLOAD in space.context}
     for path in _upload_folder().iterdir():
         if path.name not in named:
@@ -146,7 +173,7 @@ def _lookup(token: str | None) -> Workspace | None:
     spaces, lock = _workspaces()
     with lock:
         space = spaces.get(token)
-        if space is None or not secrets.compare_digest(space.browser, browser):
+        if space is None or not secrets.compare_digest(space.browser, browser) or space.owner != _owner():
             return None
         spaces.move_to_end(token)
         space.touched = time.time()
@@ -161,11 +188,12 @@ def _own() -> Workspace:
     with lock:
         if token not in spaces:
             token = secrets.token_urlsafe(24)
-            spaces[token] = Workspace(browser=browser)
+            spaces[token] = Workspace(browser=browser, owner=_owner())
             _forget_oldest(spaces)
             st.session_state[TOKEN] = token
         spaces.move_to_end(token)
         space = spaces[token]
+        space.touched = time.time()
     if st.query_params.get(PARAM) != token:
         st.query_params[PARAM] = token
     return space
