@@ -280,14 +280,15 @@ def current_run() -> RunInfo | None:
     except BiasCoreError as error:
         st.error(md_escape(f"The run store could not be opened. {error}"))
         return None
+    by_id = {run.id: run for run in runs}
+    linked = st.query_params.get("run")
+    if linked and linked not in by_id:  # (sign-in on) another's private run reads the same as a missing one
+        st.warning(f"The run {md_escape(linked)} named in the link is not in the run store"
+                   + ("; showing another run." if runs else "."))
+        linked = None
     if not runs:
         st.info("No runs yet. Start an audit on the Audit page, then come back here.")
         return None
-    by_id = {run.id: run for run in runs}
-    linked = st.query_params.get("run")
-    if linked and linked not in by_id:
-        st.warning(f"The run {md_escape(linked)} named in the link is not in the run store; showing another run.")
-        linked = None
     run_id = linked or st.session_state.get("run_id")
     if run_id not in by_id:  # the newest run that can be read
         run_id = next((run.id for run in runs if not run.damaged), runs[0].id)

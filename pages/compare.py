@@ -32,6 +32,7 @@ from pages.common import (
     run_records,
     run_store,
 )
+from pages.parts.access import through_app
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import flagged_summaries
 from pages.render import (
@@ -44,6 +45,8 @@ from pages.render import (
     md_escape,
     substitution_rows,
 )
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 st.title("Compare summaries")
 st.caption("Originals are ranked by how much their summaries change under the perturbation, ignoring the swapped "

@@ -9,7 +9,10 @@ from bias_core.common.words import counted, counted_parts, plural
 from bias_core.documents.decoding import DEFAULT_MAX_BYTES, describe_limit
 from bias_core.documents.language import non_english_documents
 from pages.common import corpus_picker, document_label
+from pages.parts.access import through_app
 from pages.render import md_escape
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 st.title("Corpus")
 st.caption("Choose the documents to audit. News articles are perturbed by swapping people's names and pronouns; "

@@ -24,9 +24,12 @@ from pages.common import (
     run_records,
     run_store,
 )
+from pages.parts.access import through_app
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import degenerate_summaries
 from pages.render import marked_spans, md_escape
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 st.title("Fightin' Words")
 st.caption("Log-odds ratios with a Dirichlet prior, turned into z-scores: |z| > 1.96 is marked, and the "

@@ -18,9 +18,12 @@ from bias_core.verdicts.sentences import effect_text, verdict_words
 from bias_core.views.charts import chart_data, left_out, measure_figure
 from bias_core.views.families import family_intro, opening_family
 from pages.common import current_run, fidelity_help, findings_for, measure_help, note_unknown_link_values, run_store
+from pages.parts.access import through_app
 from pages.parts.progress import in_progress_notice
 from pages.parts.quality import show_output_quality
 from pages.render import for_display, md_escape, name_frequency_rows, rounded
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 ONE_LINERS = {
     "word_list_inclusion_adjusted": "How far the share of female vs male words (HELM lists) in summaries departs "

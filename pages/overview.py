@@ -11,8 +11,11 @@ from bias_core.verdicts.controls import CALIBRATION_DOC, controls
 from bias_core.verdicts.findings import summarizer_answers
 from bias_core.verdicts.sentences import corrections_line, how_to_read, verdict_words
 from pages.common import current_run, findings_for, run_attribution
+from pages.parts.access import through_app
 from pages.parts.quality import show_output_quality
 from pages.render import FINDING_COLUMNS, FINDING_WIDTHS, effect_and_interval, mark, md_escape
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 
 def evidence_link(run_id: str, finding) -> dict[str, str]:

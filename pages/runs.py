@@ -18,6 +18,8 @@ from pages.common import run_store, select_run
 from pages.parts import access, workspace
 from pages.render import for_display, md_escape
 
+access.through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
+
 st.title("Runs")
 st.caption("Every audit is stored with its configuration, seeds, package versions and model revisions. Open one to "
            "inspect it on the Compare, Fightin' Words and Metrics pages, or export it.")

@@ -29,6 +29,7 @@ from bias_core.safety.errors import InputError
 SETTINGS_TABLE = "summbias"
 _SETTINGS = ("admins", "runs_visible", "network_without_sign_in")
 VISIBILITIES = ("all", "own")
+_WHERE = f"[{SETTINGS_TABLE}] in .streamlit/secrets.toml"
 
 
 @dataclass(frozen=True)
@@ -47,17 +48,16 @@ class AccessPolicy:
         settings = dict(settings or {})
         unknown = sorted(set(settings) - set(_SETTINGS))
         if unknown:
-            raise InputError(f"[{SETTINGS_TABLE}] in the secrets has unknown keys {', '.join(unknown)} (known: "
-                             f"{', '.join(_SETTINGS)})")
+            raise InputError(_WHERE, f"unknown keys {', '.join(unknown)} (known: {', '.join(_SETTINGS)})")
         admins = settings.get("admins", [])
         if not isinstance(admins, list) or not all(isinstance(admin, str) and admin for admin in admins):
-            raise InputError(f"[{SETTINGS_TABLE}] admins must be a list of the provider's subjects (text)")
+            raise InputError(_WHERE, "admins must be a list of the provider's subjects (text)")
         visible = settings.get("runs_visible", "all")
         if visible not in VISIBILITIES:
-            raise InputError(f"[{SETTINGS_TABLE}] runs_visible must be \"all\" or \"own\", not {visible!r}")
+            raise InputError(_WHERE, f"runs_visible must be \"all\" or \"own\", not {visible!r}")
         network = settings.get("network_without_sign_in", False)
         if not isinstance(network, bool):
-            raise InputError(f"[{SETTINGS_TABLE}] network_without_sign_in must be true or false")
+            raise InputError(_WHERE, "network_without_sign_in must be true or false")
         return cls(sign_in=sign_in, admins=frozenset(admins), runs_visible=visible,
                    network_without_sign_in=network)
 

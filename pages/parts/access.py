@@ -64,6 +64,23 @@ def visitor() -> Owner | None:
     return Owner(subject, str(label))
 
 
+def through_app() -> None:
+    """First line of every page: a page Streamlit ran without app.py is run again through it.
+
+    Until a script has called ``st.navigation`` once in this server process, Streamlit treats ``pages/`` as an
+    old-style multipage folder and serves a deep link (``/runs?run=…``) by running that page alone: without app.py,
+    so without sign-in, the sidebar and the cookie that binds workspaces (issue 30). The flag it keeps for that
+    (``PagesManager.uses_pages_directory``, which ``st.navigation`` itself clears) is cleared here and the run starts
+    again, now through app.py, on the same URL. A page run through app.py finds it cleared and goes on."""
+    from streamlit.runtime.pages_manager import PagesManager  # the flag st.navigation clears; no public API has it
+
+    # A session in which app.py has run (the gate keeps its finding) goes on: a rerun now would drop a widget's press
+    # (Streamlit's AppTest sets the flag again before every run of a page).
+    if PagesManager.uses_pages_directory and "_access" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def gate() -> tuple[AccessPolicy, Owner | None]:
     """Run before any page: stop with one line when the server must not serve (listening beyond this machine with
     sign-in off, or a setting that does not read), ask a visitor to sign in when sign-in is on, and put who is

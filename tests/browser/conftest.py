@@ -46,17 +46,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(state: Path, **env: str):
-    """Run `streamlit run app.py` on a free port with its store and cache in ``state`` (and ``env`` added); yield its
-    URL and stop it by PID at the end."""
-    port = _free_port()
+def running_app(state: Path, *, port: int | None = None, args: tuple[str, ...] = (), warm: bool = True, **env: str):
+    """Run `streamlit run app.py` on a free port (or ``port``) with its store and cache in ``state``, ``env`` added
+    and ``args`` after Streamlit's own; yield its URL and stop it by PID at the end. ``warm``: run app.py once
+    through the script health check before any browser comes, as scripts/start.sh does (not a plain `streamlit
+    run`)."""
+    port = port or _free_port()
     env = {**os.environ, "SUMMBIAS_STORE": str(state / "runs.sqlite"), "SUMMBIAS_CACHE": str(state / "c.sqlite"),
            "HF_HUB_OFFLINE": "1", **env}
     log = (state / "streamlit.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false", *args],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
@@ -69,10 +71,10 @@ def running_app(state: Path, **env: str):
     else:
         _stop(process)
         pytest.fail(f"streamlit did not start; log: {(state / 'streamlit.log').read_text()[-2000:]}")
-    # As scripts/start.sh does: one run of app.py before any browser comes. Until app.py has run once, Streamlit
-    # serves a deep link such as /compare from the pages/ folder without app.py (no navigation, no sidebar).
-    with contextlib.suppress(OSError):
-        urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=120).read()
+    # As scripts/start.sh does: one run of app.py before any browser comes, so the first page only draws.
+    if warm:
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=120).read()
     try:
         yield url
     finally:
