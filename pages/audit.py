@@ -327,7 +327,7 @@ if not summarizers:
 try:
     # Keyed only by what the inputs depend on: typing a run name or choosing a summarizer rebuilds nothing, and with
     # nothing excluded this is the review's own build.
-    all_inputs, reports = built_inputs(perturbations, int(seed), documents, excluded)
+    all_inputs, reports = built_inputs(perturbations, int(seed), documents, excluded, summarizers)
 except (BiasCoreError, ValueError) as error:
     st.error(md_escape(error))
     st.stop()

@@ -22,8 +22,9 @@ from bias_core.documents.record_files import write_jsonl
 from bias_core.perturb import PERTURBATIONS, get_perturbation
 from bias_core.perturb.gender import AGREEMENT_SCOPES
 from bias_core.perturb.sentiment import VALUE_SOURCES, unknown_value_column
+from bias_core.runs.selection import check_perturbation_inputs, documents_for
 from bias_core.safety.errors import InputError
-from bias_core.safety.validation import NAMES, SAMPLES, UNITS_PER_INPUT, check_option, check_output_path
+from bias_core.safety.validation import NAMES, SAMPLES, UNITS_PER_INPUT, ParamError, check_option, check_output_path
 
 # Command-line option → config field; an option given for a perturbation whose config lacks the field is an error.
 OPTION_FIELDS = {
@@ -131,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
         problem = unknown_value_column(documents, perturbation.config, loaded_as=columns and columns.value)
         if problem:
             raise InputError(str(args.documents), problem.replace("value_column", "--value-column", 1))
+    try:  # originals × samples, before any document is parsed (the audit's check, issue 30)
+        check_perturbation_inputs(args.kind, perturbation.config, len(documents_for(args.kind, documents)))
+    except ParamError as error:
+        raise InputError(str(args.documents), str(error)) from None
     with tqdm(total=len(documents), unit="document", desc=f"perturb {args.kind}", file=sys.stderr,
               dynamic_ncols=True, disable=args.quiet) as bar:
         result = perturbation.run_with_progress(documents, progress=bar.update)

@@ -43,7 +43,8 @@ class StageError(BiasCoreError):
 def one_line(error: BaseException, limit: int = 300) -> str:
     """``Type: message`` on one line, cut to ``limit`` characters (a BiasCoreError's message without the type), with
     the credentials of any URL in it redacted (``bias_core.safety.redact``)."""
-    text = redact_urls(" ".join(line.strip() for line in str(error).splitlines() if line.strip()))
+    # Redacted before the lines are joined: a line break inside a URL is part of it (a client drops it).
+    text = " ".join(line.strip() for line in redact_urls(str(error)).splitlines() if line.strip())
     if not isinstance(error, BiasCoreError):
         text = f"{type(error).__name__}: {text}" if text else type(error).__name__
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -80,7 +80,8 @@ def server_message(body: Any, limit: int = 200) -> str:
     message = body.get("message") if isinstance(body, dict) else body
     if not isinstance(message, str):
         return ""
-    text = redact_urls(" ".join("".join(c if c.isprintable() else " " for c in message).split()))
+    # Redacted before control characters become spaces: a tab inside a URL is part of it (urllib drops it).
+    text = " ".join("".join(c if c.isprintable() else " " for c in redact_urls(message)).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -24,6 +24,7 @@ from bias_core.perturb.review import NAME_SWAP_KINDS, REVIEW_SAMPLE_SIZE, review
 from bias_core.perturb.review_checklist import Check, Example
 from bias_core.runs.config import AuditConfig, CorpusSpec, StageSpec
 from bias_core.runs.pipeline import build_inputs
+from bias_core.runs.selection import check_counts
 from bias_core.safety.errors import BiasCoreError
 from pages.render import SUBSTITUTION_COLUMNS, highlighted_input, md_escape, substitution_rows
 
@@ -116,10 +117,16 @@ def _corpus_digest(documents: list[Document]) -> str:
 
 
 def built_inputs(perturbations: list[StageSpec], seed: int, documents: list[Document],
-                 excluded: list[str] | tuple[str, ...] = ()) -> tuple[list[Input], dict]:
+                 excluded: list[str] | tuple[str, ...] = (),
+                 summarizers: list[StageSpec] | tuple[StageSpec, ...] = ()) -> tuple[list[Input], dict]:
     """Every input of the chosen perturbations and the perturbations' reports, cached per corpus, perturbations, seed
     and excluded originals. The review builds with nothing excluded (so the reasons to exclude stay visible); the
-    Audit page's count asks for the same build when nothing is excluded, so the inputs are built once."""
+    Audit page's count asks for the same build when nothing is excluded, so the inputs are built once.
+
+    Nothing is built for an audit whose counts multiply past the limits (originals × samples, and with
+    ``summarizers`` inputs × summarizers): a ``ConfigError`` gives the command line's line (``check_counts``)."""
+    check_counts(AuditConfig(corpus=CorpusSpec("uploaded"), summarizers=list(summarizers), perturbations=perturbations,
+                             seed=seed, exclude_originals=list(excluded)), documents)
     return _built(json.dumps([dataclasses.asdict(spec) for spec in perturbations], sort_keys=True), seed,
                   tuple(excluded), _corpus_digest(documents), documents)
 
