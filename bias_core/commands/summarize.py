@@ -13,7 +13,7 @@ from bias_core.documents.corpus import load_documents
 from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, check_size, megabytes
 from bias_core.documents.record_files import read_inputs, write_jsonl
 from bias_core.safety.errors import InputError, stage
-from bias_core.safety.validation import BATCH_SIZE, MAX_MB, check_option, check_output_path
+from bias_core.safety.validation import BATCH_SIZE, MAX_MB, ParamError, check_option, check_output_path, check_summaries
 from bias_core.summarize import SummaryCache, get_summarizer, summarize_inputs
 from bias_core.summarize.base import check_summarizer
 
@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     params = parse_params(args.param)
     check_summarizer(args.summarizer, **params)
     inputs = read_any_inputs(args.inputs, megabytes(args.max_mb))
+    try:  # inputs × 1 summarizer, the audit's bound on summaries (issue 30), before the model is loaded
+        check_summaries(len(inputs), 1, "split the inputs into smaller files")
+    except ParamError as error:
+        raise InputError(str(args.inputs), str(error)) from None
     summarizer = get_summarizer(args.summarizer, **params)
     cache = None if args.no_cache else SummaryCache(args.cache)
 
