@@ -132,7 +132,7 @@ def test_a_refresh_of_the_audit_page_keeps_the_upload_the_settings_and_the_runs_
         page.goto(f"{url}/audit?ws={token}&following={running}")
         wait_for_app(page)
         expect(main.get_by_text("Following the run", exact=False)).to_be_visible(timeout=30_000)
-        expect(main.get_by_text("412 of 876 summaries", exact=False)).to_be_visible()
+        expect(main.get_by_text("412 of 876 summaries", exact=False)).to_be_visible(timeout=30_000)
         expect(main.get_by_text("Corpus: council.txt", exact=False)).to_be_visible()
         screenshot("workbench-links-audit-following")
 
