@@ -28,6 +28,8 @@ from pages.parts.progress import show_estimate, show_progress
 from pages.parts.review import built_inputs, review_swaps
 from pages.render import md_escape
 
+access.through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
+
 # Session state naming the run launched by this session's Run audit button (its progress is drawn by the button).
 PROGRESS_BY_BUTTON = "progress_by_run_button"
 EXTRACTIVE = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist"]

@@ -9,9 +9,12 @@ from bias_core.common.records import Input, Summary
 from bias_core.safety.errors import BiasCoreError
 from bias_core.summarize import summarize_inputs
 from pages.common import corpus_picker, document_label, summarizer, summary_cache
+from pages.parts.access import through_app
 from pages.parts.endpoints import endpoint_choice
 from pages.parts.models import model_choice
 from pages.render import md_escape
+
+through_app()  # a deep link served before app.py ever ran goes through it (sign-in, sidebar, cookie)
 
 BUILT_IN = ["lead-3", "random-3", "textrank", "lexrank", "topic", "sexist", "smollm2"]
 CUSTOM = {"Hugging Face model (hf:)": "hf:", "OpenAI-compatible endpoint (openai:)": "openai:"}
