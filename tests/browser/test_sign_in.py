@@ -182,3 +182,25 @@ def test_the_first_deep_link_after_a_plain_streamlit_run_has_the_sidebar_and_the
             time.sleep(0.2)
         assert "summbias_browser" in {c["name"] for c in context.cookies()}
         context.close()
+
+
+def test_a_server_open_to_the_network_without_sign_in_serves_nothing_until_the_operator_says_so(browser, tmp_path):
+    """Sign-in off and listening on every interface: one line, no page, no run (Why 1); the operator's explicit
+    network_without_sign_in = true serves the app as before."""
+    with running_app(tmp_path, args=("--server.address", "0.0.0.0")) as url:
+        page = browser.new_page()
+        page.goto(f"{url}/runs", timeout=120_000)
+        wait_for_app(page)
+        expect(page.get_by_text("This server listens on address 0.0.0.0 without sign-in, so anyone on the network "
+                                "could see and delete every run: it serves nothing.")).to_be_visible(timeout=60_000)
+        assert page.get_by_test_id("stSidebarNav").count() == 0 and "Delete this run" not in page.inner_text("body")
+        page.close()
+    secrets = tmp_path / "secrets.toml"
+    secrets.write_text("[summbias]\nnetwork_without_sign_in = true\n")
+    with running_app(tmp_path, args=("--server.address", "0.0.0.0", "--secrets.files", str(secrets))) as url:
+        page = browser.new_page()
+        page.goto(f"{url}/runs", timeout=120_000)
+        wait_for_app(page)
+        expect(page.get_by_text("Sign-in is off: everyone who reaches this server can see")).to_be_visible(
+            timeout=60_000)
+        page.close()
