@@ -194,8 +194,22 @@ def test_with_private_runs_bob_is_never_shown_alices_run(tmp_path, monkeypatch):
     at.run()
     at.switch_page("pages/runs.py").run()
     assert not at.exception and run_id not in str([box.options for box in at.selectbox])
-    assert [info.value for info in at.info] == ["No runs yet. Start an audit on the Audit page (or with "
-                                                "`python -m bias_core audit --config …`)."]
+    assert [info.value for info in at.info] == [("No runs yet. Start an audit on the Audit page (or with "
+                                                 "`python -m bias_core audit --config …`).")]
     at.switch_page("pages/overview.py").run()
     assert any(f"The run {run_id} named in the link is not in the run store" in w.value.replace("\\", "")
                for w in at.warning)
+
+
+def test_the_command_lines_run_list_names_each_runs_owner(tmp_path, capsys):
+    from bias_core.cli import main
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    alices, _ = store.resume_or_create_run(CONFIG, "h", {}, owner=ALICE)
+    operators = store.create_run(CONFIG, "h2", {})
+    store.close()
+    assert main(["runs", "--store", str(tmp_path / "runs.sqlite"), "--json"]) == 0
+    import json
+
+    owners = {row["id"]: row["owner"] for row in json.loads(capsys.readouterr().out)}
+    assert owners == {alices: {"subject": "alice", "label": "alice@example.org"}, operators: None}

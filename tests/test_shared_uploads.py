@@ -58,7 +58,7 @@ def test_an_uploads_file_is_deleted_with_its_run(tmp_path, monkeypatch):
     upload(at)
     at.switch_page("pages/audit.py").run()
     at.multiselect(key="audit_perturbations").set_value([]).run()  # the identity arm only: seconds
-    store, run = launch_small_audit(at)
+    _store, run = launch_small_audit(at)
     assert run.status == "completed", run.message
     folder = workspace._upload_folder()
     assert [path.name for path in folder.iterdir()] != []  # the upload's bytes, kept for a refresh

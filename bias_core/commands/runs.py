@@ -36,6 +36,8 @@ def run_row(info: RunInfo) -> dict:
         "stage": info.stage, "progress_done": info.progress_done, "progress_total": info.progress_total,
         "created": datetime.datetime.fromtimestamp(info.created).isoformat(timespec="seconds"),
         "message": info.message,
+        # Who launched it from the app with sign-in on (issue 30); null: the operator's run.
+        "owner": None if info.owner is None else {"subject": info.owner.subject, "label": info.owner.label},
     }
 
 
