@@ -66,8 +66,9 @@ def review_swaps(perturbations: list[StageSpec], documents: list[Document],
     try:
         inputs, reports = built_inputs(perturbations, seed, documents)
     except (BiasCoreError, ValueError) as error:
+        # Said once, here: the Audit page's own build of the same inputs would fail with the same line.
         st.error(md_escape(error))
-        return perturbations, [], {}
+        st.stop()
     unexcluded = review_inputs(inputs, reports)
     flags = unexcluded.original_flags()
     body = st.container()
