@@ -101,6 +101,9 @@ def gate() -> tuple[AccessPolicy, Owner | None]:
     if person is None:
         st.title("summbias")
         st.write("This server is shared by a team: sign in to see and start audits.")
+        # Streamlit answers a provider it cannot reach with a bare page of its own; its log holds the cause.
+        st.caption("A page that says only \"Authentication error\" means this server could not reach the sign-in "
+                   "provider: the server's log says why; tell its operator.")
         for provider in providers():
             label = "Sign in" if provider is None else f"Sign in with {provider}"
             if st.button(label, key=f"sign_in_{provider or 'default'}", type="primary"):
