@@ -12,7 +12,7 @@ import json
 import logging
 
 from bias_core.common import stats
-from bias_core.documents.decoding import text_file
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, DEFAULT_MAX_MB, megabytes, text_file
 from bias_core.documents.record_files import read_inputs, read_summaries, write_measures
 from bias_core.measures import (
     MARKER_LEXICON_NAMES,
@@ -27,7 +27,7 @@ from bias_core.measures.lexical_bias import read_bias_labels
 from bias_core.measures.lexicons import DEFAULT_PAIRED_IDENTIFIERS, PAIRED_IDENTIFIER_CHOICES, load_politicians
 from bias_core.measures.perspective_scores import MATCHINGS
 from bias_core.safety.errors import InputError, stage
-from bias_core.safety.validation import RESAMPLES, SEED, check_option, check_output_path
+from bias_core.safety.validation import MAX_MB, RESAMPLES, SEED, check_option, check_output_path
 
 logger = logging.getLogger(__name__)
 
@@ -71,16 +71,19 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--steen-markert-rules", default="summbias", choices=("summbias", "authors"),
                         help="Steen & Markert's measures: summbias's rules (default) or those of the authors' released "
                              "code (entity matching, word-list tokenisation, anonymiser, exact ties; docs/fidelity.md)")
+    parser.add_argument("--max-mb", type=float, default=DEFAULT_MAX_MB,
+                        help="refuse an inputs, summaries, --hallucination-genders or --bias-labels file larger than "
+                             "this many MB of 1,000,000 bytes (default: %(default)g)")
     parser.add_argument("--lexicon", action="append", metavar="NAME=PATH",
                         help=f"politician features: your own marker list instead of the shipped one (repeatable); "
                              f"NAME is one of {', '.join(MARKER_LEXICON_NAMES)}")
     parser.set_defaults(func=run)
 
 
-def read_gender_lookup(path: str) -> dict[str, str]:
+def read_gender_lookup(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, str]:
     """Read a name → gender CSV (columns name, gender); genders must be male, female or unknown. A file that is not
-    UTF-8 text or not CSV is one ``InputError`` line naming it."""
-    reader = csv.DictReader(text_file(path))
+    UTF-8 text or not CSV, not a regular file or over ``max_bytes`` is one ``InputError`` line naming it."""
+    reader = csv.DictReader(text_file(path, max_bytes))
     try:
         if not {"name", "gender"} <= set(reader.fieldnames or []):
             raise InputError(path, "needs the columns name and gender")
@@ -127,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.out)
     check_option("--bootstrap", RESAMPLES, args.bootstrap)
     check_option("--seed", SEED, args.seed)
+    check_option("--max-mb", MAX_MB, args.max_mb)
+    max_bytes = megabytes(args.max_mb)
     target = _target(args.perspective_target)
     paired = check_paired_identifiers(args.paired_identifiers, "--paired-identifiers")
     lexicons = lexicon_options(args.lexicon)
@@ -134,10 +139,10 @@ def run(args: argparse.Namespace) -> int:
         load_politicians(args.politicians)
     if FAIRSUMM_NGRAM in (args.perspective_matching or ()):
         check_nltk_data(f"--perspective-matching {FAIRSUMM_NGRAM}")
-    lookup = read_gender_lookup(args.hallucination_genders) if args.hallucination_genders else {}
-    labels = read_bias_labels(args.bias_labels) if args.bias_labels else None
-    inputs = read_inputs(args.inputs)
-    summaries = read_summaries(args.summaries)
+    lookup = read_gender_lookup(args.hallucination_genders, max_bytes) if args.hallucination_genders else {}
+    labels = read_bias_labels(args.bias_labels, max_bytes=max_bytes) if args.bias_labels else None
+    inputs = read_inputs(args.inputs, max_bytes)
+    summaries = read_summaries(args.summaries, max_bytes)
     known = {item.id for item in inputs}
     orphans = [summary.input_id for summary in summaries if summary.input_id not in known]
     if len(orphans) == len(summaries):

@@ -40,7 +40,7 @@ def add_parser(subparsers) -> None:
 
 def read_outcomes(path: str | Path) -> list[Outcome]:
     """Read outcomes.csv; a bad header, role or outcome raises InputError naming the line."""
-    reader = csv.DictReader(text_file(path))
+    reader = csv.DictReader(text_file(path, hint="split the outcomes into smaller files"))
     try:
         missing = [column for column in REQUIRED_COLUMNS if column not in (reader.fieldnames or [])]
         if missing:

@@ -47,7 +47,7 @@ def read_any_inputs(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Inpu
         with path.open(encoding="utf-8", errors="replace") as stream:
             first = next((line for line in stream if line.strip()), "")
         if '"original_id"' in first:
-            return read_inputs(path)
+            return read_inputs(path, max_bytes)
     return [Input.from_document(document) for document in load_documents(path, max_bytes=max_bytes)]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bias_core.common.records import Document, RecordError, Unit
-from bias_core.documents.decoding import DEFAULT_MAX_BYTES, check_size, decode_text, describe_limit
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, check_size, decode_text, describe_limit, read_named_file
 from bias_core.documents.jsonl import check_ids, check_unique_ids, jsonl_objects
 from bias_core.safety.errors import InputError
 
@@ -54,10 +54,9 @@ def load_documents(
         return _load_folder(path, max_bytes=max_bytes)
     if not path.exists():
         raise InputError(str(path), "no such file or folder")
-    size = path.stat().st_size
-    check_size(str(path), size, max_bytes)
-    return load_documents_from_bytes(path.name, path.read_bytes(), columns=columns, max_bytes=max_bytes,
-                                     source=str(path))
+    # Only a regular file, refused over max_bytes before it is read (issue 30): a named pipe or a device is not read.
+    return load_documents_from_bytes(path.name, read_named_file(path, max_bytes), columns=columns,
+                                     max_bytes=max_bytes, source=str(path))
 
 
 def load_documents_from_bytes(
@@ -102,7 +101,7 @@ def _load_folder(folder: Path, *, max_bytes: int) -> list[Document]:
         raise InputError(str(folder), "contains no .txt files", hint="put one article per .txt file in the folder")
     total = sum(p.stat().st_size for p in files)
     check_size(str(folder), total, max_bytes)
-    documents = [_text_document(p.stem, p.read_bytes(), str(p)) for p in files]
+    documents = [_text_document(p.stem, read_named_file(p, max_bytes), str(p)) for p in files]
     check_unique_ids(str(folder), documents)
     return documents
 

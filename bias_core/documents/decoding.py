@@ -1,13 +1,19 @@
-"""Uploaded and named files' bytes as text: the size limits on them (``DEFAULT_MAX_BYTES``, ``describe_limit``) and
-their decoding as UTF-8, UTF-16 or UTF-32 with binary data refused (``decode_text``, ``text_file``)."""
+"""Uploaded and named files' bytes as text: the size limits on them (``DEFAULT_MAX_BYTES``, ``describe_limit``), the
+bounded reading of a file a user names (``read_named_file``, ``gunzip``) and their decoding as UTF-8, UTF-16 or UTF-32
+with binary data refused (``decode_text``, ``text_file``)."""
 
 from __future__ import annotations
 
 import codecs
+import gzip
 import io
+import os
+import stat
+import zlib
 from pathlib import Path
 
 from bias_core.safety.errors import InputError
+from bias_core.safety.operator_files import read_operator_file
 
 # One megabyte is 1,000,000 bytes here, as in the app's upload widget (Streamlit counts so in every browser but
 # Windows ones, and says "File must be 20.0MB or smaller"): the app, the command line and an audit config state one
@@ -35,13 +41,16 @@ def describe_limit(max_bytes: int) -> str:
     return f"{max_bytes / BYTES_PER_MB:g} MB ({max_bytes:,} bytes)"
 
 
-def check_size(source: str, size: int, max_bytes: int) -> None:
+SIZE_HINT = ("split the corpus into smaller files, or raise the limit (max_mb in an audit config, --max-mb on the "
+             "command line)")
+
+
+def check_size(source: str, size: int, max_bytes: int, hint: str | None = None) -> None:
     if size > max_bytes:
         raise InputError(
             source,
             f"is {size / BYTES_PER_MB:.1f} MB ({size:,} bytes), over the {describe_limit(max_bytes)} limit",
-            hint="split the corpus into smaller files, or raise the limit (max_mb in an audit config, --max-mb on "
-                 "the command line)",
+            hint=hint or SIZE_HINT,
         )
     if size == 0:
         raise InputError(source, "is empty", hint="choose a file that contains text")
@@ -118,15 +127,41 @@ def _control_share(sample: bytes) -> float:
     return controls / max(1, len(sample))
 
 
-def text_file(path: str | Path) -> io.StringIO:
-    """The text of a file an option names, for ``csv`` or line reading; one ``InputError`` line naming the file when
-    it is missing or not text ("is not UTF-8 text", binary, empty), decoded as corpus files are
-    (``decode_text``)."""
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(str(path), "no such file")
+def read_named_file(path: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES, *, hint: str | None = None) -> bytes:
+    """The bytes of the regular file ``path`` names (a file a user or an operator names: a records file, an option's
+    CSV or JSONL, a table), read bounded (issue 30). One ``InputError`` line naming the file when it is missing or a
+    folder ("no such file"), a device, named pipe or socket (refused, never read: ``read_operator_file``), or over
+    ``max_bytes`` (refused before it is read, in ``check_size``'s words; ``hint`` says how to raise the limit)."""
+    source = str(path)
     try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise InputError(str(path), f"cannot be read ({error.strerror or error})") from None
+        status = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(source, "no such file") from None
+    except (OSError, ValueError):  # read_operator_file says why, in one line
+        status = None
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise InputError(source, "no such file (it is a folder)")
+    if status is not None and stat.S_ISREG(status.st_mode):
+        check_size(source, status.st_size, max_bytes, hint)
+    return read_operator_file(path, what="file", max_bytes=max_bytes)
+
+
+def gunzip(source: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The decompressed bytes of gzip ``data``, at most ``max_bytes`` of them (no more are decompressed, so a small
+    file that decompresses to gigabytes is refused at the limit); one ``InputError`` line naming ``source``."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            unpacked = stream.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
+        raise InputError(source, f"is not a readable gzip file ({error})") from None
+    if len(unpacked) > max_bytes:
+        raise InputError(source, f"decompresses to more than {describe_limit(max_bytes)}, its limit")
+    return unpacked
+
+
+def text_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *, hint: str | None = None) -> io.StringIO:
+    """The text of a file an option names, for ``csv`` or line reading; one ``InputError`` line naming the file when
+    it is missing, not a regular file, over ``max_bytes`` (``read_named_file``) or not text ("is not UTF-8 text",
+    binary, empty), decoded as corpus files are (``decode_text``)."""
+    data = read_named_file(path, max_bytes, hint=hint)
     return io.StringIO(decode_text(str(path), data), newline="")

@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bias_core.common.records import Document, Input, MeasureResult, RecordError, Summary
-from bias_core.documents.decoding import decode_text
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES, decode_text, read_named_file
 from bias_core.documents.jsonl import check_ids, check_unique_ids, jsonl_objects
 from bias_core.safety.errors import InputError
 
 RecordT = TypeVar("RecordT", Input, Summary, Document)
 
 
-def read_jsonl(path: str | os.PathLike, record_type: type[RecordT]) -> list[RecordT]:
-    """Read a JSONL file of inputs, summaries or documents; errors name the line."""
+def read_jsonl(path: str | os.PathLike, record_type: type[RecordT],
+               max_bytes: int = DEFAULT_MAX_BYTES) -> list[RecordT]:
+    """Read a JSONL file of inputs, summaries or documents; errors name the line. Only a regular file of at most
+    ``max_bytes`` (the documents' limit; ``--max-mb``) is read (``read_named_file``)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
     records = []
-    for line, obj in jsonl_objects(str(path), path.read_bytes()):
+    for line, obj in jsonl_objects(str(path), read_named_file(path, max_bytes)):
         check_ids(obj, str(path), line)
         try:
             records.append(record_type.from_dict(obj))
@@ -36,16 +36,16 @@ def read_jsonl(path: str | os.PathLike, record_type: type[RecordT]) -> list[Reco
     return records
 
 
-def read_inputs(path: str | os.PathLike) -> list[Input]:
+def read_inputs(path: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Input]:
     """Read ``inputs.jsonl`` (INTERFACES.md); ids must be unique."""
-    inputs = read_jsonl(path, Input)
+    inputs = read_jsonl(path, Input, max_bytes)
     check_unique_ids(str(path), inputs)
     return inputs
 
 
-def read_summaries(path: str | os.PathLike) -> list[Summary]:
+def read_summaries(path: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES) -> list[Summary]:
     """Read ``summaries.jsonl`` (INTERFACES.md)."""
-    return read_jsonl(path, Summary)
+    return read_jsonl(path, Summary, max_bytes)
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[Document | Input | Summary]) -> int:
@@ -72,13 +72,11 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def read_measures(path: str | os.PathLike) -> list[MeasureResult]:
-    """Read ``measures.json`` (INTERFACES.md)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
+def read_measures(path: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES) -> list[MeasureResult]:
+    """Read ``measures.json`` (INTERFACES.md): a regular file of at most ``max_bytes`` (``read_named_file``)."""
+    data = read_named_file(path, max_bytes)
     try:
-        payload = json.loads(decode_text(str(path), path.read_bytes()))
+        payload = json.loads(decode_text(str(path), data))
         return [MeasureResult.from_dict(item) for item in payload["results"]]
     except (json.JSONDecodeError, KeyError, TypeError, RecordError) as error:
         raise InputError(str(path), f"is not a valid measures file ({error})") from None

@@ -54,6 +54,7 @@ from bias_core.measures.lexicons import (
     PAIRED_IDENTIFIER_CHOICES,
     load_politicians,
     paired_identifiers,
+    read_lexicon_text,
 )
 from bias_core.safety.errors import InputError
 
@@ -131,7 +132,7 @@ def check_paired_identifiers(value: object, where: str = "paired_identifiers") -
     if value in PAIRED_IDENTIFIER_CHOICES:
         return value
     path = Path(value)
-    if not path.is_file():
+    if not path.exists() or path.is_dir():  # a device or a pipe is refused by the bounded read (issue 30)
         raise InputError(where, f"'{value}' is neither {', '.join(PAIRED_IDENTIFIER_CHOICES)} nor an existing file",
                          hint="give one of the choices or the path of a male<TAB>female file")
     try:
@@ -165,11 +166,11 @@ def check_lexicon_paths(paths: object, where: str = "lexicons") -> dict[str, str
         if not isinstance(value, str) or not value:
             raise InputError(f"{where}.{name}", f"{value!r} is not a file path")
         path = Path(value)
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a device or a pipe is refused by the bounded read (issue 30)
             raise InputError(f"{where}.{name}", f"'{value}' is not an existing file",
                              hint="give a text file with one word or phrase a line")
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = read_lexicon_text(path).splitlines()
         except UnicodeDecodeError:
             raise InputError(value, "is not UTF-8 text", hint="save the lexicon as UTF-8") from None
         if not any(line.strip() and not line.strip().startswith("#") for line in lines):

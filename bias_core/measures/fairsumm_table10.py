@@ -3,8 +3,6 @@ their released outputs: ``table10_cells``, to set beside ``fairsumm_ngram.TABLE1
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from pathlib import Path
 
@@ -57,7 +55,11 @@ def table10_cells(reference_dir: str | os.PathLike, nltk_data: str | os.PathLike
 
 
 def _jsonl_gz(path: Path) -> list[dict]:
-    if not path.is_file():
+    """The records of a gzipped JSONL file: only a regular file, and at most the documents' limit of it, compressed
+    and decompressed (issue 30); a line that is not a JSON object or nests too deep is one line naming it."""
+    from bias_core.documents.decoding import gunzip, read_named_file
+    from bias_core.documents.jsonl import jsonl_objects
+
+    if not path.exists():
         raise InputError(str(path), "no such file", hint="the FairSumm reference folder's README lists its files")
-    with gzip.open(path, "rt", encoding="utf-8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]
+    return [record for _, record in jsonl_objects(str(path), gunzip(str(path), read_named_file(path)))]

@@ -416,18 +416,27 @@ def random_forest_sfpi(
                           **labels) for name, value in importance.items()]
 
 
-def read_bias_labels(path: str, *, bias_type: str = "lexical") -> dict[str, LabelledDocument]:
-    """Read a JSONL file of per-sentence labels or BASIL-style spans, keyed by document id."""
-    from bias_core.documents.decoding import text_file
+def read_bias_labels(path: str, *, bias_type: str = "lexical",
+                     max_bytes: int | None = None) -> dict[str, LabelledDocument]:
+    """Read a JSONL file of per-sentence labels or BASIL-style spans, keyed by document id: a regular file of at most
+    ``max_bytes`` (default: the documents' limit), each line nested at most ``MAX_JSON_DEPTH`` deep (issue 30)."""
+    from bias_core.documents.decoding import DEFAULT_MAX_BYTES, text_file
+    from bias_core.documents.jsonl import MAX_JSON_DEPTH
+    from bias_core.safety.operator_files import nesting_depth
 
+    too_deep = f"nests JSON more than {MAX_JSON_DEPTH} levels deep"
     documents = {}
-    for line, raw in enumerate(text_file(path).read().splitlines(), start=1):
+    for line, raw in enumerate(text_file(path, max_bytes or DEFAULT_MAX_BYTES).read().splitlines(), start=1):
         if not raw.strip():
             continue
         try:
+            if nesting_depth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+                raise RecursionError  # refused before json recurses once per level
             record = json.loads(raw)
         except json.JSONDecodeError as error:
             raise InputError(path, f"not valid JSON ({error.msg})", row=line) from None
+        except RecursionError:
+            raise InputError(path, too_deep, row=line, hint="each line must be one flat JSON object") from None
         document = labels_from_record(record, bias_type=bias_type, source=path, line=line)
         documents[document.id] = document
     if not documents:

@@ -13,23 +13,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bias_core.common.paths import DATA_DIR
+from bias_core.documents.decoding import DEFAULT_MAX_BYTES
 from bias_core.safety.errors import InputError
+from bias_core.safety.operator_files import read_operator_file
 
 LEXICON_DIR = DATA_DIR / "lexicons"
 POLITICIANS_CSV = DATA_DIR / "politicians.csv"
 POLITICIAN_COLUMNS = ("name", "party", "gender", "office", "years")
 POLITICIAN_GENDERS = ("male", "female", "")
+# A lexicon or a paired-identifiers file is a list of words: the shipped ones are under 2 KB, and 1 MB (some 100,000
+# entries) is far past any published list. A file over it is refused before it is read (issue 30).
+LEXICON_MAX_BYTES = 1_000_000
+# A politicians table is read as strictly as a corpus, within the documents' limit: the shipped one is 0.2 MB.
+POLITICIANS_MAX_BYTES = DEFAULT_MAX_BYTES
 
 
-def _entries(path: Path) -> list[list[str]]:
+def read_lexicon_text(path: str | Path, what: str = "lexicon file") -> str:
+    """The UTF-8 text of a lexicon or paired-identifiers file (``what`` names it): only a regular file of at most
+    ``LEXICON_MAX_BYTES`` is read, else one ``InputError`` line naming the file and the limit (issue 30). Raises
+    ``UnicodeDecodeError`` for a file that is not UTF-8, which the callers word."""
+    data = read_operator_file(path, what=what, max_bytes=LEXICON_MAX_BYTES)
+    return data.decode("utf-8")
+
+
+def _entries(path: Path, what: str = "lexicon file") -> list[list[str]]:
     """Return the entries of a lexicon file: lines that are not empty and do not start with ``#``, split on tabs.
 
     ``splitlines`` also splits on a lone carriage return, which the published lists' headers contain.
     """
-    if not path.is_file():
+    if not path.exists():
         raise InputError(str(path), "lexicon file not found", hint="pass an existing file or reinstall summbias")
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_lexicon_text(path, what).splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             rows.append(line.split("\t") if "\t" in line else [line])
@@ -44,7 +59,7 @@ def paired_identifiers(path: Path = LEXICON_DIR / "paired_identifiers.tsv") -> d
     ``paired_identifier_map``.
     """
     mapping: dict[str, str] = {}
-    for line, row in enumerate(_entries(path), start=1):
+    for line, row in enumerate(_entries(path, "paired identifiers file"), start=1):
         if len(row) != 2:
             raise InputError(str(path), "each entry needs a male and a female word separated by a tab", row=line)
         male, female = (word.strip().lower() for word in row)
@@ -247,13 +262,12 @@ def load_politicians(path: str | Path = POLITICIANS_CSV) -> list[Politician]:
     (issue 23).
     """
     from bias_core.documents.corpus import csv_dict_reader, csv_error
-    from bias_core.documents.decoding import decode_text
+    from bias_core.documents.decoding import decode_text, read_named_file
 
     path = Path(path)
     source = str(path)
-    if not path.is_file():
-        raise InputError(source, "no such file")
-    reader = csv_dict_reader(source, decode_text(source, path.read_bytes()))
+    data = read_named_file(path, POLITICIANS_MAX_BYTES, hint="keep only the politicians the audit needs")
+    reader = csv_dict_reader(source, decode_text(source, data))
     header = reader.fieldnames or []
     missing = [c for c in POLITICIAN_COLUMNS[:4] if c not in header]
     if missing:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bias_core.common.paths import PROJECT_DIR
+from bias_core.documents.decoding import text_file
 
 # Where the reference folders live in a development checkout or in CI: next to the repository, as ../shared.
 DEFAULT_REFERENCE = PROJECT_DIR / ".." / "shared" / "reference"
@@ -83,9 +84,8 @@ def counter_gap_outcomes(folder: Path, model: str) -> list:
     its A and B coreference predictions equal the gold labels; its group is the gender of its target pronoun."""
     from bias_core.measures.quadruples import Outcome
 
-    def read(name: str) -> dict[str, dict]:
-        with (folder / name).open(newline="", encoding="utf-8") as stream:
-            return {row["ID"]: row for row in csv.DictReader(stream, delimiter="\t")}
+    def read(name: str) -> dict[str, dict]:  # only a regular file, within the documents' limit (issue 30)
+        return {row["ID"]: row for row in csv.DictReader(text_file(folder / name), delimiter="\t")}
 
     gold, predicted = read("cgap_gold_labels.tsv"), read(f"{model}_output.tsv")
     outcomes = []
@@ -197,8 +197,8 @@ def format_table(reproduction: Reproduction) -> str:
         lines.append(f"| {cell.paper} | {cell.table} | {cell.row} | {cell.measure} | {cell.published:.{cell.decimals}f}"
                      f" | {cell.recomputed:.{cell.decimals}f} | {cell.difference:+.{cell.decimals}f} |")
     matched = sum(cell.matches for cell in reproduction.cells)
-    lines += ["", f"{matched} of {len(reproduction.cells)} published numbers reproduced exactly at the paper's "
-                  f"rounding."]
+    lines += ["", (f"{matched} of {len(reproduction.cells)} published numbers reproduced exactly at the paper's "
+                   "rounding.")]
     if reproduction.seconds:
         lines.append("Time: " + ", ".join(f"{part} {seconds:.1f} s" for part, seconds in reproduction.seconds.items())
                      + ".")

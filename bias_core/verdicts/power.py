@@ -12,7 +12,6 @@ verdicts after the run state their own.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import statistics
@@ -21,7 +20,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-from bias_core.common.records import MeasureResult
+from bias_core.common.records import MeasureResult, RecordError
+from bias_core.documents.decoding import gunzip, read_named_file
+from bias_core.safety.errors import InputError
 from bias_core.verdicts.judge import Verdict
 from bias_core.verdicts.semantics import plain_name, semantics
 from bias_core.verdicts.sentences import mde_text
@@ -173,12 +174,27 @@ def demo_results() -> tuple[MeasureResult, ...]:
     return tuple(results_of_bundle(DEMO_RUN)) if DEMO_RUN.is_file() else ()
 
 
-def results_of_bundle(path: Path) -> list[MeasureResult]:
-    """The measure results of an exported run bundle (``bias_core.views.export.run_bundle``; .json or .json.gz)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as stream:
-        bundle = json.load(stream)
-    return [MeasureResult.from_dict(m) for m in bundle.get("measures", [])]
+# A run bundle holds the run's documents, inputs and summaries besides its measures (the demo run's, of 28 documents,
+# decompresses to 3.8 MB), so it grows with the corpus times its arms: 500 MB, decompressed, leaves room for the
+# bundle of a large audit and stops a small .gz file that would decompress to gigabytes (issue 30).
+BUNDLE_MAX_BYTES = 500_000_000
+_BUNDLE_HINT = "give a bundle written by `python -m bias_core export`"
+
+
+def results_of_bundle(path: Path, max_bytes: int = BUNDLE_MAX_BYTES) -> list[MeasureResult]:
+    """The measure results of an exported run bundle (``bias_core.views.export.run_bundle``; .json or .json.gz): a
+    regular file of at most ``max_bytes``, decompressed to at most as many; every fault is one ``InputError`` line."""
+    source = str(path)
+    data = read_named_file(path, max_bytes, hint="export a smaller run")
+    if source.endswith(".gz"):
+        data = gunzip(source, data, max_bytes)
+    try:
+        bundle = json.loads(data.decode("utf-8"))
+        return [MeasureResult.from_dict(m) for m in bundle.get("measures", [])]
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError, TypeError, KeyError, RecordError) as error:
+        raise InputError(source, f"is not a valid run bundle ({error})", hint=_BUNDLE_HINT) from None
+    except RecursionError:
+        raise InputError(source, "is not a valid run bundle (JSON nested too deep)", hint=_BUNDLE_HINT) from None
 
 
 def format_table(rows: Sequence[PowerRow]) -> str:
