@@ -189,7 +189,8 @@ class RunStore:
             connection.execute(f"UPDATE runs SET {assignments} WHERE id = ?", (*fields.values(), run_id))
 
     def _run_row(self, run_id: str) -> sqlite3.Row:
-        found = self._read("SELECT * FROM runs WHERE id = ?", (run_id,), rows=True)
+        """The run's row with its owner's columns; one StoreError line when there is no such run."""
+        found = self._read(f"{self._runs} WHERE runs.id = ?", (run_id,), rows=True)
         if not found:
             raise StoreError(f"no run with id '{run_id}' in {self.path} — list the runs with "
                              f"`python -m bias_core runs --store {self.path}`")
@@ -235,8 +236,7 @@ class RunStore:
 
     def get_run(self, run_id: str) -> RunInfo:
         """The run; one ``StoreError`` line naming it when its stored row cannot be read (delete it)."""
-        self._run_row(run_id)  # a missing run: its one line
-        return decode_run(self._read(f"{self._runs} WHERE runs.id = ?", (run_id,), rows=True)[0])
+        return decode_run(self._run_row(run_id))
 
     def list_runs(self) -> list[RunInfo]:
         """All runs, newest first. A run whose stored row cannot be read is listed with ``damaged`` set (and no
