@@ -11,6 +11,7 @@ from typing import Any
 from bias_core.common.records import Document, Input
 from bias_core.documents.decoding import decode_text
 from bias_core.safety.errors import InputError
+from bias_core.safety.operator_files import value_depth
 
 # A JSON line nested deeper than this is refused: no record of INTERFACES.md nests more than a few levels, and deeper
 # structures would exhaust Python's recursion limit in json and in every function that walks records.
@@ -28,7 +29,7 @@ def jsonl_objects(source: str, data: bytes | str) -> Iterator[tuple[int, dict[st
             continue
         try:
             record = json.loads(line)
-            too_deep = _json_depth(record) > MAX_JSON_DEPTH
+            too_deep = value_depth(record, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
         except json.JSONDecodeError as error:
             raise InputError(source, f"is not valid JSON ({error.msg} at column {error.colno})", row=number,
                              hint="each line must be one JSON object") from None
@@ -68,22 +69,6 @@ def lone_surrogate(record: dict[str, Any]) -> tuple[str, str] | None:
             elif isinstance(item, list):
                 stack.extend(item)
     return None
-
-
-def _json_depth(value: Any) -> int:
-    """How many levels of objects and arrays ``value`` nests (0 for a scalar), counted without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if depth > MAX_JSON_DEPTH:
-            break
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest
 
 
 # The fields of a JSONL record that identify it or another record (INTERFACES.md).

@@ -159,8 +159,9 @@ def _string_end(text: str, position: int, quote: str) -> int:
             return position
 
 
-def value_depth(value: Any) -> int:
-    """How deeply a parsed value nests tables (dicts) and lists, counted without recursion."""
+def value_depth(value: Any, stop_above: int = NESTING_MAX) -> int:
+    """How deeply a parsed value nests tables (dicts) and lists (0 for a scalar), counted without recursion; the
+    count stops once it passes ``stop_above``."""
     deepest = 0
     stack = [(value, 1)]
     while stack:
@@ -172,7 +173,7 @@ def value_depth(value: Any) -> int:
         else:
             continue
         deepest = max(deepest, level)
-        if deepest > NESTING_MAX:
+        if deepest > stop_above:
             break
         stack.extend((child, level + 1) for child in children)
     return deepest
