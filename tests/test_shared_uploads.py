@@ -48,20 +48,27 @@ def test_an_upload_is_restored_to_the_person_who_made_it_not_to_another_in_the_s
     assert all(document.id != "council" for document in bob.session_state["documents"])
 
 
-def test_an_uploads_file_is_deleted_with_its_run(tmp_path, monkeypatch):
+def audited_upload(monkeypatch, browser: str):
+    """An upload audited from the app in one browser (the identity arm only: seconds); its app, store, finished run
+    and the server's upload folder, which holds the upload's bytes for a refresh."""
     from pages.parts import workspace
 
     st.cache_data.clear()
     st.cache_resource.clear()
-    monkeypatch.setattr(workspace, "browser_cookie", lambda: "one-browser-" + "d" * 24)
+    monkeypatch.setattr(workspace, "browser_cookie", lambda: "one-browser-" + browser * 24)
     at = session()
     upload(at)
     at.switch_page("pages/audit.py").run()
-    at.multiselect(key="audit_perturbations").set_value([]).run()  # the identity arm only: seconds
-    _store, run = launch_small_audit(at)
+    at.multiselect(key="audit_perturbations").set_value([]).run()
+    store, run = launch_small_audit(at)
     assert run.status == "completed", run.message
     folder = workspace._upload_folder()
-    assert [path.name for path in folder.iterdir()] != []  # the upload's bytes, kept for a refresh
+    assert list(folder.iterdir())
+    return at, store, run, folder
+
+
+def test_an_uploads_file_is_deleted_with_its_run(tmp_path, monkeypatch):
+    at, _store, run, folder = audited_upload(monkeypatch, "d")
     at.switch_page("pages/runs.py").run()
     at.selectbox(key="runs_selected").set_value(run.id).run()
     at.checkbox(key="runs_confirm_delete").check().run()
@@ -72,18 +79,8 @@ def test_an_uploads_file_is_deleted_with_its_run(tmp_path, monkeypatch):
 
 def test_an_uploads_file_goes_when_its_run_is_deleted_from_the_command_line(tmp_path, monkeypatch):
     from bias_core.runs.launch import delete_run
-    from pages.parts import workspace
 
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    monkeypatch.setattr(workspace, "browser_cookie", lambda: "one-browser-" + "e" * 24)
-    at = session()
-    upload(at)
-    at.switch_page("pages/audit.py").run()
-    at.multiselect(key="audit_perturbations").set_value([]).run()  # the identity arm only: seconds
-    store, run = launch_small_audit(at)
-    folder = workspace._upload_folder()
-    assert list(folder.iterdir())
+    _at, store, run, folder = audited_upload(monkeypatch, "e")
     delete_run(store, run.id)  # what `python -m bias_core runs --delete` does, in another process
     session().switch_page("pages/runs.py").run()  # anyone's next look at the runs
     assert list(folder.iterdir()) == []
