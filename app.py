@@ -5,8 +5,9 @@ from pathlib import Path
 import streamlit as st
 
 from bias_core.safety.errors import BiasCoreError
-from pages.common import load_secrets, run_store, warm_imports
+from pages.common import load_secrets, run_store
 from pages.parts import access, choices, workspace
+from pages.parts.warming import warm_imports
 from pages.render import md_escape
 
 # The page icon is a file served by this server (a pair of scales drawn with Pillow): a ":material/…:" icon makes

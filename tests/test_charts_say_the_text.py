@@ -153,6 +153,23 @@ def test_the_leaderboard_shows_a_dash_and_a_verdict_in_words_never_none_nan_or_u
         assert not reading_defects(" · ".join(str(value) for value in row.values())), row
 
 
+def test_the_leaderboard_states_the_verdict_judge_gives_without_simulating_the_detectable_effect(monkeypatch):
+    import bias_core.verdicts.judge as judge_module
+    from bias_core.verdicts.sentences import verdict_words
+
+    results = [result("entity_inclusion", 0.2, -0.1, 0.5, summarizer="a"),
+               result("entity_inclusion", 0.4, 0.2, 0.6, summarizer="b")]
+    expected = [verdict_words(judge(r, results).status) for r in results]
+    assert judge(results[0], results).mde is not None  # the full verdict states what it could have missed
+
+    def refuse(*_, **__):
+        raise AssertionError("the leaderboard simulated a detectable effect it does not show")
+
+    monkeypatch.setattr(judge_module, "detectable_effect", refuse)
+    rows = leaderboard([("run", results)], "gender-loc")
+    assert sorted(row["verdict"] for row in rows) == sorted(expected)
+
+
 @pytest.mark.parametrize("sign", [1, -1])
 def test_a_lexical_bias_point_sits_on_the_side_of_the_sentences_its_text_says_are_kept_more(sign):
     from bias_core.verdicts.sentences import finding_sentence

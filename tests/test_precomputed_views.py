@@ -11,11 +11,11 @@ import pytest
 import bias_core.compare.diff as diff_module
 import bias_core.measures.alignment as alignment_module
 import bias_core.views.fightin_words_view as fw_view_module
-import bias_core.views.precomputed as precomputed
 from bias_core.compare.diff import rank_originals
 from bias_core.measures.alignment import summary_person_spans
 from bias_core.reference.demo import DEMO_VIEWS, demo_views, ensure_demo_run
 from bias_core.runs.store import RunStore
+from bias_core.views import precomputed
 from bias_core.views.fightin_words_view import arm_comparison, arm_texts
 from bias_core.views.precomputed import fingerprint, stored_piece, table_of, text_key
 from tests.conftest import open_app
@@ -96,3 +96,34 @@ def test_an_audit_keeps_its_views_when_it_ends(tmp_path):
     assert kept == json.loads(json.dumps(precomputed.compute_views(
         store.inputs(run.id), store.summaries(run.id), store.measures(run.id), run.config)))
     assert kept["flagged"] == [] and kept["ranking"] and "views" in run.reports["seconds"]
+
+
+def test_views_kept_by_an_older_version_of_the_code_are_told_apart_from_those_of_another_state(demo):
+    store, run_id = demo
+    counts = store.record_counts(run_id)
+    kept = store.views(run_id, fingerprint(*counts))
+    assert not precomputed.kept_for_older_code(store, run_id)  # kept by this code
+    store.set_views(run_id, "0ldc0de0ldc0de00:" + fingerprint(*counts).split(":", 1)[1], kept)
+    assert precomputed.kept_for_older_code(store, run_id)  # the same records, an upgrade since
+    store.set_views(run_id, "0ldc0de0ldc0de00:" + fingerprint(counts[0], counts[1] - 1, counts[2]).split(":", 1)[1],
+                    kept)
+    assert not precomputed.kept_for_older_code(store, run_id)  # another state of the run: the pages keep pieces
+    store.set_views(run_id, fingerprint(*counts), kept)
+
+
+def test_a_run_whose_views_an_older_version_kept_has_them_computed_again_when_a_page_opens_it():
+    import time
+
+    store = RunStore()  # the app's store
+    run_id = ensure_demo_run(store)
+    now = fingerprint(*store.record_counts(run_id))
+    store.set_views(run_id, "0ldc0de0ldc0de00:" + now.split(":", 1)[1], demo_views())  # as an upgrade leaves it
+    app = open_app("pages/metrics.py")
+    assert not app.exception, app.exception
+    deadline = time.monotonic() + 240
+    while set(store.views(run_id, now) or ()) != set(precomputed.PIECES) and time.monotonic() < deadline:
+        time.sleep(0.5)  # the page keeps the pieces it computed itself meanwhile
+    kept = store.views(run_id, now)
+    assert kept is not None and set(kept) == set(precomputed.PIECES)
+    assert kept == json.loads(json.dumps(precomputed.compute_views(
+        store.inputs(run_id), store.summaries(run_id), store.measures(run_id), store.get_run(run_id).config)))

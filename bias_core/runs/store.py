@@ -419,9 +419,15 @@ class RunStore:
         rows = self._read(query + " ORDER BY summarizer, input_id", params)
         return self._decoded(lambda row: Summary.from_dict(json.loads(row[0])), rows)
 
-    def set_views(self, run_id: str, fingerprint: str, data: dict[str, Any]) -> None:
-        """Keep what the result pages need first (``views.precomputed``) for the run's state ``fingerprint``."""
+    def set_views(self, run_id: str, fingerprint: str, data: dict[str, Any], *, merge: bool = False) -> None:
+        """Keep what the result pages need first (``views.precomputed``) for the run's state ``fingerprint``;
+        ``merge`` adds ``data``'s pieces to those kept for the same fingerprint, in one transaction (a page keeping a
+        piece while the whole set is written from another thread loses neither)."""
         with self._transaction() as connection:
+            if merge:
+                kept = connection.execute("SELECT data FROM views WHERE run_id = ? AND fingerprint = ?",
+                                          (run_id, fingerprint)).fetchone()
+                data = {**(json.loads(kept[0]) if kept else {}), **data}
             connection.execute("INSERT OR REPLACE INTO views VALUES (?, ?, ?)",
                                (run_id, fingerprint, json.dumps(data, ensure_ascii=False)))
 
@@ -435,6 +441,15 @@ class RunStore:
                 return None
             raise
         return json.loads(rows[0][0]) if rows else None
+
+    def views_fingerprints(self, run_id: str) -> list[str]:
+        """The fingerprints the run's views are kept for (none in a store opened read-only that predates them)."""
+        try:
+            return [row[0] for row in self._read("SELECT fingerprint FROM views WHERE run_id = ?", (run_id,))]
+        except StoreError:
+            if self.read_only:
+                return []
+            raise
 
     def record_counts(self, run_id: str) -> tuple[int, int, int]:
         """How many inputs, summaries and measure results the run holds (a views fingerprint)."""

@@ -71,7 +71,7 @@ def _favoured(result: MeasureResult, sem: MeasureSemantics, value: float) -> str
 IDENTICAL = "no difference: the summaries are identical"
 
 
-def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
+def judge(result: MeasureResult, results: Sequence[MeasureResult], *, detectable: bool = True) -> Verdict:
     """THE significance rule of summbias (METHODS §5; issues 11 and 19). A result is a finding only when all hold:
 
     (a) it is a test, not a description (``semantics(...).kind``), with an interval over originals (d);
@@ -83,7 +83,8 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
     Identical summaries across arms (estimate exactly at the null, no spread) are "no difference", never "not enough
     data". Every verdict that is not a finding states the effect it could have detected (``mde``: the rule run on
     simulated audits of its own per-original values, ``simulated_power``) where there is spread.
-    "favoured" is set only for findings.
+    "favoured" is set only for findings. ``detectable=False`` leaves ``mde`` out (a view that shows only the status,
+    such as the Runs page's leaderboard, skips the simulation).
     """
     sem = semantics(result.measure)
     if not result.is_defined:
@@ -155,7 +156,8 @@ def judge(result: MeasureResult, results: Sequence[MeasureResult]) -> Verdict:
         status = "finding"
     significant = status == "finding"
     favoured = _favoured(result, sem, primary_estimate(result)[0] or 0.0) if significant else None
-    mde, mde_method = (None, "") if significant else detectable_effect(test, family_p_values(result, results))
+    mde, mde_method = ((None, "") if significant or not detectable
+                       else detectable_effect(test, family_p_values(result, results)))
     clears = excludes if test.floor not in ("none", "") else None
     return Verdict(status, significant, favoured, tuple(reasons), p_raw, p_holm, correction, clears, None,
                    mde=mde, mde_method=mde_method, null=test.null, floor_used=test.floor)

@@ -25,7 +25,7 @@ def leaderboard_row(run_label: str, result: MeasureResult, results: Sequence[Mea
     """One row: the primary estimate with its 95% interval, n, the verdict of ``judge`` in words and whom a finding
     favours; a missing value reads "—"."""
     value, low, high = primary_estimate(result)
-    verdict = judge(result, results)
+    verdict = judge(result, results, detectable=False)  # the row shows the status, not the detectable effect
     if verdict.status in ("not enough data", "undefined"):
         value = low = high = None  # too little data states no value, as the findings do
     name = semantics(result.measure).name or result.measure

@@ -162,6 +162,12 @@ def stored_piece(store, run_id: str, piece: str) -> Any | None:
 def keep_piece(store, run_id: str, piece: str, value: Any) -> None:
     """Keep one piece a page had to compute (a run from before this version, an imported one), beside the others
     kept for the same state of the run."""
-    stamp = fingerprint(*store.record_counts(run_id))
-    views = store.views(run_id, stamp) or {}
-    store.set_views(run_id, stamp, {**views, piece: value})
+    store.set_views(run_id, fingerprint(*store.record_counts(run_id)), {piece: value}, merge=True)
+
+
+def kept_for_older_code(store, run_id: str) -> bool:
+    """Whether the run's views were kept for its present records but by another version of the code (summbias was
+    upgraded since the run ended): computing them again gives the pages their speed back."""
+    now = fingerprint(*store.record_counts(run_id))
+    kept = store.views_fingerprints(run_id)
+    return now not in kept and any(stamp.split(":", 1)[1] == now.split(":", 1)[1] for stamp in kept)
