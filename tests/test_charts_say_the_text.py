@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from bias_core.common.words import minus_signs
 from bias_core.common.records import MeasureResult
+from bias_core.common.words import minus_signs
 from bias_core.measures import MEASURE_NAMES
 from bias_core.verdicts.findings import findings
 from bias_core.verdicts.judge import judge
