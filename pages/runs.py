@@ -47,7 +47,8 @@ if not runs:
 def run_tokens(run_id: str, updated: float) -> str:
     """The tokens the endpoints reported for a run's summaries, per summarizer ("openai:m: 1.2 M prompt tokens, 80 k
     completion tokens"); empty for a run of local models only."""
-    return "; ".join(f"{u.summarizer}: {u.describe()}" for u in run_store().token_usage(run_id))
+    return "; ".join(f"{u.summarizer}: {u.describe()}" + (f" (+{u.from_cache:,} from the cache)" if u.from_cache else "")
+                     for u in run_store().token_usage(run_id))
 
 
 def describe(run: RunInfo) -> str:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import gzip
 import json
 
-from bias_core.common.records import Summary
+from bias_core.common.records import Input, Summary
 from bias_core.reference.demo import DEMO_RUN
 from bias_core.runs.store import RunStore
 from bias_core.runs.usage import TokenUsage, token_usage, tokens, usage_line
+from bias_core.summarize import SummaryCache, summarize_inputs
+from bias_core.summarize.base import Summarizer
 from tests.conftest import open_app
 
 
@@ -70,3 +72,36 @@ def test_the_runs_table_and_the_overview_state_the_tokens_of_an_endpoint_run():
     assert not app.exception, app.exception
     captions = [caption.value for caption in app.caption if "Tokens the endpoints reported" in caption.value]
     assert len(captions) == 1 and "openai:\\<b\\>m\\</b\\>" in captions[0]  # escaped: a model name is untrusted
+
+
+class PaidSummarizer(Summarizer):
+    """Test double for an endpoint that reports 100 prompt and 10 completion tokens per summary."""
+
+    name = "openai:paid"
+    default_batch_size = 8
+
+    def parameters(self):
+        return {"model": "paid"}
+
+    def summarize_batch(self, inputs):
+        return [Summary(item.id, self.name, "Short.", meta={"usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+                for item in inputs]
+
+
+def test_summaries_read_from_the_cache_are_not_counted_as_tokens_the_run_spent(tmp_path):
+    cache = SummaryCache(tmp_path / "cache.sqlite")
+    inputs = [Input(id=f"i{k}", original_id=f"d{k}", text=f"Text number {k}.") for k in range(6)]
+    first = summarize_inputs(PaidSummarizer(), inputs[:4], cache=cache)
+    second = summarize_inputs(PaidSummarizer(), inputs, cache=cache)  # four read back, two requested
+    assert token_usage(first.summaries) == [TokenUsage("openai:paid", 4, 400, 40)]
+    assert token_usage(second.summaries) == [TokenUsage("openai:paid", 2, 200, 20, from_cache=4)]
+    assert usage_line(token_usage(second.summaries)) == (
+        "Tokens the endpoints reported: openai:paid: 200 prompt tokens, 20 completion tokens over 2 summaries "
+        "(4 more read from the cache cost nothing this time).")
+    hit = next(s for s in second.summaries if s.input_id == "i0")
+    assert "usage" not in hit.meta and hit.meta["cached_usage"] == {"prompt_tokens": 100, "completion_tokens": 10}
+    store = RunStore(tmp_path / "runs.sqlite")  # the store's sum in SQLite says the same
+    run_id = store.create_run({}, "paid-audit", {}, name="paid")
+    store.add_inputs(run_id, inputs)
+    store.add_summaries(run_id, second.summaries)
+    assert store.token_usage(run_id) == token_usage(second.summaries)

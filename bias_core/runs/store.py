@@ -462,11 +462,13 @@ class RunStore:
         in SQLite: the Runs table asks this of every run."""
         count = ("SUM(CASE WHEN json_type(record, '$.meta.usage.{0}') = 'integer' "
                  "THEN MAX(json_extract(record, '$.meta.usage.{0}'), 0) ELSE 0 END)")
-        rows = self._read(f"SELECT summarizer, COUNT(*), {count.format('prompt_tokens')}, "
-                          f"{count.format('completion_tokens')} FROM summaries WHERE run_id = ? AND "
-                          "json_type(record, '$.meta.usage') = 'object' GROUP BY summarizer ORDER BY summarizer",
-                          (run_id,))
-        return [TokenUsage(name, int(n), int(prompt or 0), int(completion or 0)) for name, n, prompt, completion in rows]
+        spent = "json_type(record, '$.meta.usage') IS 'object'"  # IS: a missing path is false, never NULL
+        cached = f"NOT {spent} AND json_type(record, '$.meta.cached_usage') IS 'object'"
+        rows = self._read(f"SELECT summarizer, SUM({spent}), {count.format('prompt_tokens')}, "
+                          f"{count.format('completion_tokens')}, SUM({cached}) FROM summaries WHERE run_id = ? AND "
+                          f"({spent} OR {cached}) GROUP BY summarizer ORDER BY summarizer", (run_id,))
+        return [TokenUsage(name, int(n or 0), int(prompt or 0), int(completion or 0), int(hits or 0))
+                for name, n, prompt, completion, hits in rows]
 
     def saved_count(self, run_id: str) -> tuple[int, int]:
         """How many summaries and how many failures of the run are stored: the progress of a run is counted from

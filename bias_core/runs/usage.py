@@ -1,6 +1,7 @@
 """The tokens an endpoint reported for a run's summaries (issue 31, Deliver 3): what a hosted summarizer cost, summed
 per summarizer from each summary's ``meta["usage"]`` (``openai_compat.usage_meta``), for Runs, the Overview's quality
-line and the report. A summary read from the cache carries the usage of the request that made it, once. Before a run,
+line and the report. A summary read from the summary cache cost this run nothing: its request's tokens move to
+``meta["cached_usage"]`` (``summarize.cache.hit_meta``) and are counted apart, so a run's totals are what it spent. Before a run,
 ``estimate_requests`` states what an endpoint will be asked.
 """
 
@@ -16,12 +17,14 @@ from bias_core.summarize.prompts import build_prompt
 
 @dataclass(frozen=True)
 class TokenUsage:
-    """One summarizer's reported tokens in a run: over ``summaries`` summaries whose answer reported its usage."""
+    """One summarizer's reported tokens in a run: over ``summaries`` summaries whose answer reported its usage,
+    requested by this run; ``from_cache`` more were read from the summary cache (made, and paid for, before)."""
 
     summarizer: str
     summaries: int
     prompt_tokens: int
     completion_tokens: int
+    from_cache: int = 0
 
     def describe(self) -> str:
         """"1.2 M prompt tokens, 80 k completion tokens"."""
@@ -38,17 +41,20 @@ def tokens(count: int) -> str:
 
 
 def token_usage(summaries: Iterable) -> list[TokenUsage]:
-    """Per summarizer (in name order) the tokens reported in its summaries' ``meta["usage"]``; summarizers whose
-    answers reported none (every local model) are left out."""
+    """Per summarizer (in name order) the tokens reported in its summaries' ``meta["usage"]``, and how many more
+    were read from the cache (``meta["cached_usage"]``); summarizers whose answers reported none (every local model)
+    are left out."""
     totals: dict[str, list[int]] = {}
     for summary in summaries:
-        usage = (summary.meta or {}).get("usage")
-        if not isinstance(usage, dict):
-            continue
-        row = totals.setdefault(summary.summarizer, [0, 0, 0])
-        row[0] += 1
-        row[1] += token_count(usage.get("prompt_tokens"))
-        row[2] += token_count(usage.get("completion_tokens"))
+        meta = summary.meta or {}
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            row = totals.setdefault(summary.summarizer, [0, 0, 0, 0])
+            row[0] += 1
+            row[1] += token_count(usage.get("prompt_tokens"))
+            row[2] += token_count(usage.get("completion_tokens"))
+        elif isinstance(meta.get("cached_usage"), dict):
+            totals.setdefault(summary.summarizer, [0, 0, 0, 0])[3] += 1
     return [TokenUsage(name, *row) for name, row in sorted(totals.items())]
 
 
@@ -62,7 +68,9 @@ def usage_line(usage: list[TokenUsage]) -> str | None:
     80 k completion tokens over 256 summaries."; None when no summary reported any."""
     if not usage:
         return None
-    parts = [f"{u.summarizer}: {u.describe()} over {u.summaries:,} {plural(u.summaries, 'summary')}" for u in usage]
+    parts = [f"{u.summarizer}: {u.describe()} over {u.summaries:,} {plural(u.summaries, 'summary')}"
+             + (f" ({u.from_cache:,} more read from the cache cost nothing this time)" if u.from_cache else "")
+             for u in usage]
     return "Tokens the endpoints reported: " + "; ".join(parts) + "."
 
 

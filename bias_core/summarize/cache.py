@@ -207,3 +207,13 @@ def move_cache_aside(path: str | os.PathLike | None = None) -> Path | None:
     except OSError as error:
         raise CacheError(f"cannot move the summary cache {path} aside: {error}") from None
     return target
+
+
+def hit_meta(meta: dict | None) -> dict:
+    """The meta of a summary read from the cache: the usage of the request that made it moves to ``cached_usage``,
+    so a run that only read the summary is not counted as having spent its tokens (``runs.usage``)."""
+    meta = dict(meta or {})
+    usage = meta.pop("usage", None)
+    if isinstance(usage, dict):
+        meta["cached_usage"] = usage
+    return meta

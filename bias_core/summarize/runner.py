@@ -12,7 +12,7 @@ from bias_core.common.records import Input, Summary
 from bias_core.safety.errors import SummarizerError
 from bias_core.safety.validation import BATCH_SIZE
 from bias_core.summarize.base import ItemsFinished, Summarizer, SummaryFailure, SummaryOutcome
-from bias_core.summarize.cache import SummaryCache, cache_key
+from bias_core.summarize.cache import SummaryCache, cache_key, hit_meta
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +111,8 @@ def summarize_inputs(
     for index, item in enumerate(inputs):
         cached = hits.get(keys[index]) if cache is not None else None
         if cached is not None:
-            results[item.id] = replace(cached, input_id=item.id)
+            # read, not requested: its tokens were spent by the run that made it (cache.hit_meta)
+            results[item.id] = replace(cached, input_id=item.id, meta=hit_meta(cached.meta))
         else:
             misses.append((index, item))
     report.cache_hits = len(inputs) - len(misses)
