@@ -31,3 +31,10 @@ def test_minilm_encoder_loads_offline_once_and_gives_normalised_384_dim_vectors(
 
 def test_embedding_nothing_returns_an_empty_matrix():
     assert nlp.embed([]).shape == (0, 384)
+
+
+def test_sentence_of_is_the_sentence_spacy_gives_every_token():
+    doc = nlp.spacy_pipeline()("Ms. Lund arrived on Monday. She said the board met.\n\nThe vote, she added, was close. "
+                               "Mr. Abel agreed.")
+    assert len(list(doc.sents)) >= 3
+    assert all(nlp.sentence_of(token) == token.sent for token in doc)

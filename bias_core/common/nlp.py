@@ -11,10 +11,12 @@ of the original text (``parse``, ``text_chunks``).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import os
 import re
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,7 +25,7 @@ import numpy as np
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Span, Token
 
 logger = logging.getLogger(__name__)
 
@@ -256,3 +258,20 @@ def embed(texts: Sequence[str], *, batch_size: int = ENCODER_BATCH_SIZE) -> np.n
         list(index), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
     )
     return vectors[rows]
+
+
+# Each parsed document's sentence starts and sentences, kept while the document lives.
+_SENTENCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def sentence_of(token: Token) -> Span:
+    """The sentence a token is in, as ``token.sent`` gives it. spaCy finds ``token.sent`` by walking to the
+    sentence's edges on every call, so asking it for every pronoun of one long run-on sentence is quadratic (a
+    40,000-word sentence took minutes); here each document's sentences are listed once."""
+    doc = token.doc
+    found = _SENTENCES.get(doc)
+    if found is None:
+        sentences = list(doc.sents)
+        found = _SENTENCES[doc] = ([sentence.start for sentence in sentences], sentences)
+    starts, sentences = found
+    return sentences[bisect.bisect_right(starts, token.i) - 1]

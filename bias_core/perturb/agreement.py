@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bias_core.common import nlp
+from bias_core.common.nlp import sentence_of
 from bias_core.common.records import Entity, Input, Substitution
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, GENDERS, PRONOUN_GENDER, TITLE_GENDER, title_key
 from bias_core.perturb.names import first_name_gender
@@ -199,10 +200,10 @@ def _pronoun_owners(pronoun: Token) -> set[int]:
 def _previous_subject(pronoun: Token) -> set[int]:
     """The names of the previous sentence's subject (or of the subject of what it reports), when that sentence names
     no one else and the word's own sentence names no one before it."""
-    sentence = pronoun.sent
+    sentence = sentence_of(pronoun)
     if sentence.start == 0 or any(token.ent_type_ == "PERSON" for token in pronoun.doc[sentence.start:pronoun.i]):
         return set()
-    previous = pronoun.doc[sentence.start - 1].sent
+    previous = sentence_of(pronoun.doc[sentence.start - 1])
     # the subject of the sentence, or of what it reports ("Police said Jane Cole was driving")
     clauses = [previous.root, *(child for child in previous.root.children if child.dep_ == "ccomp")]
     owners = next((names for clause in clauses if (names := _subject_names(clause))), set())

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from bias_core.common.nlp import sentence_of
 from bias_core.perturb.entity_template import Slot
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND
 
@@ -249,7 +250,7 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
 def _aside_start(token: Token) -> int | None:
     """The index of the unmatched "(" left of ``token`` in its sentence: where the bracketed aside around it opens
     (None outside brackets, or when the aside opens the sentence)."""
-    doc, floor = token.doc, token.sent.start
+    doc, floor = token.doc, sentence_of(token).start
     depth, i = 0, token.i
     while i > floor:
         depth += {")": 1, "(": -1}.get(doc[i].text, 0)
@@ -323,9 +324,9 @@ def _continuation(token: Token, gender: str, owner: Mapping[int, str],
     determiners = [c.text.lower() for c in token.children if c.dep_ in ("det", "predet")]
     if not determiners or determiners[0] not in _DEFINITE or any(c.dep_ in _RESTRICTIVE for c in token.children):
         return []
-    sentence = token.sent
+    sentence = sentence_of(token)
     doc = token.doc
-    previous = doc[sentence.start - 1].sent if sentence.start > 0 else None
+    previous = sentence_of(doc[sentence.start - 1]) if sentence.start > 0 else None
     if token.tag_ in _PLURAL_TAGS:
         if previous is None:
             return []

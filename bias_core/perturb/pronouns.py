@@ -36,6 +36,7 @@ import bisect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from bias_core.common.nlp import sentence_of
 from bias_core.perturb.agreement import remember_ties
 from bias_core.perturb.entity_template import Slot, TemplateEntity
 from bias_core.perturb.lexicon import PRONOUN_GENDER
@@ -124,8 +125,8 @@ def _link_bare_names(tokens: Sequence[Token], entities: Sequence[TemplateEntity]
 
 def previous_sentence_start(token: Token) -> int:
     """Character offset where the sentence before the token's sentence starts (its own start when first)."""
-    sentence = token.sent
-    return token.doc[sentence.start - 1].sent.start_char if sentence.start > 0 else sentence.start_char
+    sentence = sentence_of(token)
+    return sentence_of(token.doc[sentence.start - 1]).start_char if sentence.start > 0 else sentence.start_char
 
 
 def resolve(token: Token, gender: str, entities: Sequence[TemplateEntity], positions: dict[str, list[int]],
@@ -229,7 +230,7 @@ def attribute(token: Token, gender: str, entities: Sequence[TemplateEntity],
                 return entity, position
     if preceding:
         return None, -1
-    sentence = token.sent
+    sentence = sentence_of(token)
     following = sorted(
         (p, e.entity_id, e) for e in entities for p in positions[e.entity_id]
         if token.idx < p < sentence.end_char and e.gender in (None, gender)
