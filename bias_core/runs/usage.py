@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from bias_core.common.records import Input
 from bias_core.common.words import plural
-from bias_core.summarize.prompts import build_prompt
 
 
 @dataclass(frozen=True)
@@ -107,6 +106,10 @@ def estimate_requests(summarizer, inputs: Sequence[Input]) -> RequestEstimate | 
     max_tokens = getattr(summarizer, "max_tokens", None)
     if not summarizer.name.startswith("openai:") or settings is None or max_tokens is None:
         return None
+    # imported here: the summarize package loads the extractive summarizers' libraries, and the run store (which
+    # imports this module for TokenUsage) opens on every page
+    from bias_core.summarize.prompts import build_prompt
+
     characters = sum(len(build_prompt(item, settings)[0]) for item in inputs)
     return RequestEstimate(summarizer.name, len(inputs), round(characters / CHARS_PER_TOKEN[1]),
                            round(characters / CHARS_PER_TOKEN[0]), max_tokens * len(inputs), max_tokens)
