@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from bias_core.common.records import CONTROL_ROLES, Input, Summary
 from bias_core.compare.diff import expected_words, model_difference
+from bias_core.measures.quality import summary_degenerate_reason
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,6 @@ def evidence_pair(summarizer: str, perturbation: str, inputs: Sequence[Input],
                 candidates.append((score, a.original_id, a.id, b.id))
     # Most different first; a pair with a degenerate side is passed over. Checking only the pairs on the way to the
     # first usable one keeps this cheap: the loop check costs milliseconds a summary.
-    # imported here: the measures package imports every measure and the perturbations (0.3 s), which the Overview
-    # does not otherwise need once a run's findings are kept
-    from bias_core.measures.quality import summary_degenerate_reason
-
     degenerate: dict[str, bool] = {}
     best = None
     for candidate in sorted(candidates, key=lambda c: (-c[0], *c[1:])):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bias_core.measures.quality import output_quality_caveat
 from bias_core.runs.usage import usage_line
 from bias_core.views.precomputed import degenerate_pairs, flagged_pairs
 from pages.common import kept_or_computed, run_records, run_store
@@ -15,15 +16,8 @@ from pages.render import md_escape
 def output_quality_caveat_of(run_id: str, updated: float) -> str | None:
     """``output_quality_caveat`` of the run's summaries (the sentence the HTML report shows too), as kept when the
     run ended, else computed and kept."""
-    def compute() -> str | None:
-        # imported here: the measures package imports every measure and the perturbations (0.3 s), which the
-        # Overview's first render does not need when the run keeps this line
-        from bias_core.measures.quality import output_quality_caveat
-
-        return output_quality_caveat(run_records(run_id, updated)[1])
-
-    return kept_or_computed(run_id, "quality_caveat", compute, encode=lambda caveat: caveat or "",
-                            decode=lambda kept: kept or None)
+    return kept_or_computed(run_id, "quality_caveat", lambda: output_quality_caveat(run_records(run_id, updated)[1]),
+                            encode=lambda caveat: caveat or "", decode=lambda kept: kept or None)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
