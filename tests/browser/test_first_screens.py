@@ -12,7 +12,6 @@ import json
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from bias_core.common.records import CONTROL_ROLES
@@ -21,6 +20,7 @@ from bias_core.reference.demo import ensure_demo_run
 from bias_core.runs.store import RunStore
 from bias_core.views.text_checks import reading_defects
 from tests.browser.conftest import REPO, download_export, open_page, running_app, wait_for_app
+from tests.browser.test_progress import choose
 
 LINKS = ".st-key-overview_findings [data-testid=stPageLink]"
 # The text in view once a page has rendered, block by block (a text node's parent element on screen), so "first
@@ -150,16 +150,8 @@ def test_a_newcomers_walk_on_an_upload_of_real_articles_reads_cleanly(page, fres
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(upload))
     expect(page.get_by_text(f"{len(bios)} documents ready").first).to_be_visible(timeout=60_000)
     open_page(page, "Audit")
-    summarizers = page.get_by_test_id("stMultiSelect").filter(has_text="Summarizers").get_by_role("combobox")
-    summarizers.click()
-    option = page.get_by_role("option", name="textrank", exact=True)
-    try:  # the list sometimes opens empty on the first click after a rerun; a second click fills it
-        option.wait_for(timeout=5_000)
-    except PlaywrightTimeoutError:
-        summarizers.click()
-    option.click()
-    page.keyboard.press("Escape")
-    wait_for_app(page)
+    # the list can open empty, or be drawn outside the viewport by a rerun under way: choose retries until it holds
+    choose(page, "Summarizers", "textrank")
     page.get_by_role("button", name="Run audit").click()
     expect(page.get_by_text("Done. Inspect the results:")).to_be_visible(timeout=420_000)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Overview", exact=True).click()
