@@ -36,12 +36,16 @@ UNNAMED = ("Maria Lopez founded the firm in 2001. A spokesman for the firm decli
 
 def test_a_pronoun_whose_antecedent_is_an_unnamed_spokesman_is_not_given_to_the_named_person():
     template = _template(UNNAMED)
-    assert _pronoun_slot(template, "He") is None  # no slot: no perturbation rewrites it
+    slot = _pronoun_slot(template, "He")
+    assert slot is not None and slot.entity_id is None and slot.world == "unnamed"  # nobody's but the spokesman's
     reading = _reading(UNNAMED, "He")
     assert reading.status == "unnamed" and reading.referent == "spokesman"
-    for kind in ("gender-glob", "gender-loc"):
-        for item in get_perturbation(kind, samples=2, seed=0).run([Document(id="t", text=UNNAMED)]).inputs:
-            assert "He said the firm would reply" in item.text  # Maria Lopez's swap leaves the spokesman's "He"
+    for item in get_perturbation("gender-loc", samples=2, seed=0).run([Document(id="t", text=UNNAMED)]).inputs:
+        assert "A spokesman for the firm" in item.text and "He said the firm would reply" in item.text
+    for item in get_perturbation("gender-glob", samples=2, seed=0).run([Document(id="t", text=UNNAMED)]).inputs:
+        # a one-gender world: the spokesman takes the arm's gender with his pronoun, whatever Maria Lopez becomes
+        expected = ("A spokesman for the firm", "He said") if item.arm == "male" else ("A spokeswoman", "She said")
+        assert all(part in item.text for part in expected), item.text
 
 
 def test_a_person_noun_tied_to_the_name_by_apposition_does_not_block():

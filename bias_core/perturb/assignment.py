@@ -66,6 +66,7 @@ class Arm:
     label: str
     cells: dict[str, Cell]
     unattributed_gender: str | None = None
+    world_gender: str | None = None  # every unnamed person's gender in a one-gender world (``Slot.world``)
 
 
 @dataclass(frozen=True)
@@ -311,7 +312,7 @@ class NameSwapPerturbation(Perturbation):
                 extra=extra,
             ))
         text, substitutions = template.fill(choices, unattributed_gender=arm.unattributed_gender,
-                                            content_words=self.rewrites_content_words)
+                                            content_words=self.rewrites_content_words, world_gender=arm.world_gender)
         return Input(
             id=f"{template.document_id}/{self.name}/s{sample_id}/{arm.label}{suffix}",
             original_id=template.document_id,

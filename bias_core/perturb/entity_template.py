@@ -51,6 +51,11 @@ class Slot:
     # A plural title's people ("Messrs. Levy and Cohen"; entity_id is the first), or the people an ambiguous
     # pronoun (entity_id None) may refer to.
     group: tuple[str, ...] = ()
+    # What a one-gender world (C_glob under "coherent", ``fill(world_gender=…)``, where every person has the arm's
+    # gender) does with a word no swapped person holds (issue 27): "unnamed", a gendered word of an unnamed person (a
+    # "spokesman" and the pronouns that refer to him), rewritten only there; "free", an unattributed pronoun with no
+    # name kept as written near it, rewritten there too (and by C_glob's strict scope, as every unattributed one).
+    world: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,7 @@ class EntityTemplate:
         *,
         unattributed_gender: str | None = None,
         content_words: bool = False,
+        world_gender: str | None = None,
     ) -> tuple[str, list[Substitution]]:
         """Return the input text and its substitution map for one assignment of genders and names.
 
@@ -180,15 +186,21 @@ class EntityTemplate:
         ``content_words`` is on (Steen & Markert App. J; off by default in METHODS §1.2). The name forms follow the
         person (``name_forms``): initials take the new first name's, a Jr./Sr. and a middle given name are dropped
         with the space or comma before them when the person gets a new first name or the other gender, a plural title takes its people's common gender or
-        is dropped when they differ. Only spans whose text changes get a substitution; offsets are into the
-        returned text.
+        is dropped when they differ. ``world_gender`` gives every person no entity holds (``Slot.world``: an unnamed
+        "spokesman" and his pronouns, a pronoun with no person and no name kept as written near it) that gender, for
+        the one-gender world of C_glob under "coherent"; without it an unnamed person's words stay. Only spans whose text changes get a substitution; offsets are into the returned text.
         """
         pieces: list[str] = []
         substitutions: list[Substitution] = []
         cursor = 0
         length = 0
         for slot in self.slots:
-            replacement = self._replacement(slot, choices, unattributed_gender, content_words)
+            if slot.world and world_gender:
+                replacement = self._world_replacement(slot, world_gender)
+            elif slot.world == "unnamed":
+                continue
+            else:
+                replacement = self._replacement(slot, choices, unattributed_gender, content_words)
             if replacement is None or replacement == slot.text:
                 continue
             gap = self.text[cursor : slot.start]
@@ -241,6 +253,12 @@ class EntityTemplate:
         if slot.kind == "title":
             return title_for(gender, slot.text)
         return content_word_for(gender, slot.text) if content_words else None
+
+    @staticmethod
+    def _world_replacement(slot: Slot, gender: str) -> str:
+        if slot.kind == "pronoun":
+            return pronoun_for(gender, slot.form or "subject", slot.text)
+        return content_word_for(gender, slot.text)
 
     def _common_gender(self, entity_ids: tuple[str, ...], choices: dict[str, EntityChoice]) -> str | None:
         """The gender every one of an ambiguous pronoun's candidates has in one input, if they agree: the pronoun

@@ -111,5 +111,6 @@ class GenderGlobal(_Gender):
         # Under "coherent" a pronoun is re-gendered only when it resolves to a swapped person (METHODS §1.2
         # Agreement): an unattributed one may be an unnamed "husband"'s or a missed person's, so it stays.
         strict = not self.coherent
-        return [PairPlan(Arm("male", dict.fromkeys(ids, MALE), "male" if strict else None),
-                         Arm("female", dict.fromkeys(ids, FEMALE), "female" if strict else None))]
+        return [PairPlan(*(Arm(gender, dict.fromkeys(ids, cell), gender if strict else None,
+                               world_gender=None if strict else gender)
+                           for gender, cell in (("male", MALE), ("female", FEMALE))))]

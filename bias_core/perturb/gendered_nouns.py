@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from bias_core.common.nlp import sentence_of
 from bias_core.perturb.entity_template import Slot
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND
+from bias_core.perturb.pronoun_referents import person_nouns
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -87,6 +88,60 @@ def content_word_slots(tokens: Sequence[Token], owner: Mapping[int, str],
             tied[token.i] = entities
     return [Slot(token.idx, token.idx + len(token.text), "content_word", token.text, tied[token.i][0])
             for token in candidates if token.i in tied]
+
+
+def world_noun_slots(tokens: Sequence[Token], taken: set[int]) -> list[Slot]:
+    """A ``world`` content-word slot per gendered common noun no person holds ("a spokesman for Acme", "her
+    husband"; ``taken``: the token indices of tied nouns and names), rewritten only in a one-gender world (C_glob
+    under "coherent": every person there has the arm's gender). Left alone: a noun beside its counterpart ("men and
+    women", "ladies and gentlemen": people of both genders, not one person), a modifier of a word that names no person
+    ("mother tongue", "man hours"), and a noun inside a name of something else (``_usable``)."""
+    slots = []
+    for token in tokens:
+        word = token.text.lower()
+        if word not in CONTENT_WORD_GENDER or token.i in taken or not _usable(token, word, {}):
+            continue
+        if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
+            continue
+        if token.dep_ in ("compound", "amod", "nmod") and not _names_person(token.head):
+            continue
+        if _beside_counterpart(token) or _names_somebody(token):
+            continue
+        slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, None, world="unnamed"))
+    return slots
+
+
+def _names_somebody(token: Token) -> bool:
+    """Whether a gendered noun stands beside a name no swap renames ("Her father Mohammed Hadid", "Mohammed, her
+    father"): that person keeps their words in every world."""
+    near = [token.head, *token.children] if token.dep_ in ("compound", "appos") else list(token.children)
+    return any(other.dep_ in ("compound", "appos", "flat") or other == token.head for other in near
+               if other.ent_type_ == "PERSON" or (other.tag_ in ("NNP", "NNPS") and not other.ent_type_))
+
+
+def _names_person(token: Token) -> bool:
+    """Whether a word a gendered modifier describes is a person (a person noun, or a name)."""
+    word = token.text.lower()
+    return word in CONTENT_WORD_GENDER or token.tag_ in ("NNP", "NNPS") or word in person_nouns() \
+        or (token.tag_ == "NNS" and word[:-1] in person_nouns())
+
+
+def _beside_counterpart(token: Token) -> bool:
+    """Whether a gendered noun is coordinated with one of the other gender ("men and women", "his mother and
+    father"): both genders are meant, and a one-gender world would write "women and women"."""
+    gender = CONTENT_WORD_GENDER[token.text.lower()]
+    if token.dep_ == "amod":
+        token = token.head
+    if any(child.dep_ == "poss" for child in token.children) and token.tag_ == "NN":
+        return False  # "Moreau's father … and her mother": two people, each of one person
+    related = [*token.conjuncts]
+    if token.dep_ == "amod":
+        related += token.head.conjuncts
+    for other in related:
+        words = [other, *(child for child in other.children if child.dep_ in ("amod", "compound"))]
+        if any(CONTENT_WORD_GENDER.get(w.text.lower()) not in (None, gender) for w in words):
+            return True
+    return False
 
 
 def _agreeing(token: Token, referents: list[int], owner: Mapping[int, str],

@@ -46,7 +46,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
-from bias_core.perturb.gendered_nouns import content_word_slots
+from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
 from bias_core.perturb.name_candidates import candidate_entities
@@ -134,6 +134,8 @@ class NerBuilder:
         slots = self._name_slots() + [slot for slot in title_slots if slot.entity_id in kept] + pronouns
         slots += self._plural_title_slots()
         slots += self._content_word_slots(pronouns)
+        taken = {token.i for slot in slots for token in (self.token_at.get(slot.start),) if token is not None}
+        slots += world_noun_slots(self.tokens, taken)
         template = finish_template(self.document_id, self.text, self.found.entities, slots)
         template.declined = self.declined
         return template

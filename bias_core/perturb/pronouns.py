@@ -40,6 +40,7 @@ from bias_core.common.nlp import sentence_of
 from bias_core.perturb.agreement import remember_ties
 from bias_core.perturb.entity_template import Slot, TemplateEntity
 from bias_core.perturb.lexicon import PRONOUN_GENDER
+from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.pronoun_referents import (
     PARTICIPANT_DEPS,
     UNRESOLVED,
@@ -80,6 +81,7 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
     positions = {entity_id: list(starts) for entity_id, starts in positions.items()}  # gains attributed pronouns
     by_id = {entity.entity_id: entity for entity in entities}
     earlier: dict[int, Referent] = {}
+    chain_free: dict[str, bool] = {}  # per gender, whether the last unattributed pronoun was free (``Slot.world``)
     slots, readings = [], []
     for token in tokens:
         gender = PRONOUN_GENDER.get(token.text.lower())
@@ -96,17 +98,45 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
             bisect.insort(positions[entity.entity_id], token.idx)  # a pronoun chain keeps its person salient
         earlier[token.i] = Referent(reading.entity_id) if entity is not None else \
             Referent(None, reading.referent, reading.referent_start) if reading.status == "unnamed" else UNRESOLVED
-        if reading.status != "unnamed":
+        if reading.status == "unnamed" and not _named(at.get(reading.referent_start)):
+            # an unnamed person's ("a spokesman … he"): rewritten only in a one-gender world (``Slot.world``)
+            slots.append(Slot(token.idx, token.idx + len(token.text), "pronoun", token.text, None,
+                              pronoun_form(token), token.ent_type_, world="unnamed"))
+        elif reading.status != "unnamed":
             # An ambiguous pronoun keeps the people it may refer to: where an input gives them all one gender it
             # takes that gender whichever it refers to (``EntityTemplate.fill``).
             candidates = tuple(reading.candidates) if entity is None and reading.status == "ambiguous" else ()
+            if reading.status == "ambiguous" and not reading.candidates:
+                free = chain_free.get(gender, True)  # continues an unresolved pronoun: as free as that one
+            else:
+                free = reading.status in ("none", "ambiguous") and not _kept_name_near(token, name_of)
+            if entity is None:
+                chain_free[gender] = free
             slots.append(Slot(token.idx, token.idx + len(token.text), "pronoun", token.text,
                               entity.entity_id if entity else None, pronoun_form(token), token.ent_type_,
-                              group=candidates))
+                              group=candidates, world="free" if free else None))
     if tokens:
         remember_readings(tokens[0].doc.text, readings)
         remember_ties(tokens)  # for the coherence check after the perturbation (``agreement``)
     return slots
+
+
+def _named(referent: Token | None) -> bool:
+    """Whether an unnamed-person referent is in fact a name no swap renames (a blocker such as a declined PERSON):
+    that person keeps their words in every world."""
+    return referent is None or referent.tag_ in ("NNP", "NNPS") or referent.ent_type_ == "PERSON"
+
+
+def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
+    """Whether a person's name that no swap renames (spaCy's PERSON, no entity's) stands in the pronoun's sentence or
+    the one before, before it, whose first name is not of the other gender ("Peter the Great … She" is somebody
+    else's): the pronoun may be that person's, so a one-gender world keeps it."""
+    doc = token.doc
+    start = sentence_of(doc[sentence_of(token).start - 1]).start if sentence_of(token).start > 0 \
+        else sentence_of(token).start
+    gender = PRONOUN_GENDER[token.text.lower()]
+    return any(doc[i].ent_type_ == "PERSON" and i not in name_of and doc[i].ent_iob_ == "B"
+               and first_name_gender(doc[i].text) in (None, gender) for i in range(start, token.i))
 
 
 def _link_bare_names(tokens: Sequence[Token], entities: Sequence[TemplateEntity], name_of: dict[int, str]) -> None:

@@ -1,8 +1,8 @@
 """The tokens an endpoint reported for a run's summaries (issue 31, Deliver 3): what a hosted summarizer cost, summed
 per summarizer from each summary's ``meta["usage"]`` (``openai_compat.usage_meta``), for Runs, the Overview's quality
 line and the report. A summary read from the summary cache cost this run nothing: its request's tokens move to
-``meta["cached_usage"]`` (``summarize.cache.hit_meta``) and are counted apart, so a run's totals are what it spent. Before a run,
-``estimate_requests`` states what an endpoint will be asked.
+``meta["cached_usage"]`` (``summarize.cache.hit_meta``) and are counted apart, so a run's totals are what it spent.
+Before a run, ``estimate_requests`` states what an endpoint will be asked.
 """
 
 from __future__ import annotations

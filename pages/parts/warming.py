@@ -25,13 +25,12 @@ def draw_a_figure() -> None:
     go.Figure(go.Scatter(x=[0], y=[0])).update_layout(template="plotly_white")
 
 
-# In the order the pages need them (every result page imports the measures package, which the Overview's first
-# render no longer does), cut where a step takes more than about 0.1 s on its own (scipy.stats alone takes 0.9 s,
-# most of it in the submodules listed before it), so a page that starts meanwhile waits for at most one piece: a
-# module's name, or a function.
+# In the order the pages need them, cut where a step takes more than about 0.1 s on its own (scipy.stats alone
+# takes 0.9 s, most of it in the submodules listed before it), so a page that starts meanwhile waits for at most one
+# piece: a module's name, or a function. (The measures package is not among them: the first render imports it.)
 WARM_STEPS = (
-    "bias_core.perturb", "bias_core.measures", "pandas", "pyarrow", "plotly.graph_objects", draw_a_figure,
-    "scipy.special", "scipy.linalg", "scipy.sparse", "scipy.spatial",
+    "pandas", "pyarrow", "plotly.graph_objects", draw_a_figure, "scipy.special", "scipy.linalg", "scipy.sparse",
+    "scipy.spatial",
     "scipy.optimize", "scipy.integrate", "scipy.interpolate", "scipy.ndimage", "scipy.stats._distn_infrastructure",
     "scipy.stats.distributions", "scipy.stats", "statsmodels.stats.multitest",
 )
