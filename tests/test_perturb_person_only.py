@@ -20,6 +20,9 @@ NAME_KINDS = ("gender-loc", "gender-glob", "race", "race-intersectional")
 EVIDENCE = {"title", "first-name+surname", "pronoun"}
 
 
+STRICT = "names-pronouns-titles"
+
+
 def _inputs(text: str, kind: str = "race", **params) -> list[Input]:
     [template] = build_templates([Document(id="t", text=text)])
     return get_perturbation(kind, samples=2, seed=3, **params).run_templates([template]).inputs
@@ -82,7 +85,7 @@ def test_jordan_the_country_stays_and_michael_jordan_is_swapped():
     text = ("Jordan will host a new round of talks, Foreign Minister Ayman Safadi said. Safadi said he had spoken to "
             "both sides at a hotel near the Jordan Valley. Former basketball star Michael Jordan visited Amman. "
             "Jordan told reporters he was impressed.")
-    items = _inputs(text, "race")
+    items = _inputs(text, "race", agreement=STRICT)  # every surname renamed: the mentions show
     assert _untouched(items, text, "Jordan will host") and _untouched(items, text, "Jordan Valley")
     assert _swapped(items, "Michael")
     # the later bare "Jordan" (after "Michael Jordan" is introduced) is the player, so race replaces it too
@@ -94,12 +97,23 @@ def test_washington_the_city_stays_and_denzel_washington_is_swapped():
     text = ("Actor Denzel Washington will film a political drama in Washington, the producers said. Washington, "
             "69, plays a senator who loses his seat. The Washington Post reported that scenes will be shot near the "
             "Lincoln Memorial.")
-    items = _inputs(text, "race")
+    items = _inputs(text, "race", agreement=STRICT)  # every surname renamed: the mentions show
     for phrase in ("drama in Washington", "The Washington Post", "Lincoln Memorial"):
         assert _untouched(items, text, phrase), phrase
     assert _swapped(items, "Denzel")
     person = text.index("Washington, 69")
     assert all(any(start == person for start, _ in _original_spans(item)) for item in items)
+
+
+def test_a_coherent_race_swap_keeps_a_surname_the_text_also_writes_as_a_place():
+    # one person, one name (issue 27): "Washington" stays in every mention, the person gets a new first name
+    text = ("Actor Kevin Washington will film a political drama in Washington, the producers said. Washington, "
+            "69, plays a senator who loses his seat.")
+    items = _inputs(text, "race")
+    assert items and all(item.text.count("Washington") == 3 and "Kevin" not in item.text for item in items)
+    # a rare first name gives no gender: it stays, and so do the words of the person's gender
+    for item in _inputs(text.replace("Kevin", "Denzel"), "race"):
+        assert item.text.startswith("Actor Denzel Washington") and item.text.count("Washington") == 3
 
 
 def test_a_place_named_surname_after_the_person_is_the_person():
@@ -108,7 +122,7 @@ def test_a_place_named_surname_after_the_person_is_the_person():
     text = ("Historian Margaret Ellis has studied George Washington's farewell address. Washington said in the "
             "address that he feared parties, Ellis writes. She said Mr. Washington was a careful editor of his words. "
             "Ellis teaches in Fairfax, near Washington.")
-    items = _inputs(text, "race")
+    items = _inputs(text, "race", agreement=STRICT)  # every surname renamed: the mentions show
     said, mister = text.index("Washington said"), text.index("Mr. Washington") + 4
     for item in items:
         starts = {start for start, _ in _original_spans(item)}
@@ -229,7 +243,7 @@ def test_names_in_an_all_caps_headline_follow_the_person_and_start_no_one_new():
     [template] = build_templates([Document(id="t", text=text)])
     assert {entity.label for entity in template.entities} == {"Denzel Washington", "Mary-Kate Donnelly"}
     assert template.entities[1].gender == "female"  # both parts of "Mary-Kate" are female census names
-    for item in get_perturbation("race", samples=2).run_templates([template]).inputs:
+    for item in get_perturbation("race", samples=2, agreement=STRICT).run_templates([template]).inputs:
         headline = item.text.split("\n", 1)[0]
         assert headline.endswith(" TO FILM IN WASHINGTON") and "DENZEL" not in headline and headline.isupper()
         assert "Washington" not in item.text.split(".")[0].replace("drama in Washington", "")

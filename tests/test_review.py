@@ -191,9 +191,13 @@ def test_an_original_first_name_left_in_the_text_is_a_partial_swap_but_a_sentenc
 
 def test_the_george_w_bush_center_is_a_partly_swapped_name_under_race(tricky):
     library = [d for d in tricky if "Bush Presidential Center" in (d.text or "")]
-    inputs, reports = build_inputs(library, _config(StageSpec("race", {"samples": 1})))
-    spans = {e.span for e in review_inputs(inputs, reports).get("race").check("partial_names").examples}
-    assert {"George", "Bush"} <= spans
+    # the strict scope renames every surname, so "George W Bush Center" is partly renamed in both words; the
+    # coherent one keeps a surname the text writes where no mention is (issue 27), so only "George" is
+    strict = {"samples": 1, "agreement": "names-pronouns-titles"}
+    for params, expected in ((strict, {"George", "Bush"}), ({"samples": 1}, {"George"})):
+        inputs, reports = build_inputs(library, _config(StageSpec("race", params)))
+        spans = {e.span for e in review_inputs(inputs, reports).get("race").check("partial_names").examples}
+        assert expected <= spans
 
 
 def test_politician_swaps_of_the_fixture_articles_leave_no_alias_and_a_leftover_surname_is_caught():

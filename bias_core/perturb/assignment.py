@@ -108,6 +108,9 @@ class _PoolExhausted(Exception):
 class NameSwapPerturbation(Perturbation):
     """Base of gender and race: per original, ``samples`` pairs of inputs, optionally with controls (quadruples)."""
 
+    # Whether a person of unknown gender who keeps their first name keeps their gendered words (``Race``).
+    keeps_unknown_genders = False
+
     @property
     def replaces_last_names(self) -> bool:
         """Whether last names are replaced too (race always; gender as an option)."""
@@ -211,10 +214,14 @@ class NameSwapPerturbation(Perturbation):
     def _needs(self, template: EntityTemplate, entity: TemplateEntity) -> tuple[bool, bool]:
         """Whether an entity's first name and last name are written in the text and so need drawn names. A surname
         several people of the text share (a family: Daniel, Johann and Jacob Bernoulli) stays under the coherent
-        scope, so that one family keeps one name and "the Bernoulli family" still reads right (issue 27)."""
+        scope, so that one family keeps one name and "the Bernoulli family" still reads right (issue 27); so does a
+        surname the text also writes where no mention of the person was found ("Norton I", "the Emperor Norton
+        Bridge", "Washington" the city beside George Washington): renaming only some of them would give the person
+        two names, or rename a place."""
         kinds = template.slot_kinds(entity.entity_id)
-        shared = self.coherent and entity.last_name is not None \
-            and sum(other.last_name == entity.last_name for other in template.entities) > 1
+        shared = self.coherent and entity.last_name is not None and (
+            sum(other.last_name == entity.last_name for other in template.entities) > 1
+            or entity.surname_elsewhere)
         return "first_name" in kinds, self.replaces_last_names and "last_name" in kinds and not shared
 
     def strata(self, template: EntityTemplate, members: list[TemplateEntity]) -> list[list[str]]:
@@ -300,7 +307,10 @@ class NameSwapPerturbation(Perturbation):
             name = names[member.entity_id][cell]
             first = name.first if need_first else None
             last = name.last if need_last else None
-            choices[member.entity_id] = EntityChoice(cell.gender, first, last)
+            # a person who keeps their first name and whose gender the text does not give keeps their gendered
+            # words too (a coherent race swap of "Denzel Washington": no "Actress" beside "Denzel")
+            kept = not need_first and member.gender is None and self.keeps_unknown_genders
+            choices[member.entity_id] = EntityChoice(None if kept else cell.gender, first, last)
             extra = {} if cell.group == cell.gender else {"gender": cell.gender}
             entities.append(Entity(
                 entity_id=member.entity_id,

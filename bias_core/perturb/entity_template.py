@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,9 @@ class TemplateEntity:
     # Why this person is kept as written by every name swap (a surname-first East-Asian name; ``name_forms``).
     unswapped_reason: str | None = None
     surname_first: bool = False  # the name is written surname first ("Wang Jianguo": last_name "Wang")
+    # The text writes the surname where no slot is, and not as a place or nationality the parse tells apart ("Norton
+    # I", "the Emperor Norton Bridge", a mention the finder missed): a coherent swap keeps it (``surname_elsewhere``).
+    surname_elsewhere: bool = False
 
     def add_evidence(self, evidence: str) -> None:
         """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""
@@ -274,6 +278,20 @@ class EntityTemplate:
             return choice.gender
         entity = self._entity.get(entity_id)
         return entity.gender if entity is not None else self.excluded_genders.get(entity_id)
+
+
+def mark_surnames_elsewhere(template: EntityTemplate) -> None:
+    """Set ``surname_elsewhere`` on each entity whose surname the text also writes (capitalised, possessive or not)
+    where no slot is (issue 27: one person, one name). A place or firm of that name counts too ("Washington" the
+    city beside Denzel Washington): where the finder told them apart the kept surname reads right either way, and
+    where it did not ("Washington" the president read as the city) renaming only some would give him two names."""
+    covered = [(slot.start, slot.end) for slot in template.slots]
+    for entity in template.entities:
+        words = {slot.text for slot in template.slots if slot.entity_id == entity.entity_id
+                 and slot.kind == "last_name"}
+        entity.surname_elsewhere = any(
+            not any(start <= match.start() < end for start, end in covered)
+            for word in words for match in re.finditer(rf"(?<![\w'’.-]){re.escape(word)}(?![\w-])", template.text))
 
 
 def finish_template(document_id: str, text: str, entities: list[TemplateEntity], slots: list[Slot]) -> EntityTemplate:

@@ -45,7 +45,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template
+from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
@@ -137,6 +137,7 @@ class NerBuilder:
         taken = {token.i for slot in slots for token in (self.token_at.get(slot.start),) if token is not None}
         slots += world_noun_slots(self.tokens, taken)
         template = finish_template(self.document_id, self.text, self.found.entities, slots)
+        mark_surnames_elsewhere(template)
         template.declined = self.declined
         return template
 

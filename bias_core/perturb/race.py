@@ -343,6 +343,18 @@ class Race(_Race):
 
     name = "race"
 
+    def _needs(self, template: EntityTemplate, entity: TemplateEntity) -> tuple[bool, bool]:
+        """Under the coherent scope a person whose gender the text does not give (no title, no pronoun the parse ties
+        to them, no census first name) keeps their first name and takes only a new surname: a first name of a drawn
+        gender would contradict the pronouns the parse could not tie to them ("Zenghelis … he", issue 27)."""
+        first, last = super()._needs(template, entity)
+        return first and (not self.coherent or entity.gender in GENDERS), last
+
+    @property
+    def keeps_unknown_genders(self) -> bool:
+        """Under the coherent scope such a person's gendered words stay too (no "Actress Denzel Washington")."""
+        return self.coherent
+
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
         split = balanced_split(self.strata(template, members), RACES, rng)
         genders = {m.entity_id: rng.choice(GENDERS) for m in members}
