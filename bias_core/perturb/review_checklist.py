@@ -52,8 +52,10 @@ CHECK_HOW = {
                               "input gives that person.",
     "leftover_pronouns": "Every he/him/his/himself/she/her/hers/herself of the other gender in a C_glob input, "
                          "where every person and unattributed pronoun takes the arm's gender (C_loc inputs mix "
-                         "genders, so their pronouns are not checked), less the pronouns of an unnamed person ('a "
-                         "spokesman … he') that the perturbation leaves as written on purpose (issue 27).",
+                         "genders, so their pronouns are not checked), less the pronouns the parse gave no swapped "
+                         "person, which the perturbation leaves as written on purpose: an unnamed person's under the "
+                         "strict scope ('a spokesman … he'), one beside a name no swap renames under the coherent one "
+                         "(issue 27).",
     "gender_agreement": "Every he/him/his/himself/she/her/hers/herself and gendered noun (man, woman, boy, mother, "
                         "chairman …) that spaCy's parse of the original ties to a swapped person — as the subject of "
                         "the clause it reports or continues, the subject of the sentence before, or through a "

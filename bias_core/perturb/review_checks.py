@@ -246,8 +246,10 @@ def _content_word_note(word: str, swapped: bool, same_in_both_arms: bool) -> str
 
 def leftover_pronouns(items: Iterable[Input]) -> Check:
     """Pronouns of the other gender in C_glob inputs, whose arm gives every person and unattributed pronoun one
-    gender — less those the perturbation left to an unnamed person on purpose ("a spokesman … he", issue 27), where
-    this process built the original's template (``pronoun_referents.readings_of``)."""
+    gender — less those the perturbation left as written on purpose (issue 27): under the strict scope an unnamed
+    person's ("a spokesman … he"), under the coherent one a pronoun near a name no swap renames ("Mohammed Hadid … he"),
+    i.e. every pronoun the parse gave no swapped person, where this process built the original's template
+    (``pronoun_referents.readings_of``)."""
     findings = Findings("leftover_pronouns")
     for item in items:
         if item.arm not in GENDERS:
@@ -257,7 +259,7 @@ def leftover_pronouns(items: Iterable[Input]) -> Check:
             if PRONOUN_GENDER[match["word"].lower()] != item.arm:
                 if kept is None:
                     kept = {reading.start for reading in readings_of(item.original_text()) or ()
-                            if reading.status == "unnamed"}
+                            if reading.status != "entity"}
                 if int(_where(item, match.start())[1:]) in kept:
                     continue
                 findings.add(item, match.start(), match.end(), f"'{match['word']}' in the all-{item.arm} arm")
