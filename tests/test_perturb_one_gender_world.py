@@ -13,14 +13,33 @@ def _arms(text: str, kind: str = "gender-glob", **params) -> dict[str, str]:
     return {item.arm: item.text for item in result.inputs}
 
 
-def test_an_unnamed_husband_and_his_pronouns_take_the_arms_gender_with_everyone_else():
+def test_a_one_gender_world_gives_every_unnamed_person_the_arms_gender():
+    # C_glob under "coherent": everybody of the all-female input is a woman, the unnamed spokesman and the wife of a
+    # man too, so that no word contradicts another (issue 27, Deliver 1)
+    text = ("A spokesman for Acme said he was sorry. John Smith's wife also works there, and her husband agrees, "
+            "Smith said. Men and women applied.")
+    arms = _arms(text)
+    assert "A spokeswoman for Acme said she was sorry." in arms["female"]
+    assert "Smith's wife also works there, and her wife agrees" in arms["female"]
+    assert "A spokesman for Acme said he was sorry." in arms["male"]
+    assert "Smith's husband also works there, and his husband agrees" in arms["male"]
+    assert all("Men and women applied" in arm for arm in arms.values())  # both genders meant: not "women and women"
+    # a husband quoted by his wife: his noun and pronoun follow; the paper's scope rewrites the pronoun only
     text = ("Linda Park runs the shop. \"My husband has met many buyers, and he says they all want the same thing,\" "
             "Park said.")
     arms = _arms(text)
     assert "My wife has met many buyers, and she says" in arms["female"]
     assert "My husband has met many buyers, and he says" in arms["male"]
-    strict = _arms(text, agreement=STRICT)  # the paper's scope: the pronoun only, the noun stays
+    strict = _arms(text, agreement=STRICT)
     assert "My husband has met many buyers" in strict["male"] and "My husband" in strict["female"]
+
+
+def test_a_noun_beside_a_name_no_swap_renames_keeps_its_gender_in_every_world():
+    # the father's name is no census name and has no pronoun or title: not swapped, so he stays her father
+    for text in ("Zaha Hadid was born in Baghdad, Iraq. Her father Mohammed Hadid Muhammad al-Hajj Husayn Hadid was "
+                 "a wealthy industrialist from Mosul.",
+                 "Zaha Hadid was born in Baghdad. Her father, Muhammad al-Hajj Husayn, was an industrialist."):
+        assert all(" father" in arm and "mother" not in arm for arm in _arms(text).values())
 
 
 def test_a_pronoun_beside_a_name_no_swap_renames_keeps_its_gender():

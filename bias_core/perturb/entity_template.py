@@ -85,8 +85,8 @@ class TemplateEntity:
     # Why this person is kept as written by every name swap (a surname-first East-Asian name; ``name_forms``).
     unswapped_reason: str | None = None
     surname_first: bool = False  # the name is written surname first ("Wang Jianguo": last_name "Wang")
-    # The text writes the surname where no slot is, and not as a place or nationality the parse tells apart ("Norton
-    # I", "the Emperor Norton Bridge", a mention the finder missed): a coherent swap keeps it (``surname_elsewhere``).
+    # The text also writes the surname where no slot is ("Norton I", "the Emperor Norton Bridge", a mention the
+    # finder missed, a city of that name): a coherent swap keeps it (``mark_surnames_elsewhere``).
     surname_elsewhere: bool = False
 
     def add_evidence(self, evidence: str) -> None:
@@ -192,7 +192,8 @@ class EntityTemplate:
         with the space or comma before them when the person gets a new first name or the other gender, a plural title takes its people's common gender or
         is dropped when they differ. ``world_gender`` gives every person no entity holds (``Slot.world``: an unnamed
         "spokesman" and his pronouns, a pronoun with no person and no name kept as written near it) that gender, for
-        the one-gender world of C_glob under "coherent"; without it an unnamed person's words stay. Only spans whose text changes get a substitution; offsets are into the returned text.
+        the one-gender world of C_glob under "coherent"; without it an unnamed person's words stay. Only spans
+        whose text changes get a substitution; offsets are into the returned text.
         """
         pieces: list[str] = []
         substitutions: list[Substitution] = []

@@ -21,8 +21,9 @@ name, a new first name from the top-N (default 50) unambiguous 1990 census first
   (see ``assignment``). Unattributed pronouns are left as written: they belong to nobody the input assigns.
 - ``gender-glob`` (C_glob): arm ``male`` makes every entity male and arm ``female`` every entity female, each
   sample giving one of each, so half the inputs of an original are all-male and half all-female. Unattributed
-  pronouns take the arm's gender under ``"names-pronouns-titles"`` (METHODS §1.1 step 3); under ``"coherent"`` they
-  stay as written, since they may belong to an unnamed person ("my husband … he") or one not swapped (§1.2).
+  pronouns take the arm's gender under ``"names-pronouns-titles"`` (METHODS §1.1 step 3). Under ``"coherent"`` the
+  input is one world of one gender: an unnamed person's gendered nouns and pronouns ("my husband … he") and a pronoun
+  with no person take the arm's gender too (``Slot.world``), while one that may be a person no swap renames stays.
 
 Default: 10 samples → 20 inputs per original, seeded per original (``seed``). With ``controls`` each sample is a
 quadruple (METHODS §1.3).
@@ -108,8 +109,8 @@ class GenderGlobal(_Gender):
 
     def plans(self, template: EntityTemplate, members: list[TemplateEntity], rng: random.Random) -> list[PairPlan]:
         ids = [m.entity_id for m in members]
-        # Under "coherent" a pronoun is re-gendered only when it resolves to a swapped person (METHODS §1.2
-        # Agreement): an unattributed one may be an unnamed "husband"'s or a missed person's, so it stays.
+        # Under "coherent" every person of the input, unnamed ones too, takes the arm's gender through the world
+        # slots (``Slot.world``); an unattributed pronoun that may be a person no swap renames is none of them.
         strict = not self.coherent
         return [PairPlan(*(Arm(gender, dict.fromkeys(ids, cell), gender if strict else None,
                                world_gender=None if strict else gender)

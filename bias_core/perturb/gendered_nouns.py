@@ -134,10 +134,7 @@ def _beside_counterpart(token: Token) -> bool:
         token = token.head
     if any(child.dep_ == "poss" for child in token.children) and token.tag_ == "NN":
         return False  # "Moreau's father … and her mother": two people, each of one person
-    related = [*token.conjuncts]
-    if token.dep_ == "amod":
-        related += token.head.conjuncts
-    for other in related:
+    for other in token.conjuncts:
         words = [other, *(child for child in other.children if child.dep_ in ("amod", "compound"))]
         if any(CONTENT_WORD_GENDER.get(w.text.lower()) not in (None, gender) for w in words):
             return True

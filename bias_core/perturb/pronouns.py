@@ -23,8 +23,9 @@ left as written and recorded (``PronounReading``, for the coherence check of ``a
    the pronoun's gender named since the start of the previous sentence makes it **ambiguous**: left as written
    (C_glob still gives it the arm's gender, as every person there has it) and flagged.
 
-A pronoun left to an unnamed person gets no slot (no perturbation rewrites it); an ambiguous one, or one with no
-person at all, gets an unattributed slot (METHODS §1.1 step 3). ``her`` is possessive when tagged PRP$ (→ *his*) and
+A pronoun left to an unnamed person gets an unattributed slot that only C_glob's one-gender world rewrites
+(``Slot.world`` "unnamed"); an ambiguous one, or one with no person at all, gets an unattributed slot (METHODS §1.1
+step 3), which that world rewrites too unless a name no swap renames stands near it. ``her`` is possessive when tagged PRP$ (→ *his*) and
 an object otherwise (→ *him*); ``his`` with no noun after it is independent (→ *hers*).
 
 Gendered nouns (content words) tied to a person are found in ``gendered_nouns``.
@@ -131,12 +132,17 @@ def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
     """Whether a person's name that no swap renames (spaCy's PERSON, no entity's) stands in the pronoun's sentence or
     the one before, before it, whose first name is not of the other gender ("Peter the Great … She" is somebody
     else's): the pronoun may be that person's, so a one-gender world keeps it."""
-    doc = token.doc
-    start = sentence_of(doc[sentence_of(token).start - 1]).start if sentence_of(token).start > 0 \
-        else sentence_of(token).start
+    start = previous_sentence_start(token)
     gender = PRONOUN_GENDER[token.text.lower()]
-    return any(doc[i].ent_type_ == "PERSON" and i not in name_of and doc[i].ent_iob_ == "B"
-               and first_name_gender(doc[i].text) in (None, gender) for i in range(start, token.i))
+    doc = token.doc
+    for i in range(token.i - 1, -1, -1):
+        other = doc[i]
+        if other.idx < start:
+            return False
+        if other.ent_type_ == "PERSON" and other.ent_iob_ == "B" and i not in name_of \
+                and first_name_gender(other.text) in (None, gender):
+            return True
+    return False
 
 
 def _link_bare_names(tokens: Sequence[Token], entities: Sequence[TemplateEntity], name_of: dict[int, str]) -> None:
