@@ -211,9 +211,17 @@ def _usable(token: Token, word: str, owner: Mapping[int, str]) -> bool:
         return False
     if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
         # "Congressman Dale Hughes"; a predicate "she was made a Dame" (an article before it: no name's word)
-        return (token.dep_ == "compound" and token.head.i in owner) or (
+        return (token.dep_ == "compound" and _named_head(token, owner) is not None) or (
             token.dep_ in ("attr", "oprd") and any(c.dep_ == "det" for c in token.children))
     return True
+
+
+def _named_head(token: Token, owner: Mapping[int, str]) -> int | None:
+    """The name a compound noun stands before: its head, or a later compound of the same head when the head is the
+    name's numeral ("Queen Elizabeth II": the parse hangs "Queen" and "Elizabeth" both from "II")."""
+    if token.head.i in owner:
+        return token.head.i
+    return next((c.i for c in token.head.children if c.dep_ == "compound" and c.i > token.i and c.i in owner), None)
 
 
 def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
@@ -224,6 +232,8 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
     head = token.head
     if token.dep_ in ("compound", "amod", "nmod") and head.i in owner:
         return [head.i]
+    if token.dep_ == "compound" and _named_head(token, owner) is not None:
+        return [_named_head(token, owner)]
     if token.dep_ in ("compound", "amod", "nmod", "appos") and head.tag_ in ("NN", "NNS") and head.i != token.i:
         # a gendered modifier, or a noun in apposition, describes whom its head noun describes: "Japan's first
         # prominent woman writer" (she was … writer), "a Swiss mathematician, the son of Johann" (Daniel was …)

@@ -48,6 +48,11 @@ TITLE_SWAP = {"mr": "ms", "ms": "mr", "mrs": "mr", "miss": "mr", "sir": "dame", 
 # British usage Sir and Dame stand before the given name ("Sir Richard", "Dame Helen"), so they are given-name titles.
 SURNAME_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "lady", "lord"})
 GIVEN_NAME_TITLES = frozenset({"sir", "dame"})
+# Titles of rulers that stand before a regnal or given name ("Queen Elizabeth", "Tsar Aleksei", "Empress Jingū"),
+# never a surname — unless the text names somebody of that surname ("Emperor Norton" of Joshua Norton), so a lone
+# name after them is a given name only where no one found bears it as a surname (``name_finding``).
+RULER_TITLES = frozenset({"king", "queen", "prince", "princess", "emperor", "empress", "tsar", "czar", "tsarina",
+                          "tsarevna", "tsarevich", "pope", "sultan", "shah"})
 # Words that may stand before a name inside or outside a PERSON span without being part of the name.
 NEUTRAL_TITLES = frozenset({
     "dr", "prof", "professor", "president", "vice", "senator", "sen", "rep", "representative", "gov", "governor",

@@ -114,7 +114,12 @@ class Entities:
         def last_anchor_before(entity: TemplateEntity) -> int:
             return max((p for p in self.anchors.get(entity.entity_id, []) if p < position), default=-1)
 
-        latest = max(candidates, key=last_anchor_before)
+        def mentions_before(entity: TemplateEntity) -> int:
+            return sum(1 for p in self.mention_positions(entity.entity_id) if p < position)
+
+        # The person the text has named most so far is the one a bare surname means ("Moreau" of a biography of
+        # Jeanne Moreau after "her father, Anatole-Désiré Moreau"); among equally named, the latest named in full.
+        latest = max(candidates, key=lambda e: (mentions_before(e), last_anchor_before(e)))
         return latest if last_anchor_before(latest) >= 0 else candidates[0]
 
     def by_first_name(self, first: str, position: int) -> TemplateEntity | None:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
-from bias_core.perturb.lexicon import NAME_SUFFIXES, TITLE_GENDER, title_key
+from bias_core.perturb.lexicon import NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (
@@ -66,6 +66,7 @@ from bias_core.perturb.name_parts import (
     OFFICE_TITLES,
     NamePart,
     NameSpan,
+    is_census_first_name,
     is_first_name,
     is_listed_surname,
     is_proper,
@@ -255,7 +256,8 @@ class NerBuilder:
         if end - start != 1:
             return start, end
         after = self.tokens[end] if end < len(self.tokens) else None
-        if before is not None and self._is_name_token(before.i) and is_first_name(before.text) \
+        # A census first name, not a voter-file one: those list words too ("17th Century [Zurbarán]").
+        if before is not None and self._is_name_token(before.i) and is_census_first_name(before.text) \
                 and title_key(before.text) not in OFFICE_TITLES and not before.ent_type_:
             return start - 1, end
         if after is not None and self._is_name_token(after.i) and is_first_name(ent.text) and not after.ent_type_ \
@@ -323,6 +325,15 @@ class NerBuilder:
             if entity is None:  # "Mr. Dung" after "Nguyen Tan Dung": the given name of a surname-first name
                 entity = next((e for e in self.found.entities if e.surname_first and e.first_name == part.text), None)
                 kind = "first_name"
+            if entity is None and span.initial is None:
+                # "Dr. Sarah" after "Dr. Sarah Jones", "Queen Elizabeth" after "Elizabeth Windsor": a title before
+                # the first name of somebody found, that nobody bears as a surname, is that person's (METHODS §1.1
+                # step 1: a one-token name equal to an entity's first name joins it).
+                entity = self.found.by_first_name(part.text, part.start)
+            if entity is None and span.title in RULER_TITLES and span.initial is None:
+                entity = self.found.new(part.text, None)  # "Tsar Aleksei", "Empress Jingū": a given name
+                if entity.gender is None and span.title_gender:
+                    entity.gender, entity.gender_source = span.title_gender, "title"
             if entity is None:
                 entity, kind = self.found.new(None, part.text), "last_name"
                 if span.title_gender:

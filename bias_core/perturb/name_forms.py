@@ -50,7 +50,7 @@ from nicknames import NickNamer
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.lexicon import NAME_SUFFIXES, match_case, title_key
 from bias_core.perturb.name_parts import ALL_TITLES, is_proper
-from bias_core.perturb.names import census_first_names, first_name_gender
+from bias_core.perturb.names import census_first_name, census_first_names, first_name_gender
 from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def surname_first_tradition(words: Sequence[str], standalone: Callable[[str], bo
 def _common_first_name(word: str) -> bool:
     """Whether a word is a common first name in English text: at least ``COMMON_FIRST_NAME_PERCENT`` of its gender
     in the 1990 census. The census also lists, rarely, romanised East-Asian syllables ("Jong", "Min", "Chan")."""
-    record = census_first_names().get(word.capitalize())
+    record = census_first_name(word)
     return record is not None and record.frequency >= COMMON_FIRST_NAME_PERCENT
 
 

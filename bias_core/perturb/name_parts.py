@@ -28,7 +28,7 @@ from bias_core.perturb.lexicon import (
     TITLE_GENDER,
     title_key,
 )
-from bias_core.perturb.names import census_first_names, census_last_names, first_name_gender
+from bias_core.perturb.names import census_first_name, census_first_names, first_name_gender, is_census_surname
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 
@@ -80,6 +80,7 @@ class NameSpan:
     middle: list[NamePart] = field(default_factory=list)  # middle given names with a census gender ("James")
     initial: NamePart | None = None  # initials standing for the first name ("J." of "J. Smith", "J.D.")
     surname_first: str | None = None  # the tradition of a name written surname first ("chinese"); first = given
+    title: str | None = None  # the title right before the name ("mr", "queen"), as ``title_key`` gives it
 
     @property
     def parts(self) -> list[NamePart]:
@@ -152,7 +153,7 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     return NameSpan(parts[0].start, parts[-1].end, parts[0] if is_full else None, last, title_gender,
                     surname_certain=len(parts) > 1 or bool(titles), titled=titled,
                     initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]), middle=middle,
-                    initial=initial)
+                    initial=initial, title=titles[-1] if titles else None)
 
 
 def _title_gender(titles: list[str]) -> str | None:
@@ -170,14 +171,14 @@ def is_first_name(word: str) -> bool:
         return False
     if "-" in word.strip("-"):  # "Mary-Kate", "Jean-Pierre": every part a first name
         return all(is_first_name(part) for part in word.split("-"))
-    return word.capitalize() in census_first_names() or is_voter_first_name(word)
+    return census_first_name(word) is not None or is_voter_first_name(word)
 
 
 def is_rare_first_name(word: str) -> bool:
     """Whether a first name is rare: below ``RARE_FIRST_NAME_PERCENT`` of its gender in the 1990 census, or listed
     only by the voter files (every part of a hyphenated name must be common for it to be common)."""
     parts = [part for part in word.split("-") if part]
-    records = [census_first_names().get(part.capitalize()) for part in parts]
+    records = [census_first_name(part) for part in parts]
     return not parts or any(record is None or record.frequency < RARE_FIRST_NAME_PERCENT for record in records)
 
 
@@ -191,19 +192,19 @@ def is_common_word_more_than_surname(word: str, common_words: frozenset[str]) ->
     """Whether a last-name candidate is far more often a common word than a surname: no census surname, listed
     only by the voter files, and written in lower case in the same document ("the theory of Case Grammar ... a
     grammar"; the census has no "Grammar", the voter files do)."""
-    return word.lower() in common_words and word not in census_last_names()
+    return word.lower() in common_words and not is_census_surname(word)
 
 
 def is_census_first_name(word: str) -> bool:
     """Whether a word is a 1990 census first name (every part of a hyphenated one)."""
-    return all(part.capitalize() in census_first_names() for part in word.split("-")) if word.strip("-") else False
+    return all(census_first_name(part) is not None for part in word.split("-")) if word.strip("-") else False
 
 
 def is_listed_surname(word: str) -> bool:
     """Whether a word is a surname of the 1990 census or the voter files (every part of a hyphenated one): the
     *plausible surname* that, after a known first name in a PERSON span, is evidence of a person (issue 10)."""
     parts = [part for part in word.split("-") if part]
-    return bool(parts) and all(part in census_last_names() or is_voter_surname(part) for part in parts)
+    return bool(parts) and all(is_census_surname(part) or is_voter_surname(part) for part in parts)
 
 
 def is_surname(word: str, common_words: frozenset[str]) -> bool:
@@ -211,7 +212,7 @@ def is_surname(word: str, common_words: frozenset[str]) -> bool:
     a hyphenated one; or an unlisted word ("Ashcombe") that the document never writes in lower case. "Norris
     Software" is a company: the article also says "software", so "Norris" is no first name there."""
     parts = [part for part in word.split("-") if part]
-    if all(part in census_last_names() or is_voter_surname(part) for part in parts):
+    if all(is_census_surname(part) or is_voter_surname(part) for part in parts):
         return True
     return word.lower() not in common_words and title_key(word) not in ORGANISATION_WORDS
 

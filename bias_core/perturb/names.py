@@ -58,13 +58,17 @@ def census_first_names() -> dict[str, CensusName]:
     return table
 
 
-def first_name_gender(name: str) -> str | None:
-    """Return 'male' or 'female' for an unambiguous census first name, else ``None``.
-
-    The census lists are plain ASCII, so accents are folded before the look-up ("José" → "Jose", "Zoë" → "Zoe").
-    """
+def census_first_name(name: str) -> CensusName | None:
+    """The census record of an unambiguous first name, if any. The census lists are plain ASCII, so accents are
+    folded before the look-up ("José" → "Jose", "Jérôme" → "Jerome", "Zoë" → "Zoe")."""
     key = name.strip().capitalize()
-    record = census_first_names().get(key) or census_first_names().get(_fold_accents(key))
+    return census_first_names().get(key) or census_first_names().get(_fold_accents(key))
+
+
+def first_name_gender(name: str) -> str | None:
+    """Return 'male' or 'female' for an unambiguous census first name (accents folded), else ``None``."""
+    key = name.strip().capitalize()
+    record = census_first_name(key)
     if record is None and "-" in key.strip("-"):
         # A hyphenated first name ("Mary-Kate", "Jean-Pierre") has the gender its parts agree on, else none.
         genders = {first_name_gender(part) for part in key.split("-")}
@@ -111,6 +115,11 @@ def census_last_names() -> dict[str, int]:
         if len(parts) == 4:
             table.setdefault(display_surname(parts[0]), int(parts[3]))
     return table
+
+
+def is_census_surname(word: str) -> bool:
+    """Whether a word is a census surname as written, or with its accents folded ("Muñoz" → "Munoz")."""
+    return word in census_last_names() or _fold_accents(word) in census_last_names()
 
 
 def top_last_names(n: int = 50) -> list[str]:

@@ -8,6 +8,7 @@ files, as a check that a word standing before a last name is a first name at all
 from __future__ import annotations
 
 import functools
+import unicodedata
 import importlib.util
 from pathlib import Path
 
@@ -46,10 +47,17 @@ def names_with_race(kind: str, race: str, threshold: float) -> frozenset[str]:
 
 
 def is_voter_first_name(word: str) -> bool:
-    """Whether ``word`` occurs as a first name in the Rosenman first-name table."""
+    """Whether ``word`` occurs as a first name in the Rosenman first-name table. Accents are not folded here: the
+    table's rare entries include surnames and words ("Martinez", "Century"), so a folded "Martínez" of a Spanish double
+    surname would read as a given name; the census first names are folded (``names.census_first_name``)."""
     return word.upper() in _names("first")
 
 
 def is_voter_surname(word: str) -> bool:
-    """Whether ``word`` occurs as a surname in the Rosenman last-name table (punctuation ignored)."""
-    return "".join(ch for ch in word.upper() if ch.isalpha()) in _names("last")
+    """Whether ``word`` occurs as a surname in the Rosenman last-name table (punctuation ignored, accents folded:
+    "DeJesús" is DEJESUS there)."""
+    return "".join(ch for ch in _fold(word).upper() if ch.isalpha()) in _names("last")
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
