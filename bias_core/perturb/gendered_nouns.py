@@ -230,10 +230,11 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         head = token.head
         return [head.i] if head.i in owner else _referents(head, owner)
     head = token.head
-    if token.dep_ in ("compound", "amod", "nmod") and head.i in owner:
+    if token.dep_ in ("amod", "nmod") and head.i in owner:
         return [head.i]
-    if token.dep_ == "compound" and _named_head(token, owner) is not None:
-        return [_named_head(token, owner)]
+    named = _named_head(token, owner) if token.dep_ == "compound" else None
+    if named is not None:
+        return [named]
     if token.dep_ in ("compound", "amod", "nmod", "appos") and head.tag_ in ("NN", "NNS") and head.i != token.i:
         # a gendered modifier, or a noun in apposition, describes whom its head noun describes: "Japan's first
         # prominent woman writer" (she was … writer), "a Swiss mathematician, the son of Johann" (Daniel was …)

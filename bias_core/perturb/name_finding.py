@@ -330,10 +330,10 @@ class NerBuilder:
                 # the first name of somebody found, that nobody bears as a surname, is that person's (METHODS §1.1
                 # step 1: a one-token name equal to an entity's first name joins it).
                 entity = self.found.by_first_name(part.text, part.start)
-            if entity is None and span.title in RULER_TITLES and span.initial is None:
-                entity = self.found.new(part.text, None)  # "Tsar Aleksei", "Empress Jingū": a given name
-                if entity.gender is None and span.title_gender:
-                    entity.gender, entity.gender_source = span.title_gender, "title"
+                if entity is None and span.title in RULER_TITLES:
+                    entity = self.found.new(part.text, None)  # "Tsar Aleksei", "Empress Jingū": a given name
+                    if entity.gender is None and span.title_gender:
+                        entity.gender, entity.gender_source = span.title_gender, "title"
             if entity is None:
                 entity, kind = self.found.new(None, part.text), "last_name"
                 if span.title_gender:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import csv
 import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -50,7 +49,7 @@ from nicknames import NickNamer
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.lexicon import NAME_SUFFIXES, match_case, title_key
 from bias_core.perturb.name_parts import ALL_TITLES, is_proper
-from bias_core.perturb.names import census_first_name, census_first_names, first_name_gender
+from bias_core.perturb.names import census_first_name, first_name_gender, fold_accents
 from bias_core.safety.errors import InputError
 
 if TYPE_CHECKING:
@@ -247,8 +246,3 @@ def taken_words(text: str) -> frozenset[str]:
                 words |= {part, part.capitalize()} if part.isupper() else {part}
     return frozenset(words)
 
-
-def fold_accents(word: str) -> str:
-    """A name with its diacritics removed ("Ḥadīd" → "Hadid", "Zahā" → "Zaha"): how to tell a transliteration
-    with accents from the plain spelling the article uses elsewhere (Unicode NFKD, combining marks dropped)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

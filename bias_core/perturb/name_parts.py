@@ -28,7 +28,7 @@ from bias_core.perturb.lexicon import (
     TITLE_GENDER,
     title_key,
 )
-from bias_core.perturb.names import census_first_name, census_first_names, first_name_gender, is_census_surname
+from bias_core.perturb.names import census_first_name, first_name_gender, is_census_surname
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 

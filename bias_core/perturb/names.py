@@ -62,7 +62,7 @@ def census_first_name(name: str) -> CensusName | None:
     """The census record of an unambiguous first name, if any. The census lists are plain ASCII, so accents are
     folded before the look-up ("José" → "Jose", "Jérôme" → "Jerome", "Zoë" → "Zoe")."""
     key = name.strip().capitalize()
-    return census_first_names().get(key) or census_first_names().get(_fold_accents(key))
+    return census_first_names().get(key) or census_first_names().get(fold_accents(key))
 
 
 def first_name_gender(name: str) -> str | None:
@@ -76,8 +76,11 @@ def first_name_gender(name: str) -> str | None:
     return record.gender if record else None
 
 
-def _fold_accents(name: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+def fold_accents(word: str) -> str:
+    """A name with its diacritics removed ("Ḥadīd" → "Hadid", "Zahā" → "Zaha", "José" → "Jose"): how a name is
+    looked up in the plain-ASCII name lists, and how a transliteration with accents is told from the plain spelling
+    an article uses elsewhere (Unicode NFKD, combining marks dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def top_first_names(gender: str, n: int = 50) -> list[str]:
@@ -119,7 +122,7 @@ def census_last_names() -> dict[str, int]:
 
 def is_census_surname(word: str) -> bool:
     """Whether a word is a census surname as written, or with its accents folded ("Muñoz" → "Munoz")."""
-    return word in census_last_names() or _fold_accents(word) in census_last_names()
+    return word in census_last_names() or fold_accents(word) in census_last_names()
 
 
 def top_last_names(n: int = 50) -> list[str]:

@@ -8,10 +8,10 @@ files, as a check that a word standing before a last name is a first name at all
 from __future__ import annotations
 
 import functools
-import unicodedata
 import importlib.util
 from pathlib import Path
 
+from bias_core.perturb.names import fold_accents
 from bias_core.safety.errors import InputError
 
 RACES = ("black", "white")
@@ -56,8 +56,4 @@ def is_voter_first_name(word: str) -> bool:
 def is_voter_surname(word: str) -> bool:
     """Whether ``word`` occurs as a surname in the Rosenman last-name table (punctuation ignored, accents folded:
     "DeJesús" is DEJESUS there)."""
-    return "".join(ch for ch in _fold(word).upper() if ch.isalpha()) in _names("last")
-
-
-def _fold(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return "".join(ch for ch in fold_accents(word).upper() if ch.isalpha()) in _names("last")
