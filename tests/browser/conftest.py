@@ -118,6 +118,28 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=timeout)
 
 
+def pick_option(page, box, option_index: int) -> str:
+    """Open the Streamlit selectbox ``box`` and pick its ``option_index``-th option; return the option's text.
+
+    Retried: a rerun under way when the box is clicked can close its list before the options are drawn."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for _ in range(4):
+        wait_for_app(page)
+        box.click()
+        option = page.get_by_role("option").nth(option_index)
+        try:
+            option.wait_for(state="visible", timeout=10_000)
+            text = option.inner_text()
+            option.click(timeout=10_000)
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")
+            continue
+        wait_for_app(page)
+        return text
+    raise AssertionError(f"the selectbox never showed option {option_index}")
+
+
 def open_page(page, name: str) -> None:
     """Click a page in the sidebar navigation and wait for it to render (a URL would start a new session)."""
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import wait_for_app
+from tests.browser.conftest import pick_option, wait_for_app
 
 
 def test_open_app_pick_a_demo_article_and_see_its_lead_3_summary(page, app_url, screenshot):
@@ -13,9 +13,9 @@ def test_open_app_pick_a_demo_article_and_see_its_lead_3_summary(page, app_url, 
     page.get_by_role("link", name="Summarize one document").click()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Summarize a document")).to_be_visible()
-    page.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option").nth(2).click()
-    wait_for_app(page)
+    document = page.get_by_role("combobox", name="Document")
+    picked = pick_option(page, document, 2)
+    expect(document).to_have_value(picked.strip())
     page.get_by_role("button", name="Summarize", exact=True).click()
     wait_for_app(page)
     expect(page.get_by_role("heading", name="Summary by lead-3")).to_be_visible(timeout=60_000)
