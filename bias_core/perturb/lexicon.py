@@ -29,6 +29,7 @@ from bias_core.common.paths import DATA_DIR
 from bias_core.safety.errors import InputError
 
 GENDERS = ("male", "female")
+OTHER_GENDER = {"male": "female", "female": "male"}
 
 # Pronoun forms: subject, object, possessive determiner, independent possessive, reflexive.
 PRONOUN_FORMS: dict[str, dict[str, str]] = {

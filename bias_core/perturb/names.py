@@ -42,11 +42,16 @@ def read_census_file(path: Path) -> dict[str, tuple[float, int]]:
 
 
 @functools.cache
+def census_lists() -> dict[str, dict[str, tuple[float, int]]]:
+    """The census first-name lists as read: gender -> capitalised name -> (frequency in percent, rank)."""
+    folder = names_package_folder()
+    return {gender: read_census_file(folder / f"dist.{gender}.first") for gender in ("male", "female")}
+
+
+@functools.cache
 def census_first_names() -> dict[str, CensusName]:
     """Return every unambiguous census first name (capitalised) mapped to its gender record."""
-    folder = names_package_folder()
-    male = read_census_file(folder / "dist.male.first")
-    female = read_census_file(folder / "dist.female.first")
+    male, female = census_lists()["male"], census_lists()["female"]
     table: dict[str, CensusName] = {}
     for name in male.keys() | female.keys():
         male_freq, male_rank = male.get(name, (0.0, 0))
@@ -56,6 +61,22 @@ def census_first_names() -> dict[str, CensusName]:
         elif female_freq >= AMBIGUITY_RATIO * male_freq and female_freq > 0:
             table[name] = CensusName(name, "female", female_freq, female_rank)
     return table
+
+
+# A census name whose rarer gender has at least this share of the commoner's frequency is given to both in earnest
+# (Taylor 2:1, Jordan 5:1, Jean 9:1, Chris 8:1; not John 270:1, Carol 94:1): the text's pronouns outweigh it sooner.
+WEAK_GENDER_SHARE = 1 / 20
+
+
+@functools.cache
+def census_gender_is_weak(name: str | None) -> bool:
+    """Whether the census gives this first name to both genders in earnest (``WEAK_GENDER_SHARE``), though one
+    list holds it at least twice as often (METHODS §1.2: so it has a gender)."""
+    if not name:
+        return False
+    key = fold_accents(name.strip().capitalize())
+    counts = [table.get(key, (0.0, 0))[0] for table in census_lists().values()]
+    return min(counts) > 0 and min(counts) >= WEAK_GENDER_SHARE * max(counts)
 
 
 def census_first_name(name: str) -> CensusName | None:

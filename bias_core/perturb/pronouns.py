@@ -34,14 +34,15 @@ Gendered nouns (content words) tied to a person are found in ``gendered_nouns``.
 from __future__ import annotations
 
 import bisect
+import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bias_core.common.nlp import sentence_of
 from bias_core.perturb.agreement import remember_ties
 from bias_core.perturb.entity_template import Slot, TemplateEntity
-from bias_core.perturb.lexicon import PRONOUN_GENDER
-from bias_core.perturb.names import first_name_gender
+from bias_core.perturb.lexicon import OTHER_GENDER, PRONOUN_GENDER
+from bias_core.perturb.names import census_gender_is_weak, first_name_gender
 from bias_core.perturb.pronoun_referents import (
     PARTICIPANT_DEPS,
     UNRESOLVED,
@@ -79,6 +80,18 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
                 if token.dep_ == "compound" and token.head.tag_ in ("NNP", "NNPS"):
                     name_of.setdefault(token.head.i, entity_id)  # "Diane" of "Diane Sasser": Sasser too
     _link_bare_names(tokens, entities, name_of)
+    _let_pronouns_overrule_census(tokens, entities, positions, name_of)
+    slots, readings = _pronoun_pass(tokens, entities, positions, dict(name_of))
+    if tokens:
+        remember_readings(tokens[0].doc.text, readings)
+        remember_ties(tokens)  # for the coherence check after the perturbation (``agreement``)
+    return slots
+
+
+def _pronoun_pass(tokens: Sequence[Token], entities: Sequence[TemplateEntity], positions: dict[str, list[int]],
+                  name_of: dict[int, str]) -> tuple[list[Slot], list[PronounReading]]:
+    """One reading of every gendered pronoun in order (``pronoun_slots``); ``name_of`` gains the attributed ones."""
+    at = {token.idx: token for token in tokens}
     positions = {entity_id: list(starts) for entity_id, starts in positions.items()}  # gains attributed pronouns
     by_id = {entity.entity_id: entity for entity in entities}
     earlier: dict[int, Referent] = {}
@@ -116,10 +129,37 @@ def pronoun_slots(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
             slots.append(Slot(token.idx, token.idx + len(token.text), "pronoun", token.text,
                               entity.entity_id if entity else None, pronoun_form(token), token.ent_type_,
                               group=candidates, world="free" if free else None))
-    if tokens:
-        remember_readings(tokens[0].doc.text, readings)
-        remember_ties(tokens)  # for the coherence check after the perturbation (``agreement``)
-    return slots
+    return slots, readings
+
+
+def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[TemplateEntity],
+                                  positions: dict[str, list[int]], name_of: dict[int, str]) -> None:
+    """A census gender is a statistic about a name; the text's own pronouns are the better evidence about the person
+    (METHODS §1.1 step 3 orders title, pronoun, census). "Jordan Smith scored. Jordan said she was happy" is a woman
+    though the 1990 census gives Jordan to men: read with the census gender, "she" had nobody and a swap gave Jordan
+    a man's name beside it. A person whose gender came only from the census, from a name it gives both genders in
+    earnest (``names.census_gender_is_weak``), whom no pronoun of that gender reached, takes the other gender when,
+    read so, a pronoun the first reading left to nobody resolves to them. Names the census gives one gender keep it:
+    read with the other gender, Ivan Turgenev took the "she"s of the actress his biography's sentences were about."""
+    candidates = [entity for entity in entities if entity.gender_source == "first_name" and entity.gender
+                  and census_gender_is_weak(entity.first_name)]
+    if not candidates:
+        return
+    trial = copy.deepcopy(list(entities))
+    _, readings = _pronoun_pass(tokens, trial, positions, dict(name_of))
+    reached = {(reading.entity_id, reading.gender) for reading in readings if reading.entity_id}
+    unread = {reading.gender for reading in readings if reading.entity_id is None and reading.status != "unnamed"}
+    for entity in candidates:
+        other = OTHER_GENDER[entity.gender]
+        if (entity.entity_id, entity.gender) in reached or other not in unread:
+            continue
+        trial = copy.deepcopy(list(entities))
+        flipped = next(e for e in trial if e.entity_id == entity.entity_id)
+        flipped.gender = other
+        _, readings = _pronoun_pass(tokens, trial, positions, dict(name_of))
+        gained = sum(reading.entity_id == entity.entity_id and reading.gender == other for reading in readings)
+        if gained:
+            entity.gender, entity.gender_source = other, "pronoun"
 
 
 def _named(referent: Token | None) -> bool:
