@@ -1,5 +1,7 @@
 """Issue 27: a first name the census gives both genders yields to the text's own pronouns ("Jordan … she"), while a
-name the census gives one gender keeps it — through the real spaCy parse, on sentences written for the test."""
+name the census gives one gender keeps it; and a PERSON span of a census first name and a surname no list holds is a
+person at low confidence ("Dean Kamen"), unless the text writes its words in lower case ("Basil Harvesting") —
+through the real spaCy parse, on sentences written for the test."""
 
 from __future__ import annotations
 
@@ -43,3 +45,25 @@ def test_a_weak_name_with_its_own_pronoun_of_the_census_gender_keeps_that_gender
     template = _template("Chris Evans arrived late. He said he was tired. Later the host thanked her guests.")
     chris = next(e for e in template.entities if e.first_name == "Chris")
     assert chris.gender == "male"
+
+
+def test_a_person_span_of_a_census_first_name_and_an_unlisted_surname_is_swapped_at_low_confidence():
+    template = _template("Inventor Dean Vrbanic spoke at the event on Tuesday. Vrbanic praised the team of students.")
+    (entity,) = template.entities
+    assert (entity.first_name, entity.last_name, entity.evidence) == ("Dean", "Vrbanic", "first-name+unlisted-surname")
+    assert entity.confidence == "low" and "no name list" in entity.confidence_reason
+    arms = [item for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs
+            if item.arm is not None]
+    assert arms and all("Dean Vrbanic" not in item.text and "Vrbanic" in item.text for item in arms)
+
+
+def test_a_first_name_and_an_unlisted_surname_the_text_writes_in_lower_case_are_no_person():
+    # The NER tags both headings PERSON; the text then writes "basil" and "crumbling" as words.
+    for text in ("Basil Harvesting is easy when you know how. Start harvesting the basil in the morning.",
+                 "Ginger Crumbling takes ten minutes. Keep crumbling the ginger until it is fine."):
+        assert not _template(text).entities, text
+
+
+def test_an_unlisted_surname_after_a_first_name_is_still_no_person_where_a_place_word_says_so():
+    template = _template("The Dean Vrbanic Bridge was closed on Tuesday for repairs to its deck.")
+    assert not template.entities

@@ -197,7 +197,8 @@ class Substitution:
     entity_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # Why the span was rewritten (issue 10): the type of what it belongs to ("PERSON"; None for a pronoun no entity
-    # took), the evidence that made it a person ("title", "first-name+surname", "initials+surname", "pronoun",
+    # took), the evidence that made it a person ("title", "first-name+surname", "initials+surname",
+    # "first-name+unlisted-surname", "appositive-role", "pronoun",
     # "gold"; "unattributed" for an unattributed pronoun) and spaCy's own label of the span ("" when untagged).
     # None in records written before these fields existed and in perturbations that do not set them.
     entity_label: str | None = None

@@ -31,7 +31,7 @@ from bias_core.perturb.name_forms import (
 
 # Kept when an entity gathers several kinds of evidence: the lower the rank, the stronger (issue 10).
 EVIDENCE_RANK = {"gold": 0, "title": 1, "first-name+surname": 2, "initials+surname": 2, "appositive-role": 2,
-                 "pronoun": 3}
+                 "first-name+unlisted-surname": 3, "pronoun": 4}
 # The substitution kind (INTERFACES.md) each slot kind of ``name_forms`` is recorded as: a middle name or initials
 # are part of the name ("full_name", so that first-name reports count only first names), a generational suffix and
 # a plural title are titles.
@@ -77,7 +77,8 @@ class TemplateEntity:
     last_name: str | None
     gender: str | None = None
     gender_source: str | None = None
-    # Why it is a person: "title", "first-name+surname", "initials+surname", "pronoun" or "gold" (issue 10).
+    # Why it is a person: "title", "first-name+surname", "initials+surname", "first-name+unlisted-surname",
+    # "appositive-role", "pronoun" or "gold" (issue 10).
     evidence: str | None = None
     # How sure that is — "high", "medium" or "low" — and why (issue 21; ``person_evidence.confidence``).
     confidence: str | None = None

@@ -4,8 +4,10 @@
 made for it (``evidence``): ``title`` (a gendered, surname or office title before a mention: Mr, Mrs, Ms, Sen.,
 President, Mayor, Coach ...; not "St." or "former"), ``first-name+surname`` (a PERSON span of a census or voter-file
 first name and a census or voter-file surname), ``initials+surname`` ("J.D. Vance", "George W Bush" in a PERSON span)
-or ``pronoun`` (a pronoun attributed to it, ``pronouns``). Other candidates — a lone PERSON-labelled word
-("Jamestown"), an ORG-labelled "Paige Ellis", a full name with an unlisted surname — must win a pronoun; and before
+``first-name+unlisted-surname`` (a PERSON span of a census first name and a surname no list holds: "Dean Kamen",
+"Maria Zbrozek"; issue 27) or ``pronoun`` (a pronoun attributed to it, ``pronouns``). Other candidates — a lone
+PERSON-labelled word ("Jamestown"), an ORG-labelled "Paige Ellis", a voter-file first name with an unlisted surname —
+must win a pronoun; and before
 pronouns are attributed, a candidate named by a word of a multi-word place or organisation ("Rivermouth" of
 "Rivermouth FC", "Greenfield" of "Greenfield Market") or by a word the document mostly labels a place is dropped, so
 it cannot take a real person's pronoun.
@@ -42,7 +44,8 @@ it, so the review can show the doubtful ones first:
   listed first name and surname that a pronoun was attributed to), or a gold annotation;
 - ``medium``: a first name and a surname (or initials and a surname) and nothing else;
 - ``low``: a cue against it — another mention of the same name was declined as a place, work or organisation, so the
-  entity is swapped anyway elsewhere — or a rare first name, or a single word that only a pronoun made a person.
+  entity is swapped anyway elsewhere — or a rare first name, a census first name with a surname no list holds, or a
+  single word that only a pronoun made a person.
 
 **The swap's confidence** (issue 27, Deliver 5: ``high`` must mean *right* — a person, and coherent in every input —
 in at least 99% of cases). The levels above say how sure the builder is that an entity is a person; a swap can still
@@ -351,6 +354,8 @@ def confidence(entity: TemplateEntity, *, has_pronoun: bool, cue_against: str | 
             else "initials and a surname only"
     if entity.evidence == "appositive-role":
         return "medium", "a role noun in apposition"
+    if entity.evidence == "first-name+unlisted-surname":
+        return "low", "a census first name and a surname no name list holds"
     return "low", "only a pronoun says it is a person"
 
 
