@@ -305,12 +305,9 @@ class NerBuilder:
             entity.add_evidence("title")
         elif span.person_label and (is_listed_surname(last) or span.surname_first):
             entity.add_evidence("first-name+surname")
-        elif span.person_label and census_first_name(first) is not None \
-                and not {first.lower(), last.lower()} & self.common_words:
-            # "Dean Kamen": the NER's PERSON with a census first name and a surname no list holds, swapped at low
-            # confidence (the review shows it first), unless the text writes either word in lower case ("Basil
-            # Harvesting" of a text on harvesting basil). Tried before issue 28 and dropped when the topic baseline's
-            # gender-loc inclusion fired in 2 of 2 seeds; retried under issue 28's calibrated rule (docs/calibration.md).
+        elif span.person_label and census_first_name(first) and not {first.lower(), last.lower()} & self.common_words:
+            # "Dean Kamen", at low confidence; not "Basil Harvesting" of a text on harvesting basil (calibrated:
+            # docs/calibration.md, "Issue 27's fifth round").
             entity.add_evidence("first-name+unlisted-surname")
 
     def _add_single_name(self, span: NameSpan) -> None:
