@@ -155,3 +155,11 @@ def test_the_cue_table_rows_give_a_known_position_and_their_source():
                         for row in rows)
     cues = {(row["cue"], row["position"]) for row in rows}
     assert {("mountain", "noun"), ("island", "noun"), ("reruns", "noun"), ("co", "noun"), ("vicar", "title")} <= cues
+
+
+def test_a_person_span_the_ner_cut_off_a_place_prefix_from_is_the_places():
+    """GUM's voyage to Fort Lee: the NER tags "Lee Historic Park" PERSON without its "Fort" (issue 27)."""
+    text = ("See the views from Fort Lee Historic Park, a reconstruction of the old fort. We walked to Mount Vernon "
+            "Place next. Later Lee Smith, a guide, said he liked the park.")
+    template = build_templates([Document(id="t", text=text)])[0]
+    assert [(e.first_name, e.last_name) for e in template.entities] == [("Lee", "Smith")]

@@ -126,6 +126,11 @@ def gazetteer_places() -> frozenset[str]:
     return frozenset(name.lower() for name in names)
 
 
+# The place prefixes (``PLACE_PREFIXES``) that begin no person's name or title, so one written just before a PERSON
+# span makes it a place's ("Fort Lee Historic Park"); saints' "St."/"San" and particles ("La", "Le") are left out.
+PREFIXES_OF_PLACES_ONLY = frozenset({"fort", "ft", "port", "mount", "mt", "lake", "cape"}) & PLACE_PREFIXES
+
+
 class PersonEvidence:
     """What one parsed document says against its name strings being people: how the NER labels each string across
     the document, and the tokens and words of spans found to name a place or organisation."""
@@ -203,9 +208,11 @@ class PersonEvidence:
             return f"place prefix '{words[0].text}'"
         if title_key(words[-1].text) in ORGANISATION_WORDS:
             return f"organisation or place word '{words[-1].text}'"
+        before = self.tokens[start - 1] if start > 0 else None
+        if before is not None and before.text[:1].isupper() and title_key(before.text) in PREFIXES_OF_PLACES_ONLY:
+            return f"place prefix '{before.text}' before it"  # the NER cut it off: "Fort" + "Lee Historic Park"
         if title_before(self.tokens[start]) is not None:
             return None
-        before = self.tokens[start - 1] if start > 0 else None
         if (words[0].lower_ == "the" or (before is not None and before.lower_ == "the")) \
                 and (len(words) > 1 or words[0].tag_ == "NNPS"):  # not "the Whitaker case"
             return "after 'the'"
