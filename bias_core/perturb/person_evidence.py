@@ -7,10 +7,9 @@ first name and a census or voter-file surname), ``initials+surname`` ("J.D. Vanc
 ``first-name+unlisted-surname`` (a PERSON span of a census first name and a surname no list holds: "Dean Kamen",
 "Maria Zbrozek"; issue 27) or ``pronoun`` (a pronoun attributed to it, ``pronouns``). Other candidates — a lone
 PERSON-labelled word ("Jamestown"), an ORG-labelled "Paige Ellis", a voter-file first name with an unlisted surname —
-must win a pronoun; and before
-pronouns are attributed, a candidate named by a word of a multi-word place or organisation ("Rivermouth" of
-"Rivermouth FC", "Greenfield" of "Greenfield Market") or by a word the document mostly labels a place is dropped, so
-it cannot take a real person's pronoun.
+must win a pronoun; and before pronouns are attributed, a candidate named by a word of a multi-word place or
+organisation ("Rivermouth" of "Rivermouth FC", "Greenfield" of "Greenfield Market") or by a word the document mostly
+labels a place is dropped, so it cannot take a real person's pronoun.
 
 Evidence against: a PERSON span names a place, organisation or thing, not a person, when it starts with a place
 prefix ("Santa", "San", "Fort"), ends in an organisation or place word ("FC", "High", "Beach", "Falls", "Yards",

@@ -170,8 +170,8 @@ def _flags_of(items: list[Input]) -> list[list[CoherenceFlag]]:
             for item, flags in zip(items, stored, strict=True)]
 
 
-_EVIDENCE_RISK = {"pronoun": 0, "first-name+unlisted-surname": 0.5, "no recorded": 1, "appositive-role": 2, "first-name+surname": 3, "initials+surname": 4,
-                  "title": 5, "gold": 6}
+_EVIDENCE_RISK = {"pronoun": 0, "first-name+unlisted-surname": 0.5, "no recorded": 1, "appositive-role": 2,
+                  "first-name+surname": 3, "initials+surname": 4, "title": 5, "gold": 6}
 
 
 def _names_by_gender(item: Input) -> dict[str, set[str]]:
