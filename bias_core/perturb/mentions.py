@@ -23,6 +23,7 @@ from bias_core.perturb.name_forms import fold_accents, same_given_name
 from bias_core.perturb.name_parts import NamePart, NameSpan, ent_key, is_proper
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.non_person_kinds import cited_as_word
+from bias_core.perturb.person_evidence import gazetteer_places
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -158,9 +159,11 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
     The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
     tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
     noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
-    date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), and inside a
-    longer non-person entity it is part of that entity's name ("Trump Tower"), except a person's whole name in either
-    order and a first name in the title of a work ("The Jenna Julien Podcast"). A name cited as a word ("changing
+    date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), unless it is a
+    named person's first name and no gazetteer place ("from Diana"); inside a longer non-person entity it is part of
+    that entity's name ("Trump Tower"), except a person's whole name in either order (also as the start of a thing
+    named after them: "the George Washington Bridge") and a first name in the title of a work ("The Jenna Julien
+    Podcast"). A name cited as a word ("changing
     his first name from Pierre to Peter", ``non_person_kinds.cited_as_word``) is nobody's mention.
     """
     if token.i in non_person_tokens or cited_as_word(token):
@@ -169,14 +172,14 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
         return True
     if token.ent_type_:
         ent = ent_of.get(token.i)
-        if ent is not None and len(ent) > 1 and _is_known_name(ent, found):
-            return True  # "DENZEL WASHINGTON" (ORG) in a headline is the person named so in the text
+        if ent is not None and len(ent) > 1 and (_is_known_name(ent, found) or _in_full_name(token, ent, found)):
+            return True  # "DENZEL WASHINGTON" (ORG) in a headline; "the George Floyd Justice in Policing Act"
         if ent is not None and ent.label_ == "WORK_OF_ART" and _first_name_only(token.text, found):
             return True  # "The Jenna Julien Podcast": a show titled by its hosts' first names names them
         if ent is not None and _words(ent) > 1 and not _set_apart(token, ent):
             return False
         if token.ent_type_ not in _MAYBE_PERSON:
-            return token.dep_ in _PERSON_LIKE_DEPS and _named_before(token, found)
+            return (token.dep_ in _PERSON_LIKE_DEPS or _no_place(token.text, found)) and _named_before(token, found)
     if is_proper(token) or not token.is_sent_start:
         return True
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
@@ -195,6 +198,23 @@ def _is_known_name(ent: Span, found: Entities) -> bool:
     key = ent_key(ent.text)
     return any(e.first_name and e.last_name and key in (ent_key(e.label), ent_key(f"{e.last_name} {e.first_name}"))
                for e in found.entities)
+
+
+def _in_full_name(token: Token, ent: Span, found: Entities) -> bool:
+    """Whether a token and its neighbour in a longer entity spell a found person's whole name, first name then
+    surname: a thing named after the person ("the George Floyd Justice in Policing Act", "the George Washington
+    Bridge" beside George Washington) is renamed with them, or the counterfactual gives that person two names.
+    A surname alone ("Trump Tower") or a first name alone is no mention: it may be anybody's."""
+    pairs = [(token.doc[i].text, token.doc[i + 1].text) for i in (token.i - 1, token.i)
+             if ent.start <= i and i + 1 < ent.end]
+    return any(e.first_name and e.last_name and (e.first_name, e.last_name) in pairs for e in found.entities)
+
+
+def _no_place(word: str, found: Entities) -> bool:
+    """Whether a word is a found person's first name, nobody's surname, and no place of the GeoNames gazetteer: the
+    NER's place label on it is a mistake in any role ("lights away from Cara", "from Diana" after Cara or Diana was
+    named), while "flew to Sofia" may be the city."""
+    return _first_name_only(word, found) and word.lower() not in gazetteer_places()
 
 
 def _first_name_only(word: str, found: Entities) -> bool:

@@ -1,40 +1,38 @@
-"""Name finding: the people of a news original and their mentions, from spaCy's NER, tagger and parser (METHODS
-§1.1 steps 1–4, with the decisions METHODS leaves open).
+"""Name finding: the people of a news original and their mentions, from spaCy's NER, tagger and parser (METHODS §1.1
+steps 1–4, with the decisions METHODS leaves open).
 
-1. Candidate name spans are PERSON entities, ORG/NORP entities of two or three proper nouns made of a census first
-   name, initials or first names and a listed surname ("Marcus Bell" tagged ORG), and proper nouns after a
-   capitalised gendered or surname title that the NER missed. A one-word PERSON span takes in a neighbouring proper
-   noun when together they make a first + last name. A span the evidence against rules out (``person_evidence``:
-   "Santa Barbara", "Rivermouth FC", "the Aztecs") is declined with its reason; spans in an all-caps headline start
-   no entity (their tags are unreliable) but can be mentions of known people (step 3). A name cited as a word
-   ("changing his first name from Pierre to Peter") is declined; a declined span after an article that spells a
-   person's whole name ("the Tom Cruise video") is made that person's mention once people are known.
-2. Names split into parts as ``name_parts`` says. Spans that share the last name join one entity — *unless* they
-   carry different first names ("Daniel Whitaker" and "Linda Whitaker" are two people; the paper's rule would merge
-   them). Other single parts join the entity whose last name, else first name, they equal; an unknown single part
-   starts an entity of its own, as a first name when it is a census first name and as a last name otherwise. A
-   name given as an alias ("X, better known as Y", ``non_person_kinds.alias_of``) joins the person it is given for,
-   and a first name with one of a person's middle names ("Pierre Charles" of Pierre Charles L'Enfant) is that person.
-3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it
-   (the small model misses names, e.g. "Okafor"); see ``mentions.may_be_name`` for when a capitalised string is
-   the name and not a place, a date or part of an organisation. A mention may be written in capitals ("DENZEL
-   WASHINGTON" in a headline). **A name that is also a place** ("Washington", "Jordan", "Sofia"): where the NER
-   labels the occurrence a place or the like, it is the person only as a subject, possessor or object and only
-   after that person was named ("George Washington ... Washington said" is him; "Jordan will host talks" before
-   "Michael Jordan" appears is the country; "drama in Washington" is the city); after a title it is always the
-   person ("Mr. Washington"). A bare last name shared by several entities goes to the one a preceding title agrees
-   with, else to the one most recently named in full or with a title ("Jonathan Brandt ... Brandt said"), else to
-   the one introduced first; a bare first name goes to the entity with that first name mentioned most recently,
-   unless proper nouns that are none of its names follow ("Pierre Augustin Caron" is somebody else). A person's full
-   name inside a multi-word entity, in either order ("Higuchi Natsuko" tagged FAC), is that person.
+1. Candidate name spans are PERSON entities, ORG/NORP entities of two or three proper nouns made of a census first name,
+   initials or first names and a listed surname ("Marcus Bell" tagged ORG), and proper nouns after a capitalised
+   gendered or surname title that the NER missed. A one-word PERSON span takes in a neighbouring proper noun when
+   together they make a first + last name. A span the evidence against rules out (``person_evidence``: "Santa Barbara",
+   "Rivermouth FC", "the Aztecs") is declined with its reason; spans in an all-caps headline start no entity (their tags
+   are unreliable) but can be mentions of known people (step 3). A name cited as a word ("changing his first name from
+   Pierre to Peter") is declined; a declined span after an article that starts with a person's whole name ("the Tom
+   Cruise video") is made that person's mention once people are known.
+2. Names split into parts as ``name_parts`` says. Spans that share the last name join one entity — *unless* they carry
+   different first names ("Daniel Whitaker" and "Linda Whitaker" are two people; the paper's rule would merge them).
+   Other single parts join the entity whose last name, else first name, they equal; an unknown single part starts an
+   entity of its own, as a first name when it is a census first name and as a last name otherwise. A name given as an
+   alias ("X, better known as Y", ``non_person_kinds.alias_of``) joins the person it is given for, and a first name with
+   one of a person's middle names ("Pierre Charles" of Pierre Charles L'Enfant) is that person.
+3. Every later occurrence of an entity's first or last name is a mention too, whether or not the NER tagged it (the
+   small model misses names, e.g. "Okafor"), also in capitals ("DENZEL WASHINGTON"); ``mentions.may_be_name`` says when
+   a capitalised string is the name and not a place, a date or part of an organisation: a place-labelled "Washington" is
+   the person only as a subject, possessor or object after he was named, or always after a title; a first name that is
+   no gazetteer place is the person in any role ("from Diana"); a person's whole name, in either order, is theirs inside
+   a longer entity too ("Higuchi Natsuko" tagged FAC, "the George Washington Bridge"). A bare last name shared by
+   several entities goes to the one a preceding title agrees with, else to the one most recently named in full or with a
+   title ("Jonathan Brandt ... Brandt said"), else to the one introduced first; a bare first name goes to the entity
+   with that first name mentioned most recently, unless proper nouns that are none of its names follow ("Pierre Augustin
+   Caron" is somebody else).
 4. An entity's original gender comes from its titles, else its census first name (§1.2 rule), else the pronouns
    attributed to it (``pronouns``).
-5. One person, one name (issue 27; ``name_forms``): a full name whose first name is a nickname of another's with
-   the same surname (Marty / Martin Hale) joins that person; initials before a surname ("J. Smith") join the
-   person whose first name they start, and take a slot of their own; gendered middle names and Jr./Sr. after a
-   surname get slots; a plural title ("Messrs. Levy and Cohen") is title evidence for each of its people and one
-   slot for them all; a name written surname first ("Wang Jianguo ... Mr. Wang") is one person, kept as written,
-   and noted among the declined names with the reason.
+5. One person, one name (issue 27; ``name_forms``): a full name whose first name is a nickname of another's with the
+   same surname (Marty / Martin Hale) joins that person; initials before a surname ("J. Smith") join the person whose
+   first name they start, and take a slot of their own; gendered middle names and Jr./Sr. after a surname get slots; a
+   plural title ("Messrs. Levy and Cohen") is title evidence for each of its people and one slot for them all; a name
+   written surname first ("Wang Jianguo ... Mr. Wang") is one person, kept as written, and noted among the declined
+   names with the reason.
 
 Entities are then kept only with evidence of being people (``person_evidence``).
 """
@@ -144,8 +142,7 @@ class NerBuilder:
 
     def _decline(self, name: str, reason: str) -> None:
         """Note a name not taken for a person, for the run's report (issue 10: a bad decision must be visible)."""
-        entry = {"name": name, "reason": reason}
-        if entry not in self.declined:
+        if (entry := {"name": name, "reason": reason}) not in self.declined:
             self.declined.append(entry)
 
     def _drop_entities(self, condition, reason: str) -> None:
@@ -374,8 +371,8 @@ class NerBuilder:
             start, written = match.start(), match.group()
             word = canonical[written]
             token = self.token_at.get(start)
-            if start in self.found.mentions or token is None or not may_be_name(token, self.found, self.evidence.non_person_tokens,
-                                                                                     self.ent_of):
+            if start in self.found.mentions or token is None \
+                    or not may_be_name(token, self.found, self.evidence.non_person_tokens, self.ent_of):
                 continue
             part = NamePart(start, match.end(), written)
             title = title_before(token)
@@ -396,15 +393,18 @@ class NerBuilder:
                 entity.add_evidence("title")
 
     def _rejoin_full_names(self) -> None:
-        """Make a declined PERSON span after an article a mention of the person whose full name it spells exactly
-        ("the Tom Cruise video", "the O.J. Simpson [question]" beside "Scientologist Tom Cruise", "O.J. Simpson"): a
-        whole name used as a modifier still names that person, who would otherwise get two names (step 1). The cue
-        that declined it still counts against the person's confidence (``person_evidence.assign_confidence``)."""
+        """Make a declined PERSON span after an article a mention of the person whose full name it spells, whole or
+        in its first two words ("the Tom Cruise video", "the George Floyd Justice [in Policing Act]" beside "Tom
+        Cruise", "George Floyd"): a whole name used as a modifier still names that person, who would otherwise get
+        two names (step 1). The declining cue still counts against confidence (``assign_confidence``)."""
         for start, end in self.declined_spans:
-            if start == 0 or self.tokens[start - 1].lower_ not in ("the", "a", "an"):
+            start += self.tokens[start].lower_ in ("the", "a", "an")  # the NER may take the article in
+            if start == 0 or start == end or self.tokens[start - 1].lower_ not in ("the", "a", "an"):
                 continue  # only a name after an article reads as a modifier; a quoted one is a title
-            span = parse_name(self.text, *self._chars(start, end), None, self.common_words, self._surname_first)
-            entity = self.found.by_full_name(span) if span is not None else None
+            for stop in dict.fromkeys((end, min(end, start + 2))):  # the whole span, else its first two words
+                span = parse_name(self.text, *self._chars(start, stop), None, self.common_words, self._surname_first)
+                if (entity := self.found.by_full_name(span) if span is not None else None) is not None:
+                    break
             if entity is None or any(part.start in self.found.mentions for part in span.parts):
                 continue
             for kind, part in (("first_name", span.first), ("initial", None if span.first else span.initial),

@@ -1,0 +1,51 @@
+"""Issue 27, round six: a thing named after a swapped person is renamed with them, and a person's first name the NER
+mislabels a place is still theirs — so one person keeps one name (rules found on GUM's speech, voyage, conversation
+and fiction documents, tested here on sentences written for the test, through the real spaCy parse)."""
+
+from __future__ import annotations
+
+from bias_core.common.records import Document
+from bias_core.perturb import build_templates, get_perturbation
+
+
+def _arms(text: str) -> list[str]:
+    result = get_perturbation("gender-glob", samples=2, seed=0).run([Document(id="d", text=text)])
+    return [item.text for item in result.inputs if item.arm]
+
+
+def _first_name_slots(text: str, first: str) -> list[int]:
+    [template] = build_templates([Document(id="t", text=text)])
+    return [slot.start for slot in template.slots if slot.kind == "first_name" and slot.text == first]
+
+
+def test_a_law_named_after_a_person_is_renamed_with_that_person():
+    text = ("George Floyd died in Minneapolis in May. The House will pass the George Floyd Justice in Policing Act "
+            "this week. Lawmakers said George Floyd's family had asked for the bill.")
+    assert len(_first_name_slots(text, "George")) == text.count("George")
+    for arm in _arms(text):
+        assert "George" not in arm  # the Act carries the counterfactual name too
+
+
+def test_a_bridge_named_after_a_person_of_the_text_is_renamed_with_them():
+    text = ("General George Washington evacuated Fort Lee in 1776. Today traffic crosses the George Washington Bridge "
+            "into the town, and a museum tells how George Washington left.")
+    assert len(_first_name_slots(text, "George")) == text.count("George")
+
+
+def test_a_surname_alone_in_an_organisation_is_no_mention():
+    text = "Donald Trump spoke in Ohio. He later flew back to Trump Tower in New York."
+    [template] = build_templates([Document(id="t", text=text)])
+    assert not any(slot.text == "Trump" and slot.start == text.index("Trump Tower") for slot in template.slots)
+
+
+def test_a_first_name_the_ner_calls_a_place_after_the_person_was_named_is_still_hers():
+    text = ("Diana sent the cards this year, and she signed them all. Are all the rest of these from Diana? Uh, to "
+            "Diana, and from Diana. Oh, I see.")
+    assert len(_first_name_slots(text, "Diana")) == text.count("Diana")
+
+
+def test_a_first_name_that_is_also_a_gazetteer_place_keeps_the_place_reading():
+    text = "Dr. Sofia Petrova was born in Bulgaria. After the war she flew to Sofia with her brother."
+    starts = _first_name_slots(text, "Sofia")
+    assert text.index("Sofia Petrova") in starts
+    assert text.rindex("Sofia") not in starts
