@@ -49,3 +49,15 @@ def test_a_first_name_that_is_also_a_gazetteer_place_keeps_the_place_reading():
     starts = _first_name_slots(text, "Sofia")
     assert text.index("Sofia Petrova") in starts
     assert text.rindex("Sofia") not in starts
+
+
+def test_a_whole_name_before_a_describing_noun_is_renamed_with_the_person():
+    text = ("George Washington crossed the river in 1776. Buses leave from the Port Authority George Washington Bus "
+            "Station every hour.")
+    assert len(_first_name_slots(text, "George")) == text.count("George")
+
+
+def test_a_first_name_alone_as_a_letters_sign_off_is_the_writers():
+    text = ("Dear Mom, Miss Marcie Rickenbacker is well and she writes every week. Please write soon. Love to all,\n\n"
+            "Marcie")
+    assert len(_first_name_slots(text, "Marcie")) == text.count("Marcie")

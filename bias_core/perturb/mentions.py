@@ -156,15 +156,15 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
     """Whether an occurrence of a known name string is a mention (``name_finding`` step 3). ``non_person_tokens``
     are the tokens of spans found to name no person; ``ent_of`` maps a token index to its NER entity.
 
-    The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the
-    tagger calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper
-    noun or act as a subject or possessor, so "Young people" is not a mention of Ms. Young. Tagged as a place,
-    date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), unless it is a
-    named person's first name and no gazetteer place ("from Diana"); inside a longer non-person entity it is part of
-    that entity's name ("Trump Tower"), except a person's whole name in either order (also as the start of a thing
+    The string is capitalised (matching is case-sensitive), so inside a sentence it is the name even when the tagger
+    calls it a noun ("Sandoval" often is). At the start of a sentence it must also be tagged a proper noun, act as a
+    subject or possessor, or stand alone (a letter's sign-off), so "Young people" is not a mention of Ms. Young. Tagged
+    as a place, date or the like, it must act as a person would ("Sofia had been born", not "flew to Sofia"), unless it
+    is a named person's first name and no gazetteer place ("from Diana"); inside a longer non-person entity it is part
+    of that entity's name ("Trump Tower"), except a person's whole name in either order (also as the start of a thing
     named after them: "the George Washington Bridge") and a first name in the title of a work ("The Jenna Julien
-    Podcast"). A name cited as a word ("changing
-    his first name from Pierre to Peter", ``non_person_kinds.cited_as_word``) is nobody's mention.
+    Podcast"). A name cited as a word ("changing his first name from Pierre to Peter",
+    ``non_person_kinds.cited_as_word``) is nobody's mention.
     """
     if token.i in non_person_tokens or cited_as_word(token):
         return False
@@ -172,7 +172,7 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
         return True
     if token.ent_type_:
         ent = ent_of.get(token.i)
-        if ent is not None and len(ent) > 1 and (_is_known_name(ent, found) or _in_full_name(token, ent, found)):
+        if ent is not None and len(ent) > 1 and (_is_known_name(ent, found) or in_full_name(token, found, ent)):
             return True  # "DENZEL WASHINGTON" (ORG) in a headline; "the George Floyd Justice in Policing Act"
         if ent is not None and ent.label_ == "WORK_OF_ART" and _first_name_only(token.text, found):
             return True  # "The Jenna Julien Podcast": a show titled by its hosts' first names names them
@@ -183,7 +183,8 @@ def may_be_name(token: Token, found: Entities, non_person_tokens: set[int], ent_
     if is_proper(token) or not token.is_sent_start:
         return True
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-    return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",")
+    return token.dep_ in ("nsubj", "nsubjpass", "poss") or (following is not None and following.text == ",") \
+        or all(other.i == token.i or other.is_punct or other.is_space for other in token.sent)  # a sign-off "Marcie"
 
 
 def _words(ent: Span) -> int:
@@ -200,13 +201,13 @@ def _is_known_name(ent: Span, found: Entities) -> bool:
                for e in found.entities)
 
 
-def _in_full_name(token: Token, ent: Span, found: Entities) -> bool:
-    """Whether a token and its neighbour in a longer entity spell a found person's whole name, first name then
+def in_full_name(token: Token, found: Entities, ent: Span | None = None) -> bool:
+    """Whether a token and its neighbour (inside ``ent``, if given) spell a found person's whole name, first name then
     surname: a thing named after the person ("the George Floyd Justice in Policing Act", "the George Washington
     Bridge" beside George Washington) is renamed with them, or the counterfactual gives that person two names.
     A surname alone ("Trump Tower") or a first name alone is no mention: it may be anybody's."""
-    pairs = [(token.doc[i].text, token.doc[i + 1].text) for i in (token.i - 1, token.i)
-             if ent.start <= i and i + 1 < ent.end]
+    start, end = (ent.start, ent.end) if ent is not None else (0, len(token.doc))
+    pairs = [(token.doc[i].text, token.doc[i + 1].text) for i in (token.i - 1, token.i) if start <= i and i + 1 < end]
     return any(e.first_name and e.last_name and (e.first_name, e.last_name) in pairs for e in found.entities)
 
 

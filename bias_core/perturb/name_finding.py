@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
-from bias_core.perturb.mentions import Entities, gender_from_first_name, may_be_name
+from bias_core.perturb.mentions import Entities, gender_from_first_name, in_full_name, may_be_name
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (
     PLURAL_TITLE_GENDER,
@@ -237,8 +237,7 @@ class NerBuilder:
 
     def _chars(self, start: int, end: int) -> tuple[int, int]:
         """Character range of the tokens ``start`` up to (not including) ``end``."""
-        last = self.tokens[end - 1]
-        return self.tokens[start].idx, last.idx + len(last.text)
+        return self.tokens[start].idx, self.tokens[end - 1].idx + len(self.tokens[end - 1].text)
 
     def _extend_single_name(self, ent) -> tuple[int, int]:
         """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell",
@@ -385,9 +384,10 @@ class NerBuilder:
             if entity is None or (kind == "first_name" and self._another_name_after(token, entity)):
                 continue
             cue = self.evidence.context_cue(*self._name_run(token))
-            if cue is not None:  # "a Stephen King novel": that mention is the novel, the entity is in doubt
+            if cue is not None:  # "a Stephen King novel": that mention is the novel, the entity is in doubt, and
                 self.cue_against.setdefault(entity.entity_id, f"'{written}' {cue}")
-                continue
+                if not in_full_name(token, self.found):  # only a whole name still names them ("the George Washington
+                    continue  # Bus Station"), or the person gets two names
             self.found.add_mention(entity, kind, part)
             if titled and kind == "last_name":
                 entity.add_evidence("title")
