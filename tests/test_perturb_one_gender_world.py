@@ -70,3 +70,11 @@ def test_a_race_swap_keeps_a_surname_the_text_also_writes_outside_the_persons_me
         assert not item.text.startswith("Joshua")  # the first name still carries the race signal
     strict = get_perturbation("race", samples=2, seed=0, agreement=STRICT).run([Document(id="d", text=text)])
     assert any(item.text.count("Norton") < text.count("Norton") for item in strict.inputs)
+
+
+def test_an_unnamed_monk_is_a_nun_in_the_female_world():
+    # "a monk so she can pick it up" contradicted itself: monk/nun is a row of the gendered-word table now
+    text = ("Mary Lee visited the temple. Objects should be placed in front of a monk so he can pick it up, Lee said.")
+    arms = _arms(text)
+    assert "in front of a nun so she can pick it up" in arms["female"]
+    assert "in front of a monk so he can pick it up" in arms["male"]

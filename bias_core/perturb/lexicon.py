@@ -12,9 +12,10 @@
   (man, girl, congressman). Where a word has two counterparts (*dad*: *mum* in Table 18, *mom* in HELM) the first
   row wins. Left out on purpose, because one of the pair has a neutral reading that the swap would turn into another
   meaning: *mistress* ↔ *lover* (Table 18's last row; *lover* is neutral), *master* ↔ *mistress* (a master's degree,
-  a chess master), *host*/*hostess*, *hero*/*heroine*, *heir*/*heiress*, *steward*/*stewardess*,
-  *priest*/*priestess*, *landlord*/*landlady*, *guy*/*gal*, *fellow*, *bachelor*/*spinster*, *count*/*countess*,
-  *monk*/*nun*, *god*/*goddess*; *paternal*/*maternal* say which side a relative is on, not the person's gender.
+  a chess master), *host*/*hostess*, *hero*/*heroine*, *priest*/*priestess*, *guy*/*gal*, *fellow*,
+  *bachelor*/*spinster*, *count*/*countess*, *god*/*goddess*; *paternal*/*maternal* say which side a relative is on,
+  not the person's gender. (*heir*, *steward*, *landlord* and *monk* were left out at first and are rows now: next to
+  a woman their neutral reading contradicts her more often than it reads right — "a monk so she can pick it up".)
 
 Every mapping keeps the capitalisation of the source word (``He`` → ``She``, ``HIS`` → ``HERS``).
 """
