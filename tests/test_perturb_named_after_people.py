@@ -61,3 +61,12 @@ def test_a_first_name_alone_as_a_letters_sign_off_is_the_writers():
     text = ("Dear Mom, Miss Marcie Rickenbacker is well and she writes every week. Please write soon. Love to all,\n\n"
             "Marcie")
     assert len(_first_name_slots(text, "Marcie")) == text.count("Marcie")
+
+
+def test_a_word_that_is_one_persons_surname_and_anothers_first_name_goes_to_the_one_named_before():
+    text = "Mark Grace played first base. Grace said he would retire. His wife Grace Kelly cheered."
+    [template] = build_templates([Document(id="t", text=text)])
+    second = text.index("Grace said")
+    (slot,) = [s for s in template.slots if s.start == second]
+    assert slot.kind == "last_name" and slot.entity_id == next(e.entity_id for e in template.entities
+                                                               if e.first_name == "Mark")

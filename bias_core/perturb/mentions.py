@@ -123,6 +123,23 @@ class Entities:
         latest = max(candidates, key=lambda e: (mentions_before(e), last_anchor_before(e)))
         return latest if last_anchor_before(latest) >= 0 else candidates[0]
 
+    def by_bare_name(self, word: str, title_gender: str | None, position: int, *, titled: bool
+                     ) -> tuple[TemplateEntity | None, str]:
+        """The entity a lone name word refers to and as which part ("last_name" or "first_name"). After a title it
+        is a surname. A word that is one person's surname and another's first name goes to the one named last before
+        it ("Mark Grace ... Grace said he ... his wife Grace Kelly": the first "Grace" is Mark Grace), the first name
+        on a tie; a word no surname matches is a first name."""
+        by_last = self.by_last_name(word, title_gender, position)
+        if by_last is None or titled:
+            return (by_last, "last_name") if by_last is not None else (self.by_first_name(word, position), "first_name")
+        by_first = self.by_first_name(word, position) if any(word in self.first_names(e) for e in self.entities) \
+            else None
+        if by_first is None:  # a nickname form of somebody's first name ("Will") does not outweigh a surname
+            return by_last, "last_name"
+        last_seen = [max((p for p in self.mention_positions(e.entity_id) if p < position), default=-1)
+                     for e in (by_last, by_first)]
+        return (by_last, "last_name") if last_seen[0] > last_seen[1] else (by_first, "first_name")
+
     def by_first_name(self, first: str, position: int) -> TemplateEntity | None:
         """The entity a bare first name refers to: one bearing it as written (or as a written nickname form), else
         one whose first name it is a common nickname of (module docstring)."""

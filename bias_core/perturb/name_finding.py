@@ -377,10 +377,7 @@ class NerBuilder:
             title = title_before(token)
             title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
             titled = title is not None and title_key(title.text) not in NO_EVIDENCE_TITLES
-            entity = self.found.by_last_name(word, title_gender, start)
-            kind = "last_name"
-            if entity is None or not (title or not any(word in self.found.first_names(e) for e in self.found.entities)):
-                entity, kind = self.found.by_first_name(word, start), "first_name"
+            entity, kind = self.found.by_bare_name(word, title_gender, start, titled=title is not None)
             if entity is None or (kind == "first_name" and self._another_name_after(token, entity)):
                 continue
             cue = self.evidence.context_cue(*self._name_run(token))
