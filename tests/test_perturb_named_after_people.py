@@ -70,3 +70,17 @@ def test_a_word_that_is_one_persons_surname_and_anothers_first_name_goes_to_the_
     (slot,) = [s for s in template.slots if s.start == second]
     assert slot.kind == "last_name" and slot.entity_id == next(e.entity_id for e in template.entities
                                                                if e.first_name == "Mark")
+
+
+def test_a_common_word_capitalised_only_where_it_begins_a_sentence_is_no_person():
+    text = ("Temples ask visitors to dress modestly. Wear shoes that slip on and off easily, as she told us. "
+            "Visitors who wear sandals are welcome.")
+    [template] = build_templates([Document(id="t", text=text)])
+    assert not template.entities
+    assert any("begins a sentence" in entry["reason"] for entry in template.declined)
+
+
+def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
+    text = "Kethlan was tired. Later that night the crew found Kethlan asleep, and she woke at dawn."
+    [template] = build_templates([Document(id="t", text=text)])
+    assert [e.last_name or e.first_name for e in template.entities] == ["Kethlan"]

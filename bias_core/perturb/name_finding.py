@@ -125,6 +125,9 @@ class NerBuilder:
         pronouns = pronoun_slots(self.tokens, self.found.entities, positions)
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
+        self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(e, positions[e.entity_id],
+                            self.common_words), "a common word the text writes in lower case, capitalised only where it "
+                            "begins a sentence, with only a pronoun for evidence")
         assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
         for entity in self.found.entities:
             if entity.unswapped_reason:

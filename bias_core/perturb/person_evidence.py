@@ -91,7 +91,7 @@ from bias_core.perturb.non_person_kinds import appositive_role, headline_name_en
 from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cues
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
     from bias_core.perturb.entity_template import EntityTemplate
     from bias_core.perturb.pronoun_referents import PronounReading
@@ -171,6 +171,17 @@ class PersonEvidence:
             return True
         return any(name in self.non_person_words or self.mostly_non_person(name, count_org=False)
                    for name in names)
+
+    def capitalised_by_sentences_only(self, entity: TemplateEntity, starts: Sequence[int],
+                                      common_words: frozenset[str]) -> bool:
+        """Whether a one-word entity with only a pronoun for evidence is a common word capitalised by its place: the
+        text also writes it in lower case and every mention (``starts``) begins a sentence ("Wear shoes that slip
+        on"; "Glad it was mama"; "Hunh." in a conversation), so the capital says nothing of a name (issue 27)."""
+        if entity.evidence != "pronoun" or (entity.first_name and entity.last_name):
+            return False
+        word = entity.first_name or entity.last_name or ""
+        at = {token.idx: token for token in self.tokens} if starts else {}
+        return word.lower() in common_words and all(start in at and _begins_sentence(at[start]) for start in starts)
 
     def _repeatedly_a_person(self, entity: TemplateEntity) -> bool:
         """Whether the NER labels the entity's whole name, a census first name and a surname, PERSON at least twice
@@ -312,6 +323,11 @@ def looks_like_name(ent: Span) -> bool:
             and all(INITIALS.fullmatch(w) or is_census_first_name(w) for w in words[1:-1])
             and is_listed_surname(words[-1])
             and title_key(words[-1]) not in ORGANISATION_WORDS)
+
+
+def _begins_sentence(token: Token) -> bool:
+    """Whether only punctuation or space stands between a token and the start of its sentence."""
+    return all(other.is_punct or other.is_space for other in token.doc[token.sent.start:token.i])
 
 
 def _unlisted_place(word: str) -> bool:
