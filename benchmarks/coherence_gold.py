@@ -13,7 +13,9 @@ gives, per article, every person with its mentions and gendered words, and every
   A disagreement in a person no substitution touched is the original's own (a census reading of "Anatole-Désiré"
   as a woman's name beside "father"), not the perturbation's, and is not counted;
 - ``two names``: a word of a person's name reads differently in two of its mentions (one mention swapped, another
-  left, or two different new names).
+  left, or two different new names). A word that is both the person's first name and a later part of their name
+  ("Ahmed Ahmed", "Mohamed Abdullahi Mohamed") is two parts written alike: each part must read one way, and a lone
+  mention of the word as one of them ("John Ahmed ... Ahmed said" is coherent).
 
 A swapped entity is *right* when it is a person and that person is coherent in every input of the perturbation;
 precision per confidence level is the share of swapped entities at that level that are right. An entity's level is
@@ -152,7 +154,7 @@ class Judge:
                 gender = _gender(read)
                 if gender:
                     genders.setdefault(gender, []).append(read)
-            readings: dict[str, set[str]] = {}
+            readings: dict[tuple[str, str], set[str]] = {}  # (word, "first" / "other" / "lone") → readings
             for name_start, name_end in (span for mention in person["mentions"] for span in mention["names"]):
                 words = [(m.start() + name_start, m.end() + name_start, m.group())
                          for m in _WORD.finditer(self.text[name_start:name_end])]
@@ -162,7 +164,8 @@ class Judge:
                     read = re.sub(r"['’]s$", "", _reading(spans, start, start + len(key), key))
                     touched |= read != key
                     if self.owner(start, start + len(key))[1] == person["id"]:
-                        readings.setdefault(key, set()).add(read)
+                        part = "lone" if len(names) == 1 else "first" if index == 0 else "other"
+                        readings.setdefault((key, part), set()).add(read)
                     # an unchanged first name whose census gender is not the gold person's ("Anatole-Désiré", a
                     # man) is the census's error, not the swap's
                     census_wrong = read == key and person.get("gender") in ("male", "female") \
@@ -175,11 +178,27 @@ class Judge:
                 bad_people.add(person["id"])
                 lines.append("gender: " + " / ".join(f"{g} ({', '.join(sorted(set(w))[:3])})"
                                                      for g, w in sorted(genders.items())))
-            for key, read in readings.items():
-                if len(read) > 1:
-                    bad_people.add(person["id"])
-                    lines.append(f"two names: {key!r} reads {' / '.join(sorted(read))}")
+            for key, read in _two_names(readings).items():
+                bad_people.add(person["id"])
+                lines.append(f"two names: {key!r} reads {' / '.join(sorted(read))}")
         return lines, bad_people, entity_person
+
+
+def _two_names(readings: dict[tuple[str, str], set[str]]) -> dict[str, set[str]]:
+    """The name words of one person that read two ways, from their readings per part of the name. A word is read as
+    one whatever its part, except a word that is both the person's first name and a later part of a full name
+    ("Ahmed Ahmed", "Mohamed Abdullahi Mohamed"): its first-name and surname readings may differ ("John Ahmed ...
+    Ahmed said"), as long as each is one, and a lone mention of it reads as one of the two."""
+    words = {word for word, _ in readings}
+    bad: dict[str, set[str]] = {}
+    for word in words:
+        first, other, lone = (readings.get((word, part), set()) for part in ("first", "other", "lone"))
+        if first and other:
+            if len(first) > 1 or len(other) > 1 or not lone <= first | other:
+                bad[word] = first | other | lone
+        elif len(first | other | lone) > 1:
+            bad[word] = first | other | lone
+    return bad
 
 
 @dataclass

@@ -43,19 +43,19 @@ GOLD = {
 }
 
 
-def _input(edits: list[tuple[int, int, str, str]]) -> Input:
-    """An arm text made from (start, end, replacement, kind) edits of TEXT, with its substitution map."""
+def _input(edits: list[tuple[int, int, str, str]], text: str = TEXT) -> Input:
+    """An arm text made from (start, end, replacement, kind) edits of ``text``, with its substitution map."""
     pieces, subs, cursor, length = [], [], 0, 0
     for start, end, replacement, kind in sorted(edits):
-        gap = TEXT[cursor:start]
+        gap = text[cursor:start]
         pieces.append(gap)
         length += len(gap)
-        subs.append(Substitution(length, length + len(replacement), TEXT[start:end], replacement, kind, "e1",
+        subs.append(Substitution(length, length + len(replacement), text[start:end], replacement, kind, "e1",
                                  swap_confidence="high"))
         pieces.append(replacement)
         length += len(replacement)
         cursor = end
-    pieces.append(TEXT[cursor:])
+    pieces.append(text[cursor:])
     return Input(id="doc/a", original_id="doc", text="".join(pieces), perturbation="gender-glob", sample_id=0,
                  arm="male", substitutions=subs)
 
@@ -88,6 +88,24 @@ def test_a_name_swapped_in_one_mention_only_reads_as_two_names():
                                           "names": [[48, 52]]})
     lines, _, _ = Judge(TEXT, gold).problems(_input(text_edits))
     assert any(line == "two names: 'Lund' reads Lund / Moss" for line in lines)
+
+
+TWIN = "Ahmed Ahmed performed in Cairo. Ahmed said he was nervous."  # "Ahmed said" at 32, "he" at 43
+TWIN_GOLD = {"id": "doc", "non_people": [], "people": [
+    {"id": "1", "identity": "", "gender": "male", "named": True, "individual": True,
+     "mentions": [{"start": 0, "end": 11, "text": "Ahmed Ahmed", "kind": "name", "names": [[0, 11]]},
+                  {"start": 32, "end": 37, "text": "Ahmed", "kind": "name", "names": [[32, 37]]}],
+     "gendered_words": [{"start": 43, "end": 45, "word": "he", "gender": "male"}]}]}
+
+
+def test_a_first_name_equal_to_the_surname_may_read_two_ways_one_per_part():
+    """"Ahmed Ahmed ... Ahmed said" → "John Ahmed ... Ahmed said" gives one person one name: the first name and the
+    surname are two parts that happen to be written alike."""
+    judge_twin = Judge(TWIN, TWIN_GOLD)
+    assert judge_twin.problems(_input([(0, 5, "John", "first_name")], TWIN))[0] == []
+    assert judge_twin.problems(_input([(0, 5, "John", "first_name"), (32, 37, "John", "first_name")], TWIN))[0] == []
+    lines = judge_twin.problems(_input([(0, 5, "John", "first_name"), (32, 37, "Mark", "first_name")], TWIN))[0]
+    assert lines == ["two names: 'Ahmed' reads Ahmed / John / Mark"]
 
 
 def test_a_swapped_organisation_name_is_a_non_person():
