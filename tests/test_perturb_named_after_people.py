@@ -4,8 +4,11 @@ and fiction documents, tested here on sentences written for the test, through th
 
 from __future__ import annotations
 
+import pytest
+
 from bias_core.common.records import Document
 from bias_core.perturb import build_templates, get_perturbation
+from bias_core.perturb.name_parts import parse_name
 
 
 def _arms(text: str) -> list[str]:
@@ -84,3 +87,9 @@ def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
     text = "Kethlan was tired. Later that night the crew found Kethlan asleep, and she woke at dawn."
     [template] = build_templates([Document(id="t", text=text)])
     assert [e.last_name or e.first_name for e in template.entities] == ["Kethlan"]
+
+
+@pytest.mark.parametrize("written", ["Imam Mosque", "Walter Kemp Cemetery", "Sultan Palace", "Brooklyn Botanic Gardens"])
+def test_a_building_or_grounds_word_ending_a_span_makes_it_no_name(written):
+    # a title before it ("Imam Mosque") had made a person of GUM's mosque in Isfahan
+    assert parse_name(written, 0, len(written), None, frozenset()) is None
