@@ -93,3 +93,16 @@ def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
 def test_a_building_or_grounds_word_ending_a_span_makes_it_no_name(written):
     # a title before it ("Imam Mosque") had made a person of GUM's mosque in Isfahan
     assert parse_name(written, 0, len(written), None, frozenset()) is None
+
+
+def test_an_author_cited_with_a_year_after_a_sentence_initial_role_noun_is_a_person():
+    text = ("Anthropologist Ken Barger (1971) discovered this when he conducted research in an Inuit community. "
+            "Barger hesitated when invited to join a game.")
+    [template] = build_templates([Document(id="t", text=text)])
+    assert [(e.first_name, e.last_name) for e in template.entities] == [("Ken", "Barger")]
+
+
+def test_a_title_at_a_sentences_start_is_no_role_noun_for_a_firm():
+    text = "General Electric reported its results on Monday. General Electric said profits rose."
+    [template] = build_templates([Document(id="t", text=text)])
+    assert not template.entities

@@ -58,7 +58,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from bias_core.common.paths import DATA_DIR
-from bias_core.perturb.name_parts import is_census_first_name, is_first_name, is_listed_surname, is_proper
+from bias_core.perturb.lexicon import title_key
+from bias_core.perturb.name_parts import ALL_TITLES, is_census_first_name, is_first_name, is_listed_surname, is_proper
 from bias_core.perturb.names import census_last_names
 from bias_core.perturb.person_cues import ORGANISATION_WORDS, cue_key, cue_table, cues
 from bias_core.safety.errors import InputError
@@ -380,10 +381,14 @@ def _in_title_case_line(doc: Doc, i: int, text: str) -> bool:
 
 def role_before(doc: Doc, start: int) -> bool:
     """Whether a lower-case role noun stands right before tokens from ``start`` ("immigration barrister Colin Yeo",
-    "publishers Jann Wenner")."""
+    "publishers Jann Wenner"), or one capitalised only as a sentence's first word ("Anthropologist Ken Barger (1971)
+    discovered"; not a title such as "General", which the title rules read)."""
     if start == 0:
         return False
     before = doc[start - 1]
+    if before.is_sent_start and before.text[:1].isupper() and before.text[1:].islower() \
+            and title_key(before.text) not in ALL_TITLES and before.tag_ in ("NN", "NNP"):
+        return is_role_noun(before.lower_)
     noun = before.text if before.tag_ == "NN" else before.lemma_ if before.tag_ == "NNS" else ""
     return noun.islower() and is_role_noun(noun)
 
