@@ -106,3 +106,11 @@ def test_a_title_at_a_sentences_start_is_no_role_noun_for_a_firm():
     text = "General Electric reported its results on Monday. General Electric said profits rose."
     [template] = build_templates([Document(id="t", text=text)])
     assert not template.entities
+
+
+def test_a_quoted_nickname_goes_with_the_first_name_it_shortens():
+    text = "William \"Bill\" Clinton visited Little Rock. Clinton said he loved the city. Bill waved."
+    [template] = build_templates([Document(id="t", text=text)])
+    assert [(e.first_name, e.last_name) for e in template.entities] == [("William", "Clinton")]
+    for arm in _arms(text):
+        assert "Bill" not in arm and arm.count("Clinton") == 2  # the nickname goes with the old first name

@@ -43,6 +43,7 @@ NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, 
 # A name word: a capitalised run of letters (any script, accents included) with inner apostrophes or hyphens.
 NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
 INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
+QUOTED_NICKNAME = re.compile(r"[\"“‘'][A-Z][^\W\d_]+[\"”’']")
 PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 # Words that begin a surname ("Farouk Ben Mustapha", "Ludwig van Beethoven") and so are no middle given names, even
 # where the census lists them as first names ("Ben", "Van", "Del").
@@ -130,7 +131,8 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     if words and title_key(words[-1][1]) in ORGANISATION_WORDS:
         return None
     if not words or any(not (NAME_WORD.fullmatch(w) and w[0].isupper()) and not INITIALS.fullmatch(w)
-                        for _, w in words):
+                        and not (0 < i < len(words) - 1 and QUOTED_NICKNAME.fullmatch(w))
+                        for i, (_, w) in enumerate(words)):
         return None
     parts = [NamePart(s, s + len(w), w) for s, w in words]
     if INITIALS.fullmatch(parts[-1].text):
@@ -145,8 +147,10 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         is_first_name(parts[0].text) and is_surname(last.text, common_words)
         and not is_common_word_more_than_name(parts[0].text, common_words)
         and not is_common_word_more_than_surname(last.text, common_words)))
+    # A quoted nickname ("William "Bill" Clinton") is a middle part: it goes with the first name it shortens.
     middle = [part for part in parts[1:-1] if is_full and not INITIALS.fullmatch(part.text)
-              and first_name_gender(part.text) and part.text.lower() not in SURNAME_PARTICLES]
+              and (first_name_gender(part.text) or QUOTED_NICKNAME.fullmatch(part.text))
+              and part.text.lower() not in SURNAME_PARTICLES]
     initial = None
     if not is_full and len(parts) > 1 and all(INITIALS.fullmatch(part.text) for part in parts[:-1]):
         initial = NamePart(parts[0].start, parts[-2].end, text[parts[0].start:parts[-2].end])
