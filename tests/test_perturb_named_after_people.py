@@ -89,7 +89,8 @@ def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
     assert [e.last_name or e.first_name for e in template.entities] == ["Kethlan"]
 
 
-@pytest.mark.parametrize("written", ["Imam Mosque", "Walter Kemp Cemetery", "Sultan Palace", "Brooklyn Botanic Gardens"])
+@pytest.mark.parametrize("written", ["Imam Mosque", "Walter Kemp Cemetery", "Sultan Palace",
+                                     "Brooklyn Botanic Gardens"])
 def test_a_building_or_grounds_word_ending_a_span_makes_it_no_name(written):
     # a title before it ("Imam Mosque") had made a person of GUM's mosque in Isfahan
     assert parse_name(written, 0, len(written), None, frozenset()) is None
@@ -114,3 +115,11 @@ def test_a_quoted_nickname_goes_with_the_first_name_it_shortens():
     assert [(e.first_name, e.last_name) for e in template.entities] == [("William", "Clinton")]
     for arm in _arms(text):
         assert "Bill" not in arm and arm.count("Clinton") == 2  # the nickname goes with the old first name
+
+
+def test_initials_before_the_surname_follow_the_first_name_they_stand_for():
+    text = "J.K. Rowling wrote the books. Rowling said she began in a cafe. Joanne Rowling is her real name."
+    arms = _arms(text)
+    for arm in arms:
+        new_first = arm.split(" Rowling is")[0].split()[-1]
+        assert arm.startswith(new_first[0] + ".K. Rowling wrote")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import TemplateEntity
 from bias_core.perturb.name_forms import fold_accents, same_given_name
-from bias_core.perturb.name_parts import NamePart, NameSpan, ent_key, is_proper
+from bias_core.perturb.name_parts import INITIALS, NamePart, NameSpan, ent_key, is_proper
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.non_person_kinds import cited_as_word
 from bias_core.perturb.person_evidence import gazetteer_places
@@ -219,13 +219,25 @@ def _is_known_name(ent: Span, found: Entities) -> bool:
 
 
 def in_full_name(token: Token, found: Entities, ent: Span | None = None) -> bool:
-    """Whether a token and its neighbour (inside ``ent``, if given) spell a found person's whole name, first name then
-    surname: a thing named after the person ("the George Floyd Justice in Policing Act", "the George Washington
-    Bridge" beside George Washington) is renamed with them, or the counterfactual gives that person two names.
-    A surname alone ("Trump Tower") or a first name alone is no mention: it may be anybody's."""
+    """Whether a token and its neighbour (inside ``ent``, if given) spell a found person's whole name, first name (or
+    its initials: "J.K. Rowling" tagged ORG beside "Joanne Rowling") then surname: a thing named after the person ("the
+    George Floyd Justice in Policing Act", "the George Washington Bridge" beside George Washington) is renamed with
+    them, or the counterfactual gives that person two names. A surname alone ("Trump Tower") or a first name alone is no
+    mention: it may be anybody's."""
     start, end = (ent.start, ent.end) if ent is not None else (0, len(token.doc))
     pairs = [(token.doc[i].text, token.doc[i + 1].text) for i in (token.i - 1, token.i) if start <= i and i + 1 < end]
-    return any(e.first_name and e.last_name and (e.first_name, e.last_name) in pairs for e in found.entities)
+    return any(e.first_name and e.last_name and any(b == e.last_name and (a == e.first_name or (
+        INITIALS.fullmatch(a) and a[0] == e.first_name[0])) for a, b in pairs) for e in found.entities)
+
+
+def initials_before(token: Token, entity: TemplateEntity, found: Entities) -> NamePart | None:
+    """The initials written right before a person's surname that start their first name and are no mention yet
+    ("J.K. Rowling" beside "Joanne Rowling"), so that they are rewritten with the first name (issue 27, item 3)."""
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    if before is None or not entity.first_name or before.idx in found.mentions or not INITIALS.fullmatch(before.text) \
+            or before.text[0] != entity.first_name[0]:
+        return None
+    return NamePart(before.idx, before.idx + len(before.text), before.text)
 
 
 def _no_place(word: str, found: Entities) -> bool:

@@ -46,18 +46,10 @@ from typing import TYPE_CHECKING
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
 from bias_core.perturb.lexicon import NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
-from bias_core.perturb.mentions import Entities, gender_from_first_name, in_full_name, may_be_name
+from bias_core.perturb.mentions import Entities, gender_from_first_name, in_full_name, initials_before, may_be_name
 from bias_core.perturb.name_candidates import candidate_entities
-from bias_core.perturb.name_forms import (
-    PLURAL_TITLE_GENDER,
-    UNSWAPPED_SURNAME_FIRST,
-    middle_name_span,
-    named_alone,
-    plural_title_members,
-    same_given_name,
-    suffix_span,
-    surname_first_tradition,
-)
+from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, UNSWAPPED_SURNAME_FIRST, middle_name_span, named_alone,
+                                          plural_title_members, same_given_name, suffix_span, surname_first_tradition)
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     NAME_TITLES,
@@ -75,7 +67,7 @@ from bias_core.perturb.name_parts import (
 from bias_core.perturb.names import census_first_name, first_name_gender
 from bias_core.perturb.non_person_kinds import alias_of, cited_as_word
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
-from bias_core.perturb.person_evidence import PersonEvidence, assign_confidence, looks_like_name
+from bias_core.perturb.person_evidence import SENTENCE_CAPITAL, PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import pronoun_slots
 
 if TYPE_CHECKING:
@@ -126,8 +118,7 @@ class NerBuilder:
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
         self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(e, positions[e.entity_id],
-                            self.common_words), "a common word the text writes in lower case, capitalised only where it "
-                            "begins a sentence, with only a pronoun for evidence")
+                            self.common_words), SENTENCE_CAPITAL)
         assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
         for entity in self.found.entities:
             if entity.unswapped_reason:
@@ -389,6 +380,8 @@ class NerBuilder:
                 if not in_full_name(token, self.found):  # only a whole name still names them ("the George Washington
                     continue  # Bus Station"), or the person gets two names
             self.found.add_mention(entity, kind, part)
+            if kind == "last_name" and (initials := initials_before(token, entity, self.found)) is not None:
+                self.found.add_mention(entity, "initial", initials)  # "J.K. Rowling" (tagged ORG) before "Joanne"
             if titled and kind == "last_name":
                 entity.add_evidence("title")
 

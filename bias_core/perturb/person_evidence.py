@@ -325,6 +325,10 @@ def looks_like_name(ent: Span) -> bool:
             and title_key(words[-1]) not in ORGANISATION_WORDS)
 
 
+SENTENCE_CAPITAL = ("a common word the text writes in lower case, capitalised only where it begins a sentence, with "
+                    "only a pronoun for evidence")  # why ``capitalised_by_sentences_only`` declines a name
+
+
 def _begins_sentence(token: Token) -> bool:
     """Whether only punctuation or space stands between a token and the start of its sentence."""
     return all(other.is_punct or other.is_space for other in token.doc[token.sent.start:token.i])
