@@ -123,3 +123,10 @@ def test_initials_before_the_surname_follow_the_first_name_they_stand_for():
     for arm in arms:
         new_first = arm.split(" Rowling is")[0].split()[-1]
         assert arm.startswith(new_first[0] + ".K. Rowling wrote")
+
+
+def test_a_food_or_ware_named_after_a_person_is_no_person():
+    text = ("Most cups here are filled with coffee, not Earl Grey tea, a favorite in England. He drank it daily. "
+            "She bought Adidas Terrex shoes for the hike.")
+    [template] = build_templates([Document(id="t", text=text)])
+    assert not any(e.first_name in ("Earl", "Adidas") for e in template.entities)
