@@ -130,3 +130,10 @@ def test_a_food_or_ware_named_after_a_person_is_no_person():
             "She bought Adidas Terrex shoes for the hike.")
     [template] = build_templates([Document(id="t", text=text)])
     assert not any(e.first_name in ("Earl", "Adidas") for e in template.entities)
+
+
+def test_a_surname_that_is_also_a_food_keeps_its_person():
+    # "Burger" was a product noun for an hour and cost the magician Eugene Burger his swap on the demo corpus
+    text = "My major influences on performance are Eugene Burger and Jeff McBride. Burger said he agreed."
+    [template] = build_templates([Document(id="t", text=text)])
+    assert ("Eugene", "Burger") in [(e.first_name, e.last_name) for e in template.entities]
