@@ -140,6 +140,27 @@ def pick_option(page, box, option_index: int) -> str:
     raise AssertionError(f"the selectbox never showed option {option_index}")
 
 
+def set_number(page, field, value: str, shown) -> None:
+    """Type ``value`` into the Streamlit number input ``field`` and wait until the locator ``shown`` is visible.
+
+    Retried: under a loaded machine a rerun still under way when the value is typed can draw the widget again with
+    its old value, so the page keeps showing what the old value gave (the review test saw "114 inputs" twice in a
+    full suite, never alone)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for _ in range(3):
+        wait_for_app(page)
+        field.fill(value)
+        field.press("Enter")
+        try:
+            shown.wait_for(state="visible", timeout=30_000)
+        except PlaywrightTimeoutError:
+            continue
+        wait_for_app(page)
+        return
+    raise AssertionError(f"the page never showed what {value!r} gives")
+
+
 def open_page(page, name: str) -> None:
     """Click a page in the sidebar navigation and wait for it to render (a URL would start a new session)."""
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=name, exact=True).click()
