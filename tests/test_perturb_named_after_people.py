@@ -16,9 +16,13 @@ def _arms(text: str) -> list[str]:
     return [item.text for item in result.inputs if item.arm]
 
 
-def _first_name_slots(text: str, first: str) -> list[int]:
+def _template(text: str):
     [template] = build_templates([Document(id="t", text=text)])
-    return [slot.start for slot in template.slots if slot.kind == "first_name" and slot.text == first]
+    return template
+
+
+def _first_name_slots(text: str, first: str) -> list[int]:
+    return [slot.start for slot in _template(text).slots if slot.kind == "first_name" and slot.text == first]
 
 
 def test_a_law_named_after_a_person_is_renamed_with_that_person():
@@ -37,7 +41,7 @@ def test_a_bridge_named_after_a_person_of_the_text_is_renamed_with_them():
 
 def test_a_surname_alone_in_an_organisation_is_no_mention():
     text = "Donald Trump spoke in Ohio. He later flew back to Trump Tower in New York."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert not any(slot.text == "Trump" and slot.start == text.index("Trump Tower") for slot in template.slots)
 
 
@@ -68,7 +72,7 @@ def test_a_first_name_alone_as_a_letters_sign_off_is_the_writers():
 
 def test_a_word_that_is_one_persons_surname_and_anothers_first_name_goes_to_the_one_named_before():
     text = "Mark Grace played first base. Grace said he would retire. His wife Grace Kelly cheered."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     second = text.index("Grace said")
     (slot,) = [s for s in template.slots if s.start == second]
     assert slot.kind == "last_name" and slot.entity_id == next(e.entity_id for e in template.entities
@@ -78,14 +82,14 @@ def test_a_word_that_is_one_persons_surname_and_anothers_first_name_goes_to_the_
 def test_a_common_word_capitalised_only_where_it_begins_a_sentence_is_no_person():
     text = ("Temples ask visitors to dress modestly. Wear shoes that slip on and off easily, as she told us. "
             "Visitors who wear sandals are welcome.")
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert not template.entities
     assert any("begins a sentence" in entry["reason"] for entry in template.declined)
 
 
 def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
     text = "Kethlan was tired. Later that night the crew found Kethlan asleep, and she woke at dawn."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert [e.last_name or e.first_name for e in template.entities] == ["Kethlan"]
 
 
@@ -99,19 +103,19 @@ def test_a_building_or_grounds_word_ending_a_span_makes_it_no_name(written):
 def test_an_author_cited_with_a_year_after_a_sentence_initial_role_noun_is_a_person():
     text = ("Anthropologist Ken Barger (1971) discovered this when he conducted research in an Inuit community. "
             "Barger hesitated when invited to join a game.")
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert [(e.first_name, e.last_name) for e in template.entities] == [("Ken", "Barger")]
 
 
 def test_a_title_at_a_sentences_start_is_no_role_noun_for_a_firm():
     text = "General Electric reported its results on Monday. General Electric said profits rose."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert not template.entities
 
 
 def test_a_quoted_nickname_goes_with_the_first_name_it_shortens():
     text = "William \"Bill\" Clinton visited Little Rock. Clinton said he loved the city. Bill waved."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert [(e.first_name, e.last_name) for e in template.entities] == [("William", "Clinton")]
     for arm in _arms(text):
         assert "Bill" not in arm and arm.count("Clinton") == 2  # the nickname goes with the old first name
@@ -128,12 +132,12 @@ def test_initials_before_the_surname_follow_the_first_name_they_stand_for():
 def test_a_food_or_ware_named_after_a_person_is_no_person():
     text = ("Most cups here are filled with coffee, not Earl Grey tea, a favorite in England. He drank it daily. "
             "She bought Adidas Terrex shoes for the hike.")
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert not any(e.first_name in ("Earl", "Adidas") for e in template.entities)
 
 
 def test_a_surname_that_is_also_a_food_keeps_its_person():
     # "Burger" was a product noun for an hour and cost the magician Eugene Burger his swap on the demo corpus
     text = "My major influences on performance are Eugene Burger and Jeff McBride. Burger said he agreed."
-    [template] = build_templates([Document(id="t", text=text)])
+    template = _template(text)
     assert ("Eugene", "Burger") in [(e.first_name, e.last_name) for e in template.entities]

@@ -136,9 +136,9 @@ class Entities:
             else None
         if by_first is None:  # a nickname form of somebody's first name ("Will") does not outweigh a surname
             return by_last, "last_name"
-        last_seen = [max((p for p in self.mention_positions(e.entity_id) if p < position), default=-1)
-                     for e in (by_last, by_first)]
-        return (by_last, "last_name") if last_seen[0] > last_seen[1] else (by_first, "first_name")
+        if self.last_mention_before(by_last, position) > self.last_mention_before(by_first, position):
+            return by_last, "last_name"
+        return by_first, "first_name"
 
     def by_first_name(self, first: str, position: int) -> TemplateEntity | None:
         """The entity a bare first name refers to: one bearing it as written (or as a written nickname form), else
@@ -149,11 +149,11 @@ class Entities:
                           and same_given_name(e.first_name, first)]
         if not candidates:
             return None
+        return max(candidates, key=lambda entity: self.last_mention_before(entity, position))
 
-        def last_before(entity: TemplateEntity) -> int:
-            return max((p for p in self.mention_positions(entity.entity_id) if p < position), default=-1)
-
-        return max(candidates, key=last_before)
+    def last_mention_before(self, entity: TemplateEntity, position: int) -> int:
+        """Where the entity's last mention before ``position`` starts, or -1 if it has none there."""
+        return max((p for p in self.mention_positions(entity.entity_id) if p < position), default=-1)
 
 
 def gender_from_first_name(entity: TemplateEntity) -> None:

@@ -138,6 +138,7 @@ class PersonEvidence:
         self.doc = doc
         self.text = doc.text
         self.tokens = list(doc)
+        self.token_at = {token.idx: token for token in self.tokens}
         # How the NER labels each name string across the document (majority label, issue 10).
         self.label_votes: dict[str, Counter[str]] = {}
         for ent in doc.ents:
@@ -180,8 +181,8 @@ class PersonEvidence:
         if entity.evidence != "pronoun" or (entity.first_name and entity.last_name):
             return False
         word = entity.first_name or entity.last_name or ""
-        at = {token.idx: token for token in self.tokens} if starts else {}
-        return word.lower() in common_words and all(start in at and _begins_sentence(at[start]) for start in starts)
+        return word.lower() in common_words and all(start in self.token_at and _begins_sentence(self.token_at[start])
+                                                    for start in starts)
 
     def _repeatedly_a_person(self, entity: TemplateEntity) -> bool:
         """Whether the NER labels the entity's whole name, a census first name and a surname, PERSON at least twice
@@ -287,10 +288,9 @@ class PersonEvidence:
         regional administrator", issue 27) or right after a lower-case one ("organiser X Y"): the name run around
         the mention (``mentions``: character offset → entity id, kind, name part) is tested with
         ``non_person_kinds.appositive_role`` and ``role_before``."""
-        token_at = {token.idx: token for token in self.tokens}
         by_id = {entity.entity_id: entity for entity in entities}
         for offset, (entity_id, _, _) in mentions.items():
-            token, entity = token_at.get(offset), by_id.get(entity_id)
+            token, entity = self.token_at.get(offset), by_id.get(entity_id)
             if token is None or entity is None:
                 continue
             start = end = token.i
