@@ -193,3 +193,15 @@ def test_no_new_name_equals_a_name_of_the_text_or_another_persons_new_name():
             assert len(new_firsts) == len(set(new_firsts)), item.id
             inserted = {sub.replacement for sub in item.substitutions if sub.kind in ("first_name", "last_name")}
             assert not inserted & written, (item.id, inserted & written)
+
+
+def test_a_name_before_a_bare_possessive_apostrophe_is_found_like_any_possessive():
+    # "Jeff Bezos' midlife crisis" (an s-final name's possessive) was no name at all: the span's last word kept
+    # its apostrophe, so the person, his pronoun and every arm's swap were lost
+    for mark in ("'", "’"):
+        text = f"Americans subsidized the fruits of Jeff Bezos{mark} midlife crisis. He flew to space."
+        template = build_templates([Document(id="possessive", text=text)])[0]
+        assert [(e.first_name, e.last_name) for e in template.entities] == [("Jeff", "Bezos")]
+        for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs:
+            assert not item.text.startswith("Americans subsidized the fruits of Jeff")
+            assert f"Bezos{mark} midlife crisis" in item.text

@@ -78,3 +78,35 @@ def test_an_unnamed_monk_is_a_nun_in_the_female_world():
     arms = _arms(text)
     assert "in front of a nun so she can pick it up" in arms["female"]
     assert "in front of a monk so he can pick it up" in arms["male"]
+
+
+def test_a_noun_predicated_of_a_pronoun_no_world_rewrites_keeps_its_gender():
+    # an all-caps name is no person the finder takes, so "she" stays hers in every world, and so do the nouns the
+    # copula predicates of her, however the parser chains them ("the first—the first … woman, …, the first woman")
+    text = ("Joe Biden and KAMALA HARRIS were administered the oaths. KAMALA HARRIS is now the 49th Vice President. "
+            "In more ways than one, she is not the 49th but the first—the first African-American woman, the first "
+            "Asian-American woman, and the first woman, period, to hold the office. Joe Biden said his son was proud.")
+    arms = _arms(text)
+    assert all(arm.count("woman") == 3 and " man" not in arm for arm in arms.values())
+    assert "said his son was proud" in arms["male"] and "said her daughter was proud" in arms["female"]
+
+
+def test_a_noun_whose_copula_names_somebody_no_swap_renames_keeps_its_gender():
+    # the curly apostrophe leaves "D’Alesandro" no surname the finder reads: he is not swapped, so his brother noun
+    # stays; the unnamed sister of the next sentence is the world's
+    text = ("Nancy Pelosi spoke. My brother was Mayor later, Thomas D’Alesandro, in Baltimore. My sister is a "
+            "doctor.")
+    arms = _arms(text)
+    assert all("My brother was Mayor later, Thomas D’Alesandro" in arm for arm in arms.values())
+    assert "My brother is a doctor" in arms["male"] and "My sister is a doctor" in arms["female"]
+
+
+def test_a_kinship_word_used_as_a_name_is_the_worlds_like_the_unnamed_person_it_names():
+    # "Mom" names the narrator's mother as "my mom" does: one person, who takes the world's gender in both spellings;
+    # "Mother Teresa" is a title before a name, not the kinship word
+    text = ("John Smith came home. Oh Mom, I love it. Mom has Cara on a diet, so she said no. My mom said she was "
+            "tired. Then Mother Teresa came.")
+    arms = _arms(text)
+    assert "Oh Dad, I love it. Dad has" in arms["male"] and "My dad said he was tired" in arms["male"]
+    assert "Oh Mom, I love it. Mom has" in arms["female"]
+    assert all("Mother Teresa" in arm for arm in arms.values())

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.common.nlp import sentence_of
 from bias_core.perturb.entity_template import Slot
-from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
 from bias_core.perturb.pronoun_referents import person_nouns
 
 if TYPE_CHECKING:
@@ -60,6 +60,9 @@ _NAMING_VERBS = frozenset({"named", "called", "known", "identified", "dubbed", "
 _COPULAS = frozenset({"be", "is", "are", "was", "were", "been", "being", "am", "'s", "become", "becomes", "became",
                       "becoming", "remain", "remains", "remained"})
 _NAMED_DEPS = frozenset({"oprd", "attr", "pobj", "dobj", "appos", "npadvmod"})
+# Where the parser hangs a name on a copula's predicate side ("My brother was Mayor later, Thomas D’Alesandro").
+_PREDICATE_SIDE = frozenset({"attr", "npadvmod", "appos", "parataxis"})
+_NAME_DEPS = frozenset({"appos", "compound", "npadvmod"})
 # Children that make a definite noun a new referent ("the man who …", "the spokesman for Acme", "the Acme spokesman").
 _RESTRICTIVE = frozenset({"relcl", "acl", "prep", "poss", "compound"})
 
@@ -90,18 +93,28 @@ def content_word_slots(tokens: Sequence[Token], owner: Mapping[int, str],
             for token in candidates if token.i in tied]
 
 
-def world_noun_slots(tokens: Sequence[Token], taken: set[int]) -> list[Slot]:
+def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Sequence[Slot] = ()) -> list[Slot]:
     """A ``world`` content-word slot per gendered common noun no person holds ("a spokesman for Acme", "her
     husband"; ``taken``: the token indices of tied nouns and names), rewritten only in a one-gender world (C_glob
-    under "coherent": every person there has the arm's gender). Left alone: a noun beside its counterpart ("men and
+    under "coherent": every person there has the arm's gender), and per kinship word used as a name ("Mom says",
+    "To Judy, from Mom": that unnamed person's, like "my mom"). Left alone: a noun beside its counterpart ("men and
     women", "ladies and gentlemen": people of both genders, not one person), a modifier of a word that names no person
-    ("mother tongue", "man hours"), and a noun inside a name of something else (``_usable``)."""
+    ("mother tongue", "man hours"), a noun inside a name of something else (``_usable``), and a noun the parse ties
+    to somebody every world keeps as written: a name no swap renames ("My brother was Mayor later, Thomas
+    D’Alesandro"), or a pronoun none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with
+    Harris found by no swap)."""
+    rewritten = {slot.start for slot in pronoun_slots if slot.entity_id is not None or slot.world}
+    kept = {t.i: "kept" for t in tokens if t.i not in taken
+            and ((t.text.lower() in PRONOUN_GENDER and t.idx not in rewritten) or t.ent_type_ == "PERSON")}
     slots = []
     for token in tokens:
         word = token.text.lower()
-        if word not in CONTENT_WORD_GENDER or token.i in taken or not _usable(token, word, {}):
+        if word not in CONTENT_WORD_GENDER or token.i in taken:
             continue
-        if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
+        if not _as_name(token, word) and (not _usable(token, word, {})
+                                          or token.tag_ in ("NNP", "NNPS") and not token.is_sent_start):
+            continue
+        if _referents(token, kept) or _predicated_of(token, kept):
             continue
         if token.dep_ in ("compound", "amod", "nmod") and not _names_person(token.head):
             continue
@@ -109,6 +122,30 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int]) -> list[Slot]:
             continue
         slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, None, world="unnamed"))
     return slots
+
+
+def _as_name(token: Token, word: str) -> bool:
+    """Whether a kinship word stands as a person's name ("Mom has Cara on a diet", "Oh Mom"): capitalised and
+    singular, with no article, possessor or name of its own ("Mother Teresa", "Uncle Sam" are a name's title)."""
+    return token.tag_ == "NNP" and CONTENT_WORD_KIND.get(word) == "relation" and token.ent_type_ in ("", "PERSON") \
+        and token.dep_ != "compound" and not any(c.dep_ in ("det", "poss", "compound") for c in token.children)
+
+
+def _predicated_of(token: Token, owner: Mapping[int, str]) -> bool:
+    """Whether a noun is the subject of a copula with a name of ``owner`` on the predicate's side, or, through a
+    chain of apposition and coordination however the parser hung it, a predicate of a copula whose subject is in
+    ``owner`` ("she is not the 49th but the first—the first African-American woman,
+    …, and the first woman": *woman* hangs from *first*, coordinated with the verb)."""
+    if token.dep_ in _SUBJECTS and token.head.text.lower() in _COPULAS:
+        # the subject's side: a name on the predicate's, however the parser hung it ("My brother was Mayor later,
+        # Thomas D’Alesandro": the name hangs from the verb as a modifier, or from the predicate noun)
+        predicates = [c for c in token.head.children if c.dep_ in _PREDICATE_SIDE]
+        return any(t.i in owner for p in predicates for t in (p, *(c for c in p.children if c.dep_ in _NAME_DEPS)))
+    while token.dep_ in ("appos", "conj", "attr", "oprd") and token.head.i != token.i:
+        token = token.head
+        if token.text.lower() in _COPULAS:
+            return any(child.dep_ in _SUBJECTS and child.i in owner for child in token.children)
+    return False
 
 
 def _names_somebody(token: Token) -> bool:

@@ -128,7 +128,7 @@ class NerBuilder:
         slots += self._plural_title_slots()
         slots += self._content_word_slots(pronouns)
         taken = {token.i for slot in slots for token in (self.token_at.get(slot.start),) if token is not None}
-        slots += world_noun_slots(self.tokens, taken)
+        slots += world_noun_slots(self.tokens, taken, pronouns)
         template = finish_template(self.document_id, self.text, self.found.entities, slots)
         mark_surnames_elsewhere(template)
         template.declined = self.declined
