@@ -99,7 +99,8 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
     words = [(s, w.rstrip(",;:")) for s, w in words]
     # A possessive ending: "Bezos's", and the bare apostrophe after an s ("Jeff Bezos' midlife crisis").
-    words = [(s, w[:-2] if w.endswith(("'s", "’s")) else w[:-1] if w.endswith(("s'", "s’")) else w) for s, w in words]
+    words = [(s, w[:-2] if w.endswith(("'s", "’s")) else w[:-1] if w.endswith(("s'", "s’")) else w)
+             for s, w in words]
     # A sentence's full stop that the NER kept in the span ("Thomas Jefferson."); titles and initials keep theirs.
     words = [(s, w[:-1] if len(w) > 3 and w.endswith(".") and title_key(w) not in ALL_TITLES | NAME_SUFFIXES
               and not INITIALS.fullmatch(w) else w) for s, w in words]
