@@ -87,6 +87,31 @@ def test_a_common_word_capitalised_only_where_it_begins_a_sentence_is_no_person(
     assert any("begins a sentence" in entry["reason"] for entry in template.declined)
 
 
+@pytest.mark.parametrize("text", [
+    "And then the Cab, the Cabernet is known for its thick skin, and she said it ages well.",  # after an article
+    "It's about a hundred and eleven degrees. Okay. Fahrenheit. Okay. And she said it was hot.",  # an utterance
+    "I was thinking, I'm still thinking — Jeez. And she won't have any antibiotics.",
+    "The other sounds filled the flight deck. Feet moved and she felt her stomach lurch.",  # a plural to the tagger
+    "I'm going to Saxby's right after to do the work she gave me. We're heading to Saxby's now.",  # a shop
+])
+def test_a_capital_that_says_nothing_of_a_name_makes_no_person_of_a_word_with_only_a_pronoun(text):
+    template = _template(text)
+    assert not template.entities
+    assert any("says nothing of a name" in entry["reason"] for entry in template.declined)
+
+
+def test_the_pronouns_of_a_word_found_to_be_no_person_go_to_whom_they_refer_to():
+    # "Aides" took the pronoun after it; once it is no person, "He" is Trump's again and every world re-genders it
+    text = ("Donald Trump spoke in Ohio on Saturday. Aides said Donald Trump would hold rallies in Arizona. He has "
+            "not said whether he will run.")
+    template = _template(text)
+    assert [e.label for e in template.entities] == ["Donald Trump"]
+    assert all(slot.entity_id == template.entities[0].entity_id for slot in template.slots if slot.kind == "pronoun")
+    arms = _arms(text)
+    assert all("He has not said whether he will" in arm or "She has not said whether she will" in arm for arm in arms)
+    assert any("She has not" in arm for arm in arms)
+
+
 def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():
     text = "Kethlan was tired. Later that night the crew found Kethlan asleep, and she woke at dawn."
     template = _template(text)

@@ -110,3 +110,13 @@ def test_a_kinship_word_used_as_a_name_is_the_worlds_like_the_unnamed_person_it_
     assert "Oh Dad, I love it. Dad has" in arms["male"] and "My dad said he was tired" in arms["male"]
     assert "Oh Mom, I love it. Mom has" in arms["female"]
     assert all("Mother Teresa" in arm for arm in arms.values())
+
+
+def test_a_kinship_word_taken_for_a_persons_name_is_re_gendered_with_them():
+    # "Dad" with a pronoun of his own is a person to the finder: his "him" was re-gendered while "Dad" stayed
+    text = ("Mae Smith came. I don't have my own equipment at all. Dad, you know, has done some of it. I had a "
+            "general idea of how to do it, just watching him.")
+    for kind in ("gender-glob", "gender-loc"):
+        for arm in _arms(text, kind).values():
+            assert ("Dad, you know" in arm) == ("watching him" in arm)
+            assert "Dad, you know" in arm or "Mum, you know" in arm

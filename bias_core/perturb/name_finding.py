@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
-from bias_core.perturb.lexicon import NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import Entities, gender_from_first_name, in_full_name, initials_before, may_be_name
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, UNSWAPPED_SURNAME_FIRST, middle_name_span, named_alone,
@@ -117,8 +117,12 @@ class NerBuilder:
         pronouns = pronoun_slots(self.tokens, self.found.entities, positions)
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
+        found = len(self.found.entities)
         self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(e, positions[e.entity_id],
                             self.common_words), SENTENCE_CAPITAL)
+        if len(self.found.entities) < found:  # the pronouns it had ("Aides said Trump would … He") are read again
+            pronouns = pronoun_slots(self.tokens, self.found.entities,
+                                     {e.entity_id: positions[e.entity_id] for e in self.found.entities})
         assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
         for entity in self.found.entities:
             if entity.unswapped_reason:
@@ -430,9 +434,11 @@ class NerBuilder:
 
     def _name_slots(self) -> list[Slot]:
         """A slot per name mention; a middle name's takes the space before it, and a Jr./Sr. after a last name
-        gets a slot of its own with its comma or space (``name_forms``)."""
+        gets a slot of its own with its comma or space (``name_forms``). A kinship word taken for a name ("Dad, you
+        know, has done it … watching him") is a gendered word of its person, re-gendered with them."""
         slots = []
         for eid, kind, part in self.found.mentions.values():
+            kind = "content_word" if kind == "last_name" and part.text.lower() in CONTENT_WORD_GENDER else kind
             token = self.token_at.get(part.start)
             label = token.ent_type_ if token is not None else None
             start, end = middle_name_span(self.text, part.start, part.end) if kind == "middle_name" \

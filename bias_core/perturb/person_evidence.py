@@ -175,14 +175,19 @@ class PersonEvidence:
 
     def capitalised_by_sentences_only(self, entity: TemplateEntity, starts: Sequence[int],
                                       common_words: frozenset[str]) -> bool:
-        """Whether a one-word entity with only a pronoun for evidence is a common word capitalised by its place: the
-        text also writes it in lower case and every mention (``starts``) begins a sentence ("Wear shoes that slip
-        on"; "Glad it was mama"; "Hunh." in a conversation), so the capital says nothing of a name (issue 27)."""
+        """Whether a one-word entity with only a pronoun for evidence has no mention (``starts``) whose capital says
+        it is a name (issue 27): each begins a sentence and the text also writes the word in lower case ("Wear shoes
+        that slip on"; "Glad it was mama") or the tagger reads it as a common plural there ("Feet moved"), follows
+        an article ("the Cabernet is known", "the Kethlan system"), is an utterance of its own ("Okay. Fahrenheit.
+        Okay."; "I'm still thinking — Jeez."), or a possessive with no noun after a preposition, a shop's or a
+        firm's name ("I'm going to Saxby's")."""
         if entity.evidence != "pronoun" or (entity.first_name and entity.last_name):
             return False
         word = entity.first_name or entity.last_name or ""
-        return word.lower() in common_words and all(start in self.token_at and _begins_sentence(self.token_at[start])
-                                                    for start in starts)
+        tokens = [self.token_at.get(start) for start in starts]
+        return bool(tokens) and all(token is not None and (
+            ((word.lower() in common_words or token.tag_ == "NNS") and _begins_sentence(token)) or _after_article(token)
+            or _uttered_alone(token) or _elliptical_possessive(token)) for token in tokens)
 
     def _repeatedly_a_person(self, entity: TemplateEntity) -> bool:
         """Whether the NER labels the entity's whole name, a census first name and a surname, PERSON at least twice
@@ -325,8 +330,30 @@ def looks_like_name(ent: Span) -> bool:
             and title_key(words[-1]) not in ORGANISATION_WORDS)
 
 
-SENTENCE_CAPITAL = ("a common word the text writes in lower case, capitalised only where it begins a sentence, with "
-                    "only a pronoun for evidence")  # why ``capitalised_by_sentences_only`` declines a name
+SENTENCE_CAPITAL = ("a word whose capital says nothing of a name (it begins a sentence and is also written in lower "
+                    "case or read as a plural, follows an article, is an utterance alone or a shop's possessive), "
+                    "with only a pronoun for evidence")  # why ``capitalised_by_sentences_only`` declines a name
+
+
+def _after_article(token: Token) -> bool:
+    return token.i > 0 and token.doc[token.i - 1].lower_ in ("the", "a", "an")
+
+
+def _elliptical_possessive(token: Token) -> bool:
+    """Whether a name is a possessive standing for a place, after a preposition with no noun after it ("to Saxby's
+    now")."""
+    doc = token.doc
+    return token.dep_ == "pobj" and token.head.lower_ in ("to", "at", "from", "into") and token.i + 1 < len(doc) \
+        and doc[token.i + 1].text in ("'s", "’s") and not any(c.dep_ == "poss" for c in token.head.children)
+
+
+def _uttered_alone(token: Token) -> bool:
+    """Whether a word is a whole utterance: it ends its sentence and only a sentence's start or a dash is before
+    it ("Fahrenheit.", "— Jeez."; not the vocative "Thank you, Burns.")."""
+    doc = token.doc
+    before = doc[token.i - 1] if token.i > token.sent.start else None
+    ends = token.i + 1 >= token.sent.end or doc[token.i + 1].text in (".", "!", "?", "…")
+    return ends and (before is None or before.text in ("—", "–", "--", "-", "…") or _begins_sentence(token))
 
 
 def _begins_sentence(token: Token) -> bool:
