@@ -91,7 +91,6 @@ def test_a_common_word_capitalised_only_where_it_begins_a_sentence_is_no_person(
     "And then the Cab, the Cabernet is known for its thick skin, and she said it ages well.",  # after an article
     "It's about a hundred and eleven degrees. Okay. Fahrenheit. Okay. And she said it was hot.",  # an utterance
     "I was thinking, I'm still thinking — Jeez. And she won't have any antibiotics.",
-    "The other sounds filled the flight deck. Feet moved and she felt her stomach lurch.",  # a plural to the tagger
     "I'm going to Saxby's right after to do the work she gave me. We're heading to Saxby's now.",  # a shop
 ])
 def test_a_capital_that_says_nothing_of_a_name_makes_no_person_of_a_word_with_only_a_pronoun(text):
@@ -101,15 +100,23 @@ def test_a_capital_that_says_nothing_of_a_name_makes_no_person_of_a_word_with_on
 
 
 def test_the_pronouns_of_a_word_found_to_be_no_person_go_to_whom_they_refer_to():
-    # "Aides" took the pronoun after it; once it is no person, "He" is Trump's again and every world re-genders it
-    text = ("Donald Trump spoke in Ohio on Saturday. Aides said Donald Trump would hold rallies in Arizona. He has "
-            "not said whether he will run.")
+    # "the Cabernet" took the pronoun after it; once it is no person, "her" is Mary Hill's again and every world
+    # re-genders it with her
+    text = "Mary Hill visited the winery on Monday. The Cabernet impressed her, and she bought a case."
     template = _template(text)
-    assert [e.label for e in template.entities] == ["Donald Trump"]
+    assert [e.label for e in template.entities] == ["Mary Hill"]
     assert all(slot.entity_id == template.entities[0].entity_id for slot in template.slots if slot.kind == "pronoun")
     arms = _arms(text)
-    assert all("He has not said whether he will" in arm or "She has not said whether she will" in arm for arm in arms)
-    assert any("She has not" in arm for arm in arms)
+    assert all("impressed her, and she" in arm or "impressed him, and he" in arm for arm in arms)
+    assert any("impressed him, and he" in arm for arm in arms)
+
+
+def test_a_surname_the_tagger_reads_as_a_plural_at_a_sentence_start_stays_a_person():
+    # the small model tags "Sanders" and "Simmons" NNS where they begin a sentence, as it tags "Feet moved": the tag
+    # says nothing against a name
+    for name in ("Sanders", "Simmons"):
+        template = _template(f"The meeting ended late. {name} said he was tired of it.")
+        assert [e.last_name for e in template.entities] == [name]
 
 
 def test_a_rare_name_written_mid_sentence_with_a_pronoun_stays_a_person():

@@ -177,17 +177,17 @@ class PersonEvidence:
                                       common_words: frozenset[str]) -> bool:
         """Whether a one-word entity with only a pronoun for evidence has no mention (``starts``) whose capital says
         it is a name (issue 27): each begins a sentence and the text also writes the word in lower case ("Wear shoes
-        that slip on"; "Glad it was mama") or the tagger reads it as a common plural there ("Feet moved"), follows
-        an article ("the Cabernet is known", "the Kethlan system"), is an utterance of its own ("Okay. Fahrenheit.
+        that slip on"; "Glad it was mama"), follows an article ("the Cabernet is known", "the Kethlan system"), is an utterance of its own ("Okay. Fahrenheit.
         Okay."; "I'm still thinking — Jeez."), or a possessive with no noun after a preposition, a shop's or a
-        firm's name ("I'm going to Saxby's")."""
+        firm's name ("I'm going to Saxby's"). A sentence's first word the tagger reads as a plural says nothing either
+        way: it does so for "Feet moved" and for the surnames "Rogers said", "Hopkins said"."""
         if entity.evidence != "pronoun" or (entity.first_name and entity.last_name):
             return False
         word = entity.first_name or entity.last_name or ""
         tokens = [self.token_at.get(start) for start in starts]
         return bool(tokens) and all(token is not None and (
-            ((word.lower() in common_words or token.tag_ == "NNS") and _begins_sentence(token)) or _after_article(token)
-            or _uttered_alone(token) or _elliptical_possessive(token)) for token in tokens)
+            (word.lower() in common_words and _begins_sentence(token)) or _after_article(token) or _uttered_alone(token)
+            or _elliptical_possessive(token)) for token in tokens)
 
     def _repeatedly_a_person(self, entity: TemplateEntity) -> bool:
         """Whether the NER labels the entity's whole name, a census first name and a surname, PERSON at least twice
@@ -331,7 +331,7 @@ def looks_like_name(ent: Span) -> bool:
 
 
 SENTENCE_CAPITAL = ("a word whose capital says nothing of a name (it begins a sentence and is also written in lower "
-                    "case or read as a plural, follows an article, is an utterance alone or a shop's possessive), "
+                    "case, follows an article, is an utterance alone or a shop's possessive), "
                     "with only a pronoun for evidence")  # why ``capitalised_by_sentences_only`` declines a name
 
 
