@@ -27,6 +27,7 @@ from bias_core.perturb.non_person_kinds import (
     coordination_cue,
     headline_name_end,
     is_role_noun,
+    kind_cue,
     make_and_model_cue,
     organisation_head,
     organisation_heads,
@@ -171,6 +172,18 @@ def test_coordination_with_organisations_names_a_firm_but_not_beside_a_mislabell
     doc, start, end = _span("Lee Cheuk-yan of the Labour Party and Frederick Fung of ADPL were defeated.",
                             "Frederick Fung")
     assert coordination_cue(doc, start, end) is None
+
+
+def test_coordination_with_places_names_a_place_but_not_beside_a_person():
+    doc, start, end = _span("He visited Paris, London and Marie Galante last year.", "Marie Galante")
+    assert coordination_cue(doc, start, end) == "coordinated with the places 'Paris' and 'London'"
+    doc, start, end = _span("He visited Paris, London and Walter Kemp last year.", "Walter Kemp")
+    assert coordination_cue(doc, start, end) is not None
+    doc, start, end = _span("He visited Paris, London and Mary Smith, the mayor.", "Mary Smith")
+    assert coordination_cue(doc, start, end) is not None  # the cue alone; a role in apposition outweighs it
+    assert kind_cue(doc, start, end, known_place=False) is None
+    doc, start, end = _span("The prize went to Paris and John Smith of Leeds.", "John Smith")
+    assert coordination_cue(doc, start, end) is None  # one place: not a list of places
 
 
 @pytest.mark.parametrize("text,phrase", [

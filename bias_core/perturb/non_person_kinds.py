@@ -223,12 +223,12 @@ def apposition_cue(doc: Doc, start: int, end: int) -> str | None:
 
 
 def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
-    """Coordination with organisations and with no person ("General Electric, Procter & Gamble and X Y"), else
-    None. A coordinated entity that reads as a first name and a listed surname counts as neither."""
+    """Coordination with organisations or places and with no person ("General Electric, Procter & Gamble and X Y";
+    "the islands La Désirade, Petite Terre, Marie Galante"), else None. A coordinated entity that reads as a first name and a listed surname counts as neither."""
     root = doc[start:end].root
     if any(child.dep_ == "prep" and child.lower_ in _AFFILIATION_PREPOSITIONS for child in root.children):
         return None  # "Eunice Yung of New People's Party": a person with an affiliation
-    organisations, people = [], 0
+    organisations, places, people = [], [], 0
     for token in root.conjuncts:
         if start <= token.i < end or _affiliation(token):
             continue
@@ -240,11 +240,15 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
             people += 1
         elif ent[0].ent_type_ == "ORG":
             organisations.append(ent)
-    if people or not organisations:
+        elif ent[0].ent_type_ in ("GPE", "LOC", "FAC"):
+            places.append(ent)
+    if people:
         return None
     marked = [ent for ent in organisations if _marked_organisation(ent)]
     if len(organisations) >= 2 or marked:
         return f"coordinated with the organisation '{(marked or organisations)[0].text}'"
+    if len(places) >= 2:  # "the islands La Désirade, Petite Terre, Marie Galante, Les Saintes"
+        return f"coordinated with the places '{places[0].text}' and '{places[1].text}'"
     return None
 
 
