@@ -100,8 +100,8 @@ def test_a_capital_that_says_nothing_of_a_name_makes_no_person_of_a_word_with_on
 
 
 def test_the_pronouns_of_a_word_found_to_be_no_person_go_to_whom_they_refer_to():
-    # "the Cabernet" took the pronoun after it; once it is no person, "her" is Mary Hill's again and every world
-    # re-genders it with her
+    # "the Cabernet" took the pronoun after it; it is no person before the pronouns are read, so "her" is Mary
+    # Hill's and every world re-genders it with her
     text = "Mary Hill visited the winery on Monday. The Cabernet impressed her, and she bought a case."
     template = _template(text)
     assert [e.label for e in template.entities] == ["Mary Hill"]

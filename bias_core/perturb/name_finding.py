@@ -113,16 +113,13 @@ class NerBuilder:
         self._drop_entities(self.evidence.named_like_a_non_person, "named like a place or organisation in this text")
         title_slots = self._title_slots()
         self._set_gender_from_titles()
+        # before the pronouns are read, so that none goes to such a word ("The Cabernet impressed her")
+        self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(
+            e, self.found.mention_positions(e.entity_id), self.common_words), SENTENCE_CAPITAL)
         positions = {e.entity_id: self.found.mention_positions(e.entity_id) for e in self.found.entities}
         pronouns = pronoun_slots(self.tokens, self.found.entities, positions)
         self._drop_entities(lambda entity: entity.evidence is None, "no title, known first name with a listed "
                             "surname, or pronoun")
-        found = len(self.found.entities)
-        self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(e, positions[e.entity_id],
-                            self.common_words), SENTENCE_CAPITAL)
-        if len(self.found.entities) < found:  # the pronouns it had ("Aides said Trump would … He") are read again
-            pronouns = pronoun_slots(self.tokens, self.found.entities,
-                                     {e.entity_id: positions[e.entity_id] for e in self.found.entities})
         assign_confidence(self.found.entities, pronouns, self.cue_against, self.declined_names)
         for entity in self.found.entities:
             if entity.unswapped_reason:
