@@ -120,3 +120,12 @@ def test_a_kinship_word_taken_for_a_persons_name_is_re_gendered_with_them():
         for arm in _arms(text, kind).values():
             assert ("Dad, you know" in arm) == ("watching him" in arm)
             assert "Dad, you know" in arm or "Mum, you know" in arm
+
+
+def test_a_noun_predicated_of_an_unattributed_pronoun_every_world_keeps_keeps_its_gender_too():
+    # "He" may be the man no swap renames, so no world rewrites it (as above); "he was the first man" had still
+    # become "the first woman" in the female world
+    text = ("Ruth Okafor chairs the board. The plan was drafted by Mohammed Hadid Muhammad al-Hajj in May. He said "
+            "he was the first man to draft one.")
+    for arm in _arms(text).values():
+        assert "He said he was the first man to draft one." in arm

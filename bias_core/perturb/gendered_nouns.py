@@ -104,8 +104,8 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
     D’Alesandro"), or a pronoun none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with
     Harris found by no swap)."""
     rewritten = {slot.start for slot in pronoun_slots if slot.entity_id is not None or slot.world}
-    kept = {t.i: "kept" for t in tokens if t.i not in taken
-            and ((t.text.lower() in PRONOUN_GENDER and t.idx not in rewritten) or t.ent_type_ == "PERSON")}
+    kept = {t.i: "kept" for t in tokens if (t.text.lower() in PRONOUN_GENDER and t.idx not in rewritten)
+            or (t.ent_type_ == "PERSON" and t.i not in taken)}
     slots = []
     for token in tokens:
         word = token.text.lower()
@@ -150,7 +150,9 @@ def _predicated_of(token: Token, owner: Mapping[int, str]) -> bool:
 
 def _names_somebody(token: Token) -> bool:
     """Whether a gendered noun stands beside a name no swap renames ("Her father Mohammed Hadid", "Mohammed, her
-    father"): that person keeps their words in every world."""
+    father"): that person keeps their words in every world. The name must be spaCy's PERSON or a proper noun with
+    no label, close to what keeps a pronoun (``pronouns._kept_name_near``: spaCy's PERSON): a name the NER took for a
+    place ("Valeska Paris, an Australian woman") keeps neither, so her nouns and pronouns change together."""
     near = [token.head, *token.children] if token.dep_ in ("compound", "appos") else list(token.children)
     return any(other.dep_ in ("compound", "appos", "flat") or other == token.head for other in near
                if other.ent_type_ == "PERSON" or (other.tag_ in ("NNP", "NNPS") and not other.ent_type_))
