@@ -10,6 +10,7 @@ from bias_core.common.records import Document
 from bias_core.perturb import build_templates, get_perturbation
 from bias_core.perturb.entity_template import EntityTemplate
 from bias_core.perturb.name_forms import same_given_name, surname_first_tradition, taken_words
+from bias_core.perturb.name_parts import parse_name
 from bias_core.perturb.templates import EntityChoice
 
 TEXTS = {
@@ -205,3 +206,24 @@ def test_a_name_before_a_bare_possessive_apostrophe_is_found_like_any_possessive
         for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs:
             assert not item.text.startswith("Americans subsidized the fruits of Jeff")
             assert f"Bezos{mark} midlife crisis" in item.text
+
+
+@pytest.mark.parametrize(("written", "first", "last"), [
+    ("Bill de Blasio", "Bill", "de Blasio"), ("Ursula von der Leyen", "Ursula", "von der Leyen"),
+    ("Patrizia d'Ettorre", "Patrizia", "d'Ettorre"), ("De Blasio", None, "De Blasio"),
+    ("Van Morrison", "Van", "Morrison"),  # a particle the census lists as a first name begins no surname
+])
+def test_a_surname_particle_begins_the_last_name(written, first, last):
+    span = parse_name(written, 0, len(written), None, frozenset())
+    assert span is not None and span.last.text == last
+    assert (span.first.text if span.first else None) == first and not span.middle
+
+
+def test_a_person_with_a_particle_surname_is_one_person_however_the_particle_is_capitalised():
+    # "Mayor Bill de Blasio … De Blasio said he": no name was read at all, and the female arm wrote "De Blasio said
+    # she" beside the unchanged "Bill"
+    text = "Mayor Bill de Blasio spoke on Monday. De Blasio said he was pleased."
+    template = build_templates([Document(id="particle", text=text)])[0]
+    assert [(e.first_name, e.last_name) for e in template.entities] == [("Bill", "de Blasio")]
+    for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs:
+        assert "Bill" not in item.text and "de Blasio spoke" in item.text and "De Blasio said" in item.text

@@ -62,8 +62,9 @@ def test_a_first_name_with_a_middle_name_is_the_person_and_a_longer_other_name_i
     slots = _slots(template, person.entity_id)
     assert slots.count(("first_name", "Pierre")) == 2 and ("middle_name", " Charles") in slots
     assert not any(entity.label == "Pierre Charles" for entity in template.entities)
-    beaumarchais = text.index("Pierre Augustin")
-    assert all(slot.start != beaumarchais for slot in template.slots)
+    beaumarchais = text.index("Pierre Augustin")  # somebody else: a person of his own since "de Beaumarchais" is read
+    assert all(slot.entity_id != person.entity_id for slot in template.slots if slot.start == beaumarchais)
+    assert _entity(template, "Pierre de Beaumarchais").entity_id != person.entity_id
 
 
 def test_after_dame_the_next_word_is_the_given_name_and_the_title_gives_the_gender():

@@ -102,7 +102,8 @@ class Entities:
         gender agrees with no candidate ("Lord Ashcombe" is not "Sophie Ashcombe"). With ``initial`` (the letter of
         "J. Smith"), only people without a first name or whose first name starts with it."""
         candidates = [e for e in self.entities if e.last_name == last
-                      or last in self.surname_aliases.get(e.entity_id, ())]
+                      or last in self.surname_aliases.get(e.entity_id, ())
+                      or (e.last_name and " " in last and e.last_name.lower() == last.lower())]  # "De Blasio"
         if not candidates and fold_accents(last) != last:  # "Ḥadīd" beside "Hadid": one surname, transliterated
             candidates = [e for e in self.entities if e.last_name and fold_accents(e.last_name) == fold_accents(last)]
         if initial is not None:

@@ -357,8 +357,8 @@ class NerBuilder:
         names |= {name for aliases in self.found.surname_aliases.values() for name in aliases}
         if not names:
             return
-        # All-caps headlines write names in capitals ("DENZEL WASHINGTON TO FILM"): the same name, in any case.
-        canonical = {name.upper(): name for name in names} | {name: name for name in names}
+        # All-caps headlines write names in capitals ("DENZEL WASHINGTON TO FILM"), a sentence "De Blasio": the same.
+        canonical = {form: name for name in names for form in (name.upper(), name[:1].upper() + name[1:], name)}
         pattern = re.compile(r"(?<![\w'’.-])(?:" + "|".join(map(re.escape, sorted(canonical, key=len, reverse=True)))
                              + r")(?![\w-])")
         for match in pattern.finditer(self.text):

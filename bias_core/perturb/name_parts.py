@@ -43,6 +43,8 @@ NAME_TITLES = TITLE_GENDER.keys() | SURNAME_TITLES  # titles that, capitalised, 
 # A name word: a capitalised run of letters (any script, accents included) with inner apostrophes or hyphens.
 NAME_WORD = re.compile(r"(?=[^\W\d_])(?:[^\W\d_]|['’-](?=[^\W\d_]))+")
 INITIALS = re.compile(r"(?:[A-Z]\.)+[A-Z]?\.?|[A-Z]")
+# A surname with an elided particle, written lower case: "Patrizia d'Ettorre", "Jean le Rond d’Alembert".
+ELIDED_SURNAME = re.compile(r"[dl]['’][A-Z][^\W\d_]+")
 QUOTED_NICKNAME = re.compile(r"[\"“‘'][A-Z][^\W\d_]+[\"”’']")
 PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 # Words that begin a surname ("Farouk Ben Mustapha", "Ludwig van Beethoven") and so are no middle given names, even
@@ -114,7 +116,8 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     while len(words) > 1 and (title_key(words[-1][1]) in NAME_SUFFIXES or POST_NOMINAL.fullmatch(words[-1][1])
                               and not words[-2][1].isupper()):  # "JOHN SMITH" in a headline keeps SMITH
         words = words[:-1]
-    tradition = surname_first([w for _, w in words]) if surname_first and len(words) > 1 else None
+    words, joined = _join_particle_surname(text, words)
+    tradition = surname_first([w for _, w in words]) if surname_first and len(words) > 1 and not joined else None
     if tradition and all(NAME_WORD.fullmatch(w) and w[0].isupper() for _, w in words):
         # A Vietnamese person is called by the last word ("Nguyen Tan Dung ... Mr. Dung"), others by all after
         # the surname ("Lee Hsien Loong").
@@ -134,6 +137,7 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         return None
     if not words or any(not (NAME_WORD.fullmatch(w) and w[0].isupper()) and not INITIALS.fullmatch(w)
                         and not (0 < i < len(words) - 1 and QUOTED_NICKNAME.fullmatch(w))
+                        and not ELIDED_SURNAME.fullmatch(w) and not (joined and i == len(words) - 1)
                         for i, (_, w) in enumerate(words)):
         return None
     parts = [NamePart(s, s + len(w), w) for s, w in words]
@@ -160,6 +164,26 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
                     surname_certain=len(parts) > 1 or bool(titles), titled=titled,
                     initials=any(INITIALS.fullmatch(part.text) for part in parts[:-1]), middle=middle,
                     initial=initial, title=titles[-1] if titles else None)
+
+
+def _join_particle_surname(text: str, words: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], bool]:
+    """The name's words with a surname that begins with a particle joined into one last word ("Bill de Blasio" →
+    Bill, "de Blasio"; "Ursula von der Leyen"; "De Blasio said", where a capitalised particle no census lists as a
+    first name, or one followed by another particle, starts the span), and whether one was joined. A particle
+    starts the surname only where every word after it is another particle or a capitalised name word."""
+    for i, (start, word) in enumerate(words[:-1]):
+        if word.lower() not in SURNAME_PARTICLES:
+            continue
+        if not ((i > 0 and word.islower()) or (i == 0 and word[0].isupper() and (
+                not is_census_first_name(word) or words[1][1].lower() in SURNAME_PARTICLES))):
+            continue
+        rest = words[i + 1:]
+        if all(w.lower() in SURNAME_PARTICLES or (NAME_WORD.fullmatch(w) and w[0].isupper()) for _, w in rest) \
+                and rest[-1][1][0].isupper() and rest[-1][1].lower() not in SURNAME_PARTICLES:
+            end = rest[-1][0] + len(rest[-1][1])
+            return words[:i] + [(start, text[start:end])], True
+        return words, False
+    return words, False
 
 
 def _title_gender(titles: list[str]) -> str | None:
