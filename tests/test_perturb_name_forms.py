@@ -227,3 +227,18 @@ def test_a_person_with_a_particle_surname_is_one_person_however_the_particle_is_
     assert [(e.first_name, e.last_name) for e in template.entities] == [("Bill", "de Blasio")]
     for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs:
         assert "Bill" not in item.text and "de Blasio spoke" in item.text and "De Blasio said" in item.text
+
+
+def test_a_title_before_an_office_of_a_place_and_a_two_word_name_gives_a_given_name_listed_or_not():
+    # "Hamdullah" is in no name list: after a title the two words are still a given name and a surname, and a
+    # title separated from the name by its office ("Ambassador to the United States") is still the name's title
+    text = ("According to Afghan Ambassador to the United States Hamdullah Mohib, the team did well. Mohib said he "
+            "was proud.")
+    template = build_templates([Document(id="office", text=text)])[0]
+    [person] = template.entities
+    assert (person.first_name, person.last_name, person.evidence) == ("Hamdullah", "Mohib", "title")
+    for item in get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs:
+        assert "Hamdullah" not in item.text and item.text.count("Mohib") == 2
+    # the preposition must follow an office title: "The Bank of England Mark Carney" names no title
+    template = build_templates([Document(id="bank", text="The Bank of England hired Mark Carney.")])[0]
+    assert all(entity.evidence != "title" for entity in template.entities)

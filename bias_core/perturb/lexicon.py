@@ -61,6 +61,7 @@ NEUTRAL_TITLES = frozenset({
     "mayor", "judge", "justice", "gen", "general", "col", "capt", "captain", "lt", "sgt", "officer", "det",
     "detective", "coach", "chancellor", "minister", "secretary", "speaker", "chief", "commissioner", "pope", "saint",
     "st", "rev", "reverend", "father", "sister", "brother", "king", "queen", "prince", "princess", "former", "mx",
+    "ambassador",
 })
 NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 

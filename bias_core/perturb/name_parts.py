@@ -149,7 +149,9 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
                         titled=titled)
     last = parts[-1]
-    is_full = len(parts) > 1 and (given_title and not INITIALS.fullmatch(parts[0].text) or (
+    # After any title a two-word name is a given name and a surname, listed or not ("Ambassador … Hamdullah Mohib").
+    titled_pair = bool(titles) and len(parts) == 2 and parts[0].text.lower() not in common_words
+    is_full = len(parts) > 1 and ((given_title or titled_pair) and not INITIALS.fullmatch(parts[0].text) or (
         is_first_name(parts[0].text) and is_surname(last.text, common_words)
         and not is_common_word_more_than_name(parts[0].text, common_words)
         and not is_common_word_more_than_surname(last.text, common_words)))
@@ -277,4 +279,13 @@ def title_before(token: Token) -> Token | None:
     key = title_key(previous.text)
     if previous.text[:1].isupper() and key in NAME_TITLES:
         return previous
-    return previous if key in OFFICE_TITLES else None
+    if key in OFFICE_TITLES:
+        return previous
+    # An office of a place or portfolio between the title and the name: "Ambassador to the United States Hamdullah
+    # Mohib", "Minister of Finance Ngozi Okonjo-Iweala" (up to four words after the preposition).
+    j = i
+    while j > 0 and i - j < 4 and (token.doc[j].tag_ in ("NNP", "NNPS") or token.doc[j].lower_ == "the"):
+        j -= 1
+    office = token.doc[j - 1] if j < i and j > 0 and token.doc[j].lower_ in ("of", "to", "for") else None
+    return office if office is not None and office.text[:1].isupper() and title_key(office.text) in OFFICE_TITLES \
+        else None
