@@ -211,6 +211,7 @@ def test_a_name_before_a_bare_possessive_apostrophe_is_found_like_any_possessive
 @pytest.mark.parametrize(("written", "first", "last"), [
     ("Bill de Blasio", "Bill", "de Blasio"), ("Ursula von der Leyen", "Ursula", "von der Leyen"),
     ("Patrizia d'Ettorre", "Patrizia", "d'Ettorre"), ("De Blasio", None, "De Blasio"),
+    ("Jean le Rond d'Alembert", "Jean", "le Rond d'Alembert"),
     ("Van Morrison", "Van", "Morrison"),  # a particle the census lists as a first name begins no surname
 ])
 def test_a_surname_particle_begins_the_last_name(written, first, last):

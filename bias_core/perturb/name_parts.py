@@ -180,8 +180,8 @@ def _join_particle_surname(text: str, words: list[tuple[int, str]]) -> tuple[lis
                 not is_census_first_name(word) or words[1][1].lower() in SURNAME_PARTICLES))):
             continue
         rest = words[i + 1:]
-        if all(w.lower() in SURNAME_PARTICLES or (NAME_WORD.fullmatch(w) and w[0].isupper()) for _, w in rest) \
-                and rest[-1][1][0].isupper() and rest[-1][1].lower() not in SURNAME_PARTICLES:
+        named = [bool(ELIDED_SURNAME.fullmatch(w) or (NAME_WORD.fullmatch(w) and w[0].isupper())) for _, w in rest]
+        if named[-1] and all(ok or w.lower() in SURNAME_PARTICLES for ok, (_, w) in zip(named, rest)):
             end = rest[-1][0] + len(rest[-1][1])
             return words[:i] + [(start, text[start:end])], True
         return words, False
