@@ -243,3 +243,12 @@ def test_a_title_before_an_office_of_a_place_and_a_two_word_name_gives_a_given_n
     # the preposition must follow an office title: "The Bank of England Mark Carney" names no title
     template = build_templates([Document(id="bank", text="The Bank of England hired Mark Carney.")])[0]
     assert all(entity.evidence != "title" for entity in template.entities)
+
+
+def test_after_a_role_noun_a_two_word_name_is_a_given_name_and_a_surname():
+    text = "\"It is a big chance,\" team member Rodaba Noori told the press. Noori said she was happy."
+    template = build_templates([Document(id="role", text=text)])[0]
+    assert [(e.first_name, e.last_name) for e in template.entities] == [("Rodaba", "Noori")]
+    written = "Rodaba Noori"
+    assert parse_name(written, 0, len(written), None, frozenset()).first is None  # no list holds "Rodaba"
+    assert parse_name(written, 0, len(written), None, frozenset(), after_role=True).first.text == "Rodaba"

@@ -65,7 +65,7 @@ from bias_core.perturb.name_parts import (
     title_before,
 )
 from bias_core.perturb.names import census_first_name, first_name_gender
-from bias_core.perturb.non_person_kinds import alias_of, cited_as_word
+from bias_core.perturb.non_person_kinds import alias_of, cited_as_word, role_before
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
 from bias_core.perturb.person_evidence import SENTENCE_CAPITAL, PersonEvidence, assign_confidence, looks_like_name
 from bias_core.perturb.pronouns import pronoun_slots
@@ -180,7 +180,7 @@ class NerBuilder:
                 continue
             title = title_before(self.tokens[start])
             span = parse_name(self.text, *self._chars(start, end), title_key(title.text) if title else None,
-                              self.common_words, self._surname_first)
+                              self.common_words, self._surname_first, after_role=role_before(self.evidence.doc, start))
             if span:
                 span.person_label = is_person
                 spans.append(span)

@@ -91,12 +91,14 @@ class NameSpan:
 
 
 def parse_name(text: str, start: int, end: int, title: str | None, common_words: frozenset[str],
-               surname_first: Callable[[list[str]], str | None] | None = None) -> NameSpan | None:
+               surname_first: Callable[[list[str]], str | None] | None = None, *,
+               after_role: bool = False) -> NameSpan | None:
     """Split ``text[start:end]`` into title, first, middle and last name parts (METHODS §1.1 step 2).
 
     A lone part after Sir or Dame is a given name, after any other title a last name. ``common_words`` are the
     words the document also writes in lower case (see ``is_surname``). ``surname_first`` says, from the name's
-    words, whether the text writes it surname first and in which tradition (``name_forms.surname_first_tradition``).
+    words, whether the text writes it surname first and in which tradition (``name_forms.surname_first_tradition``);
+    ``after_role``, that a role noun stands right before it (``non_person_kinds.role_before``).
     """
     words = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", text[start:end])]
     words = [(s, w.rstrip(",;:")) for s, w in words]
@@ -149,8 +151,9 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
         return NameSpan(parts[0].start, parts[0].end, parts[0], None, title_gender, surname_certain=False,
                         titled=titled)
     last = parts[-1]
-    # After any title a two-word name is a given name and a surname, listed or not ("Ambassador … Hamdullah Mohib").
-    titled_pair = bool(titles) and len(parts) == 2 and parts[0].text.lower() not in common_words
+    # After any title, or a role noun (``after_role``: "team member Rodaba Noori"), a two-word name is a given name
+    # and a surname, listed or not ("Ambassador … Hamdullah Mohib").
+    titled_pair = (bool(titles) or after_role) and len(parts) == 2 and parts[0].text.lower() not in common_words
     is_full = len(parts) > 1 and ((given_title or titled_pair) and not INITIALS.fullmatch(parts[0].text) or (
         is_first_name(parts[0].text) and is_surname(last.text, common_words)
         and not is_common_word_more_than_name(parts[0].text, common_words)
