@@ -173,3 +173,11 @@ def test_a_surname_that_is_also_a_food_keeps_its_person():
     text = "My major influences on performance are Eugene Burger and Jeff McBride. Burger said he agreed."
     template = _template(text)
     assert ("Eugene", "Burger") in [(e.first_name, e.last_name) for e in template.entities]
+
+
+def test_the_arabic_article_before_a_gazetteer_place_names_the_place_not_a_person_called_al():
+    template = _template("There are flights from Sana'a via Al Mukalla. John Smith said he liked it.")
+    assert [e.label for e in template.entities] == ["John Smith"]
+    assert any("Arabic article" in entry["reason"] for entry in template.declined)
+    template = _template("Al Gore spoke in Ohio. Gore said he would run.")  # Gore: a listed surname
+    assert [e.label for e in template.entities] == ["Al Gore"]

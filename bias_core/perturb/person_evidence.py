@@ -224,6 +224,8 @@ class PersonEvidence:
             return f"place prefix '{words[0].text}'"
         if title_key(words[-1].text) in ORGANISATION_WORDS:
             return f"organisation or place word '{words[-1].text}'"
+        if len(words) == 2 and words[0].text in ("Al", "El") and _unlisted_place(words[1].text):
+            return f"the Arabic article before the place '{words[1].text}'"  # "via Al Mukalla"; not "Al Gore"
         before = self.tokens[start - 1] if start > 0 else None
         if before is not None and before.text[:1].isupper() and title_key(before.text) in PREFIXES_OF_PLACES_ONLY:
             return f"place prefix '{before.text}' before it"  # the NER cut it off: "Fort" + "Lee Historic Park"
