@@ -134,8 +134,8 @@ def _as_name(token: Token, word: str) -> bool:
 def _predicated_of(token: Token, owner: Mapping[int, str]) -> bool:
     """Whether a noun is the subject of a copula with a name of ``owner`` on the predicate's side, or, through a
     chain of apposition and coordination however the parser hung it, a predicate of a copula whose subject is in
-    ``owner`` ("she is not the 49th but the first—the first African-American woman,
-    …, and the first woman": *woman* hangs from *first*, coordinated with the verb)."""
+    ``owner`` ("she is not the 49th but the first—the first African-American woman, …, and the first woman":
+    *woman* hangs from *first*, coordinated with the verb)."""
     if token.dep_ in _SUBJECTS and token.head.text.lower() in _COPULAS:
         # the subject's side: a name on the predicate's, however the parser hung it ("My brother was Mayor later,
         # Thomas D’Alesandro": the name hangs from the verb as a modifier, or from the predicate noun)

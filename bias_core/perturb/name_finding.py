@@ -114,7 +114,7 @@ class NerBuilder:
         title_slots = self._title_slots()
         self._set_gender_from_titles()
         # before the pronouns are read, so that none goes to such a word ("The Cabernet impressed her")
-        self._drop_entities(lambda e: self.evidence.capitalised_by_sentences_only(
+        self._drop_entities(lambda e: self.evidence.capital_says_nothing(
             e, self.found.mention_positions(e.entity_id), self.common_words), SENTENCE_CAPITAL)
         positions = {e.entity_id: self.found.mention_positions(e.entity_id) for e in self.found.entities}
         pronouns = pronoun_slots(self.tokens, self.found.entities, positions)

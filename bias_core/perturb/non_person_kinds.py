@@ -224,7 +224,8 @@ def apposition_cue(doc: Doc, start: int, end: int) -> str | None:
 
 def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     """Coordination with organisations or places and with no person ("General Electric, Procter & Gamble and X Y";
-    "the islands La Désirade, Petite Terre, Marie Galante"), else None. A coordinated entity that reads as a first name and a listed surname counts as neither."""
+    "He visited Paris, London and Marie Galante"), else None. A coordinated entity that reads as a first name and a
+    listed surname counts as neither."""
     root = doc[start:end].root
     if any(child.dep_ == "prep" and child.lower_ in _AFFILIATION_PREPOSITIONS for child in root.children):
         return None  # "Eunice Yung of New People's Party": a person with an affiliation
@@ -247,7 +248,7 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     marked = [ent for ent in organisations if _marked_organisation(ent)]
     if len(organisations) >= 2 or marked:
         return f"coordinated with the organisation '{(marked or organisations)[0].text}'"
-    if len(places) >= 2:  # "the islands La Désirade, Petite Terre, Marie Galante, Les Saintes"
+    if len(places) >= 2:
         return f"coordinated with the places '{places[0].text}' and '{places[1].text}'"
     return None
 

@@ -173,14 +173,14 @@ class PersonEvidence:
         return any(name in self.non_person_words or self.mostly_non_person(name, count_org=False)
                    for name in names)
 
-    def capitalised_by_sentences_only(self, entity: TemplateEntity, starts: Sequence[int],
-                                      common_words: frozenset[str]) -> bool:
-        """Whether a one-word entity with no evidence (a title, a role; pronouns are read after this) has no mention
-        (``starts``) whose capital says it is a name (issue 27): each begins a sentence and the text also writes the word in lower case ("Wear shoes
-        that slip on"; "Glad it was mama"), follows an article ("the Cabernet is known", "the Kethlan system"), is an utterance of its own ("Okay. Fahrenheit.
-        Okay."; "I'm still thinking — Jeez."), or a possessive with no noun after a preposition, a shop's or a
-        firm's name ("I'm going to Saxby's"). A sentence's first word the tagger reads as a plural says nothing either
-        way: it does so for "Feet moved" and for the surnames "Rogers said", "Hopkins said"."""
+    def capital_says_nothing(self, entity: TemplateEntity, starts: Sequence[int], common_words: frozenset[str]) -> bool:
+        """Whether a one-word entity with no evidence yet (no title or role; pronouns are read after this) has no
+        mention (``starts``) whose capital says it is a name (issue 27). Each mention begins a sentence and the text
+        also writes the word in lower case ("Wear shoes that slip on"; "Glad it was mama"), follows an article ("the
+        Cabernet is known", "the Kethlan system"), is an utterance of its own ("Okay. Fahrenheit. Okay."; "I'm still
+        thinking — Jeez."), or is a possessive with no noun after a preposition, a shop's or a firm's name ("I'm going
+        to Saxby's"). A sentence's first word the tagger reads as a plural says nothing either way: it does so for
+        "Feet moved" and for the surnames in "Sanders said", "Simmons said"."""
         if entity.evidence is not None or (entity.first_name and entity.last_name):
             return False
         word = entity.first_name or entity.last_name or ""
@@ -334,7 +334,7 @@ def looks_like_name(ent: Span) -> bool:
 
 SENTENCE_CAPITAL = ("a word whose capital says nothing of a name (it begins a sentence and is also written in lower "
                     "case, follows an article, is an utterance alone or a shop's possessive), "
-                    "with no title or role for evidence")  # why ``capitalised_by_sentences_only`` declines a name
+                    "with no title or role for evidence")  # why ``capital_says_nothing`` declines a name
 
 
 def _after_article(token: Token) -> bool:
