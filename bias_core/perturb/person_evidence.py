@@ -346,16 +346,15 @@ def _elliptical_possessive(token: Token) -> bool:
     now")."""
     doc = token.doc
     return token.dep_ == "pobj" and token.head.lower_ in ("to", "at", "from", "into") and token.i + 1 < len(doc) \
-        and doc[token.i + 1].text in ("'s", "’s") and not any(c.dep_ == "poss" for c in token.head.children)
+        and doc[token.i + 1].text in ("'s", "’s")
 
 
 def _uttered_alone(token: Token) -> bool:
     """Whether a word is a whole utterance: it ends its sentence and only a sentence's start or a dash is before
     it ("Fahrenheit.", "— Jeez."; not the vocative "Thank you, Burns.")."""
     doc = token.doc
-    before = doc[token.i - 1] if token.i > token.sent.start else None
     ends = token.i + 1 >= token.sent.end or doc[token.i + 1].text in (".", "!", "?", "…")
-    return ends and (before is None or before.text in ("—", "–", "--", "-", "…") or _begins_sentence(token))
+    return ends and (_begins_sentence(token) or doc[token.i - 1].text in ("—", "–", "--", "-", "…"))
 
 
 def _begins_sentence(token: Token) -> bool:
