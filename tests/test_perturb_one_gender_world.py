@@ -129,3 +129,32 @@ def test_a_noun_predicated_of_an_unattributed_pronoun_every_world_keeps_keeps_it
             "he was the first man to draft one.")
     for arm in _arms(text).values():
         assert "He said he was the first man to draft one." in arm
+
+
+def test_a_capitalised_role_noun_is_an_unnamed_person_whose_pronouns_follow_the_world():
+    # a court transcript's "the Petitioner" is a person noun with a capital, not a name no swap renames: his pronouns
+    # take the arm's gender with the titled "Mr. Jones" he is (GUM court genre); an office is no such noun
+    text = ("Mr. Chief Justice, may it please the Court: In September 1975 the Petitioner was arrested when he tried "
+            "to steal a coat. Petitioner did not plead guilty. Instead, he raised an insanity defense. The Government has yet to prove "
+            "that with respect to Mr. Jones. If it cannot do so now, Petitioner submits, he is entitled to release.")
+    arms = _arms(text)
+    assert "arrested when she tried" in arms["female"] and "Instead, she raised" in arms["female"]
+    assert "Ms. Jones" in arms["female"] and "submits, she is entitled" in arms["female"]
+    assert "arrested when he tried" in arms["male"]
+    [template] = build_templates([Document(id="d", text=(
+        "Yvette Cooper said her party backed the idea after the United Nations High Commissioner for Refugees "
+        "recommended it. She continued: \"Labour has a plan.\""))])
+    she = next(slot for slot in template.slots if slot.text == "She")
+    assert she.entity_id == template.entities[0].entity_id  # the office blocks nothing
+
+
+def test_a_pronoun_after_a_preposition_of_place_may_be_its_own_clauses_subject():
+    # "about her" hangs from a noun: binding does not rule out the grandmother who has the peace, so the pronoun is
+    # hers and takes the world's gender with her other words, though a name no swap renames stands near (GUM fiction)
+    text = ("When Tyler was young, his grandmother was his favorite person. She would fill in the gaps in his "
+            "knowledge — Santa Claus, the Easter Bunny, God. His parents were busy, but his "
+            "grandmother had a sense of peace about her, a lightness that lifted his spirit. She took him to church.")
+    arms = _arms(text)
+    assert "his grandfather had a sense of peace about him" in arms["male"]
+    assert "He took him to church" in arms["male"]
+    assert "her grandmother had a sense of peace about her" in arms["female"]

@@ -121,8 +121,14 @@ def noun_gender(token: Token) -> str | None:
 
 
 def is_person_noun(token: Token) -> bool:
-    """Whether a token is a singular common noun naming a person (module docstring)."""
+    """Whether a token is a singular common noun naming a person (module docstring), also capitalised as a role
+    ("the Petitioner was arrested when he", "Petitioner contends"): a proper-noun tag on a person noun that is in no
+    entity, is no title before a name ("Senator Ames" is a name) and names no office ("the United Nations High
+    Commissioner for Refugees")."""
     word = token.text.lower()
+    if token.tag_ == "NNP":
+        return not token.ent_type_ and token.dep_ != "compound" and word in person_nouns() \
+            and not any(child.dep_ in ("compound", "amod", "prep", "appos") for child in token.children)
     return token.tag_ == "NN" and (word in CONTENT_WORD_GENDER or word in person_nouns())
 
 
@@ -241,7 +247,7 @@ def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders
     climb = SUBJECT_CLIMB_DEPS if pronoun.dep_ in SUBJECT_DEPS else CLIMB_DEPS
     if word in ("himself", "herself"):
         return _candidate(subject_of(verb), gender, name_of, genders, earlier)
-    clause = verb if pronoun.dep_ == "poss" else _up(verb, climb)
+    clause = verb if pronoun.dep_ == "poss" or _placed_by_noun(pronoun) else _up(verb, climb)
     for _ in range(MAX_CLAUSES_UP):
         if clause is None:
             break
@@ -256,6 +262,17 @@ def search_clauses(pronoun: Token, gender: str, name_of: dict[int, str], genders
                 return found
         clause = _up(clause, climb)
     return None
+
+
+# Prepositions of place: after one, a pronoun hanging from a noun may be its own clause's subject ("his grandmother
+# had a sense of peace about her", "she saw a snake near her"), which binding rules out for an object of the verb.
+_PLACE_PREPOSITIONS = frozenset({"about", "around", "near", "beside", "behind", "beneath", "under", "above", "below"})
+
+
+def _placed_by_noun(pronoun: Token) -> bool:
+    """Whether a pronoun is the object of a preposition of place that hangs from a noun (``_PLACE_PREPOSITIONS``)."""
+    return pronoun.dep_ == "pobj" and pronoun.head.lower_ in _PLACE_PREPOSITIONS \
+        and pronoun.head.head.tag_ in ("NN", "NNS")
 
 
 def _up(clause: Token, climb: frozenset[str]) -> Token | None:

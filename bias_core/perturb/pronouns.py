@@ -25,8 +25,9 @@ left as written and recorded (``PronounReading``, for the coherence check of ``a
 
 A pronoun left to an unnamed person gets an unattributed slot that only C_glob's one-gender world rewrites
 (``Slot.world`` "unnamed"); an ambiguous one, or one with no person at all, gets an unattributed slot (METHODS §1.1
-step 3), which that world rewrites too unless a name no swap renames stands near it. ``her`` is possessive when tagged PRP$ (→ *his*) and
-an object otherwise (→ *him*); ``his`` with no noun after it is independent (→ *hers*).
+step 3), which that world rewrites too unless a name no swap renames stands near it ("the Petitioner", a person noun
+with a capital, is none). ``her`` is possessive when tagged PRP$ (→ *his*) and an object otherwise (→ *him*); ``his``
+with no noun after it is independent (→ *hers*).
 
 Gendered nouns (content words) tied to a person are found in ``gendered_nouns``.
 """
@@ -165,7 +166,8 @@ def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[Te
 def _named(referent: Token | None) -> bool:
     """Whether an unnamed-person referent is in fact a name no swap renames (a blocker such as a declined PERSON):
     that person keeps their words in every world."""
-    return referent is None or referent.tag_ in ("NNP", "NNPS") or referent.ent_type_ == "PERSON"
+    return referent is None or (referent.tag_ in ("NNP", "NNPS") and not is_person_noun(referent)) \
+        or referent.ent_type_ == "PERSON"  # "the Petitioner" is a person noun, capitalised
 
 
 def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
