@@ -186,6 +186,20 @@ def test_coordination_with_places_names_a_place_but_not_beside_a_person():
     assert coordination_cue(doc, start, end) is None  # one place: not a list of places
 
 
+def test_coordination_with_a_facility_or_a_gloss_naming_a_building_makes_a_place_but_a_person_stays():
+    # GUM voyage genre: an airport's other name, a palace glossed in brackets; people of the same shapes stay people
+    doc, start, end = _span("Isfahan International Airport or Isfahan Shahid Beheshti was a military air base.",
+                            "Shahid Beheshti")
+    assert coordination_cue(doc, start, end) == "coordinated with the facility 'Isfahan International Airport'"
+    doc, start, end = _span("The tour ends at 7 Ālī Qāpū (The Royal Palace), which is forty-eight meters high.",
+                            "Ālī Qāpū")
+    assert apposition_cue(doc, start, end) == "glossed as 'Palace'"
+    doc, start, end = _span("The award went to Margaret Ellis (the mayor) and her deputy.", "Margaret Ellis")
+    assert apposition_cue(doc, start, end) is None
+    doc, start, end = _span("He met Tom Brady and Gisele Bündchen at the airport.", "Gisele Bündchen")
+    assert coordination_cue(doc, start, end) is None
+
+
 @pytest.mark.parametrize("text,phrase", [
     ("Her new memoir is out (Walter Hale, 326 pages, $19.95) this week.", "Walter Hale"),
     ("See the full history in Gerald Finch, 2004, 340 pp.", "Gerald Finch"),

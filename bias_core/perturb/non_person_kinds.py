@@ -215,16 +215,32 @@ def appositive_role(doc: Doc, start: int, end: int) -> Token | None:
 
 
 def apposition_cue(doc: Doc, start: int, end: int) -> str | None:
-    """An organisation or place noun heading a phrase in apposition ("a British company, X Y"), else None."""
+    """An organisation or place noun heading a phrase in apposition ("a British company, X Y") or a gloss in brackets
+    right after the span ("Ālī Qāpū (The Royal Palace)", where the head may be capitalised), else None."""
     for head in appositive_heads(doc, start, end):
         if head.tag_ in ("NN", "NNS") and cue_key(head.text) in _non_person_nouns():
             return f"in apposition to '{head.text}'"
+    head = _gloss_head(doc, end)
+    if head is not None and cue_key(head.text) in _non_person_nouns():
+        return f"glossed as '{head.text}'"
     return None
 
 
+def _gloss_head(doc: Doc, end: int) -> Token | None:
+    """The last noun of a short noun phrase in brackets right after a span ("(The Royal Palace)"), else None."""
+    if end >= len(doc) or doc[end].text != "(":
+        return None
+    j = end + 1
+    while j < len(doc) and j - end <= 6 and doc[j].tag_ in _NP_TAGS:
+        j += 1
+    closed = j < len(doc) and doc[j].text == ")" and j > end + 1
+    return doc[j - 1] if closed and doc[j - 1].tag_ in ("NN", "NNS", "NNP", "NNPS") else None
+
+
 def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
-    """Coordination with organisations or places and with no person ("General Electric, Procter & Gamble and X Y";
-    "He visited Paris, London and Marie Galante"), else None. A coordinated entity that reads as a first name and a
+    """Coordination with organisations, places or a facility and with no person ("General Electric, Procter & Gamble
+    and X Y"; "He visited Paris, London and Marie Galante"; "Isfahan International Airport or Isfahan Shahid
+    Beheshti"), else None. A coordinated entity that reads as a first name and a
     listed surname counts as neither."""
     root = doc[start:end].root
     if any(child.dep_ == "prep" and child.lower_ in _AFFILIATION_PREPOSITIONS for child in root.children):
@@ -248,6 +264,9 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     marked = [ent for ent in organisations if _marked_organisation(ent)]
     if len(organisations) >= 2 or marked:
         return f"coordinated with the organisation '{(marked or organisations)[0].text}'"
+    facilities = [ent for ent in places if ent[0].ent_type_ == "FAC"]
+    if facilities:  # "Isfahan International Airport or Isfahan Shahid Beheshti": a building's other name
+        return f"coordinated with the facility '{facilities[0].text}'"
     if len(places) >= 2:
         return f"coordinated with the places '{places[0].text}' and '{places[1].text}'"
     return None
