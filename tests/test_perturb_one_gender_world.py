@@ -135,8 +135,8 @@ def test_a_capitalised_role_noun_is_an_unnamed_person_whose_pronouns_follow_the_
     # a court transcript's "the Petitioner" is a person noun with a capital, not a name no swap renames: his pronouns
     # take the arm's gender with the titled "Mr. Jones" he is (GUM court genre); an office is no such noun
     text = ("Mr. Chief Justice, may it please the Court: In September 1975 the Petitioner was arrested when he tried "
-            "to steal a coat. Petitioner did not plead guilty. Instead, he raised an insanity defense. The Government has yet to prove "
-            "that with respect to Mr. Jones. If it cannot do so now, Petitioner submits, he is entitled to release.")
+            "to steal a coat. Petitioner did not plead guilty. Instead, he raised an insanity defense. The Government "
+            "has yet to prove that with respect to Mr. Jones. If it cannot do so now, Petitioner submits, he is entitled to release.")
     arms = _arms(text)
     assert "arrested when she tried" in arms["female"] and "Instead, she raised" in arms["female"]
     assert "Ms. Jones" in arms["female"] and "submits, she is entitled" in arms["female"]

@@ -186,7 +186,8 @@ def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
         if other.ent_type_ == "PERSON" and other.ent_iob_ == "B" and i not in name_of \
                 and first_name_gender(other.text) in (None, gender):
             return True
-        if other.ent_type_ == "ORG" and other.ent_iob_ == "B" and i not in name_of and person_shaped_organisation(other):
+        if other.ent_type_ == "ORG" and other.ent_iob_ == "B" and i not in name_of \
+                and person_shaped_organisation(other):
             return True  # "empresario Haden Edwards" tagged ORG: a person the finder could not take
     return False
 
