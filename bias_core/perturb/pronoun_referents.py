@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 from bias_core.common.nlp import sentence_of
 from bias_core.common.paths import DATA_DIR
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
-from bias_core.perturb.name_parts import is_listed_surname
 from bias_core.perturb.names import first_name_gender
 from bias_core.safety.errors import InputError
 
@@ -220,30 +219,13 @@ def unnamed_person(token: Token, gender: str, name_of: dict[int, str]) -> bool:
 
 def _full_person_name(token: Token) -> bool:
     """A proper noun of a PERSON span of two words or more ("Cyd Ho"): a person's full name; a single word the NER
-    calls a person is too often a firm or place the name finder declined ("Harlow"). An ORG span shaped like a
-    person's name counts too (``person_shaped_organisation``)."""
-    if token.tag_ in _PROPER and person_shaped_organisation(token):
-        return True
+    calls a person is too often a firm or place the name finder declined ("Harlow")."""
     if token.tag_ not in _PROPER or token.ent_type_ != "PERSON":
         return False
     if token.ent_iob_ == "I":
         return True
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     return following is not None and following.ent_iob_ == "I" and following.ent_type_ == "PERSON"
-
-
-def person_shaped_organisation(token: Token) -> bool:
-    """Whether a token is in an ORG span of two proper nouns ending in a listed surname ("empresario Haden Edwards",
-    a man the small model tags ORG and the finder cannot take without a census first name): somebody's full name."""
-    if token.ent_type_ != "ORG":
-        return False
-    doc, start, end = token.doc, token.i, token.i + 1
-    while start > 0 and doc[start].ent_iob_ == "I":
-        start -= 1
-    while end < len(doc) and doc[end].ent_iob_ == "I":
-        end += 1
-    return end - start == 2 and all(doc[i].tag_ == "NNP" for i in range(start, end)) \
-        and is_listed_surname(doc[end - 1].text)
 
 
 def _first_name_of(token: Token, gender: str) -> bool:

@@ -53,7 +53,6 @@ from bias_core.perturb.pronoun_referents import (
     described_person,
     is_object_pronoun,
     is_person_noun,
-    person_shaped_organisation,
     previous_subject,
     remember_readings,
     search_clauses,
@@ -172,10 +171,9 @@ def _named(referent: Token | None) -> bool:
 
 
 def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
-    """Whether a person's name that no swap renames (spaCy's PERSON, no entity's, or two proper nouns ending in a
-    listed surname that it tags ORG: "empresario Haden Edwards") stands in the pronoun's sentence or the one before,
-    before it, whose first name is not of the other gender ("Peter the Great … She" is somebody else's): the pronoun
-    may be that person's, so a one-gender world keeps it."""
+    """Whether a person's name that no swap renames (spaCy's PERSON, no entity's) stands in the pronoun's sentence or
+    the one before, before it, whose first name is not of the other gender ("Peter the Great … She" is somebody
+    else's): the pronoun may be that person's, so a one-gender world keeps it."""
     start = previous_sentence_start(token)
     gender = PRONOUN_GENDER[token.text.lower()]
     doc = token.doc
@@ -186,9 +184,6 @@ def _kept_name_near(token: Token, name_of: dict[int, str]) -> bool:
         if other.ent_type_ == "PERSON" and other.ent_iob_ == "B" and i not in name_of \
                 and first_name_gender(other.text) in (None, gender):
             return True
-        if other.ent_type_ == "ORG" and other.ent_iob_ == "B" and i not in name_of \
-                and person_shaped_organisation(other):
-            return True  # "empresario Haden Edwards" tagged ORG: a person the finder could not take
     return False
 
 
