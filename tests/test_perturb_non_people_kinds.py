@@ -25,6 +25,7 @@ from bias_core.perturb.non_person_kinds import (
     appositive_role,
     book_citation_cue,
     coordination_cue,
+    example_cue,
     headline_name_end,
     is_role_noun,
     kind_cue,
@@ -184,6 +185,19 @@ def test_coordination_with_places_names_a_place_but_not_beside_a_person():
     assert kind_cue(doc, start, end, known_place=False) is None
     doc, start, end = _span("The prize went to Paris and John Smith of Leeds.", "John Smith")
     assert coordination_cue(doc, start, end) is None  # one place: not a list of places
+
+
+@pytest.mark.parametrize("text,phrase,noun", [
+    ("If you start a business, try websites like Alfa Aesar [1] or Sigma Aldrich [2] for supplies.", "Sigma Aldrich",
+     "websites"),  # GUM whow genre; the footnote marks derail the parse, not the shape
+    ("Retailers such as Walter Kemp and General Electric pulled their ads.", "Walter Kemp", "Retailers"),
+    ("Brands like Nike and Adidas Terrex sell shoes.", "Adidas Terrex", "Brands"),
+    ("She admired painters like Frida Kahlo and Diego Rivera.", "Diego Rivera", None),  # people given as examples
+    ("He admired leaders such as Nelson Mandela.", "Nelson Mandela", None),
+])
+def test_a_name_given_as_an_example_of_firms_or_places_is_no_person(text, phrase, noun):
+    cue = example_cue(*_span(text, phrase))
+    assert cue == (f"an example of '{noun}'" if noun else None)
 
 
 def test_coordination_with_a_facility_or_a_gloss_naming_a_building_makes_a_place_but_a_person_stays():

@@ -17,6 +17,8 @@ matched only the examples it was written from). Each rule returns why the span i
 - **coordination with organisations**: a span coordinated (``conj``) with ORG-labelled entities and with no PERSON
   ("General Electric, Procter & Gamble and X Y"): two of them, or one that shows it is an organisation (a head word,
   "&", an acronym, "the"); not an affiliation ("Lee of the Labour Party and X Y") or a possessor ("DAB's X");
+- **an example of an organisation or place noun**: "websites like X Y or Sigma Aldrich", "retailers such as X Y",
+  "firms including X Y" (the plural noun is one of the apposition nouns; "painters like Frida Kahlo" are people);
 - **a book citation**: the span followed by a page count or a price ("(X Y, 326 pages, $19.95)", "X Y, 240 pp.") is
   the publisher; a **work cited with its year** ("for Viva Maria! (1965)") is a film, book or record;
 - **a make and model** (or a vintage): the span after a lower-case colour adjective ("a red Austin Healey"), a
@@ -272,6 +274,24 @@ def coordination_cue(doc: Doc, start: int, end: int) -> str | None:
     return None
 
 
+def example_cue(doc: Doc, start: int, end: int) -> str | None:
+    """The plural organisation or place noun a span is given as an example of ("websites like Alfa Aesar [1] or X Y",
+    "retailers such as X Y", "firms including X Y"), else None (module docstring). Read from the shape, not the
+    parse, which footnote marks derail: back from the span over a list of names to "like", "including" or "such as"
+    right after the noun."""
+    i = start - 1
+    while i > 0 and start - i <= 12 and (doc[i].tag_ in ("NNP", "NNPS", "CD", ",", "-LRB-", "-RRB-", "XX", "HYPH")
+                                         or doc[i].lower_ in ("and", "or", "&", "[", "]")):
+        i -= 1
+    such = doc[i].lower_ == "as" and i > 0 and doc[i - 1].lower_ == "such"
+    if not (doc[i].lower_ in ("like", "including") or such):
+        return None
+    noun = doc[i - 2] if such and i > 1 else doc[i - 1] if i > 0 else doc[i]
+    singular = re.sub(r"(?<=[^aeiou])ies$", "y", noun.lower_) if noun.tag_ == "NNS" else ""
+    singular = singular[:-1] if singular.endswith("s") and not singular.endswith("ss") else singular
+    return f"an example of '{noun.text}'" if singular and singular in _non_person_nouns() else None
+
+
 def _entity_of(token: Token) -> Span | None:
     """The named entity a token is part of, found from its IOB tags (``doc.ents`` walks the whole document)."""
     if not token.ent_type_:
@@ -424,7 +444,7 @@ def kind_cue(doc: Doc, start: int, end: int, known_place: bool, text: str | None
         return None  # "immigration barrister Colin Yeo", "X Y, the regional administrator": a person
     coordinated = coordination_cue(doc, start, end) if end - start > 1 else None  # not "Kemp and Acme signed"
     return (organisation_head(doc, start, end) or apposition_cue(doc, start, end)
-            or coordinated or book_citation_cue(doc.text if text is None else text, doc, start, end)
+            or coordinated or example_cue(doc, start, end) or book_citation_cue(doc.text if text is None else text, doc, start, end)
             or work_title_cue(doc.text if text is None else text, doc, start, end)
             or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
             or place_preposition_cue(doc, start, end, known_place))
