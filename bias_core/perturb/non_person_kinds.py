@@ -444,7 +444,8 @@ def kind_cue(doc: Doc, start: int, end: int, known_place: bool, text: str | None
         return None  # "immigration barrister Colin Yeo", "X Y, the regional administrator": a person
     coordinated = coordination_cue(doc, start, end) if end - start > 1 else None  # not "Kemp and Acme signed"
     return (organisation_head(doc, start, end) or apposition_cue(doc, start, end)
-            or coordinated or example_cue(doc, start, end) or book_citation_cue(doc.text if text is None else text, doc, start, end)
+            or coordinated or example_cue(doc, start, end)
+            or book_citation_cue(doc.text if text is None else text, doc, start, end)
             or work_title_cue(doc.text if text is None else text, doc, start, end)
             or make_and_model_cue(doc, start, end) or ringing_method_cue(doc, start, end)
             or place_preposition_cue(doc, start, end, known_place))
