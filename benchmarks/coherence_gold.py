@@ -23,7 +23,9 @@ the **lowest** swap confidence any of its substitutions records, across all its 
 in the inputs it flags, a reader of the review sees each input's level, and an entity is right only when every input
 is, so the level that counts is the most doubtful one shown (taking the first input's would credit ``high`` to a
 person whose swap went wrong, and was marked so, in a later input). A named gold individual
-(not a group) is *missed* when no name substitution of any input touches one of its name mentions; the missed people
+(not a group) is *missed* when no substitution of any input touches it: none falls in one of its name mentions, and
+none belongs to an entity whose name slots in the template do (a person named by surname and title only, "Mr.
+Toccafondi", is swapped by the title and pronouns alone in a gender perturbation). The missed people
 the builder found and left as written with a reason the review shows (a surname-first name with no given name of its
 tradition) are counted too, since issue 27 allows that where no fitting given name exists.
 """
@@ -225,6 +227,7 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
     of the review is shown for it)."""
     figures = Figures(kind)
     kept = _kept_spans(templates)
+    slot_people = _slot_people(templates, golds)
     texts = {d.id: d.text or "" for d in documents}
     judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
     entity_person: dict[tuple[str, str], str] = {}
@@ -246,6 +249,9 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
             if person_id:
                 touched.add((item.original_id, person_id))
         for sub in item.substitutions:
+            person_id = slot_people.get((item.original_id, sub.entity_id))
+            if person_id:
+                touched.add((item.original_id, person_id))
             if sub.kind in NAME_KINDS and sub.entity_id is not None:
                 key, level = (item.original_id, sub.entity_id), sub.swap_confidence or "none"
                 confidence[key] = min(confidence.get(key, level), level, key=_RANK.__getitem__)
@@ -267,6 +273,25 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
                 figures.kept_by_rule += _kept_by_rule(person, kept.get(doc_id, []))
                 figures.missed_examples.append(f"{doc_id}: {_label(person)}")
     return figures
+
+
+def _slot_people(templates: list | None, golds: dict[str, dict]) -> dict[tuple[str, str], str]:
+    """(original, entity) → the gold person its name slots are mentions of, for the entities the template swaps."""
+    people: dict[tuple[str, str], str] = {}
+    for template in templates or ():
+        if template.document_id not in golds:
+            continue
+        verdict = Judge(template.text, golds[template.document_id])
+        swapped = {e.entity_id for e in template.entities if not e.unswapped_reason}
+        owners: dict[str, Counter] = {}
+        for slot in template.slots:
+            if slot.entity_id in swapped and slot.kind in NAME_KINDS:
+                person, person_id = verdict.owner(slot.start, slot.end)
+                if person:  # a first name says whose entity it is; a shared surname ("Cyd Ho", "Junius Ho") does not
+                    owners.setdefault(slot.entity_id, Counter())[person_id] += 1 + 10 * (slot.kind != "last_name")
+        for entity_id, counts in owners.items():
+            people[(template.document_id, entity_id)] = counts.most_common(1)[0][0]
+    return people
 
 
 def _kept_spans(templates: list | None) -> dict[str, list[tuple[int, int]]]:

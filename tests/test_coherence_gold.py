@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,7 +18,7 @@ from bias_core.common.records import Input, Substitution
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from coherence_gold import Judge, judge, load
+from coherence_gold import Judge, _slot_people, judge, load
 
 TEXT = "Ms. Ann Lund, the daughter of a baker, met Acme Lund Corp. She said her son agreed."
 #       0123456789012345678901234567890123456789012345678901234567890123456789012345678901234
@@ -119,6 +120,40 @@ def test_figures_count_arm_texts_entities_and_confidence():
     assert (figures.arm_texts, figures.incoherent, figures.swapped, figures.non_people) == (2, 1, 1, 0)
     assert figures.by_confidence == {"high": [0, 1]}  # incoherent in one input: not right
     assert (figures.named_people, figures.missed) == (1, 0)
+
+
+def _template(*slots: tuple[str, int, int, str], unswapped: tuple[str, ...] = ()) -> SimpleNamespace:
+    """A stand-in for an EntityTemplate: its entities (by id) and (entity, start, end, kind) slots."""
+    ids = dict.fromkeys(slot[0] for slot in slots)
+    return SimpleNamespace(document_id="doc", text=TEXT, slots=[SimpleNamespace(entity_id=e, start=a, end=b, kind=k)
+                                                                for e, a, b, k in slots],
+                           entities=[SimpleNamespace(entity_id=e, unswapped_reason="kept" if e in unswapped else None)
+                                     for e in ids])
+
+
+def test_a_person_swapped_by_title_and_pronouns_alone_is_not_missed():
+    """"Mr. Lund ... he" → "Ms. Lund ... she": no name changes, yet the person was swapped."""
+    title_only = _input([(0, 3, "Mr.", "title"), (58, 61, "He", "pronoun")])
+    document = type("D", (), {"id": "doc", "text": TEXT})()
+    assert judge("gender-glob", [title_only], [document], {"doc": GOLD}).missed == 1  # no template: no name slot
+    template = _template(("e1", 8, 12, "last_name"))
+    assert judge("gender-glob", [title_only], [document], {"doc": GOLD}, [template]).missed == 0
+    kept = _template(("e1", 8, 12, "last_name"), unswapped=("e1",))  # left as written by a rule: still missed
+    assert judge("gender-glob", [title_only], [document], {"doc": GOLD}, [kept]).missed == 1
+
+
+def test_an_entity_belongs_to_the_person_of_its_first_name_not_of_a_shared_surname():
+    """An entity one of whose surname slots lies in another person's name ("Junius Ho" beside "Cyd Ho") is the
+    person of its first name, whichever slot comes first."""
+    gold = json.loads(json.dumps(GOLD))
+    gold["non_people"] = []
+    gold["people"].append({"id": "9", "identity": "", "gender": "male", "named": True, "individual": True,
+                           "mentions": [{"start": 43, "end": 52, "text": "Acme Lund", "kind": "name",
+                                         "names": [[43, 52]]}], "gendered_words": []})
+    template = _template(("e1", 48, 52, "last_name"), ("e1", 4, 7, "first_name"), ("e1", 8, 12, "last_name"))
+    assert _slot_people([template], {"doc": gold}) == {("doc", "e1"): "1"}
+    template = _template(("e1", 48, 52, "last_name"), ("e1", 8, 12, "last_name"), ("e1", 0, 3, "title"))
+    assert _slot_people([template], {"doc": gold}) == {("doc", "e1"): "9"}  # a tie of surnames: the first; no title
 
 
 @pytest.mark.parametrize("split", ["tune", "heldout"])
