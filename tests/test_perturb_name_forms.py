@@ -252,3 +252,25 @@ def test_after_a_role_noun_a_two_word_name_is_a_given_name_and_a_surname():
     written = "Rodaba Noori"
     assert parse_name(written, 0, len(written), None, frozenset()).first is None  # no list holds "Rodaba"
     assert parse_name(written, 0, len(written), None, frozenset(), after_role=True).first.text == "Rodaba"
+
+
+def test_a_surname_after_somebody_elses_given_name_is_not_a_mention_of_the_person_of_that_surname():
+    text = ("Pan-democrat veteran Cyd Ho from the Labour Party lost her seat. The candidates elected were Michael Tien "
+            "and pro-establishment nonpartisan Junius Ho. Ho said she would appeal.")
+    template = build_templates([Document(id="two-hos", text=text)])[0]
+    cyd = _person(template, "Cyd Ho")
+    mentions = [text[slot.start:slot.end] for slot in template.slots
+                if slot.entity_id == cyd.entity_id and slot.kind == "last_name"]
+    assert mentions == ["Ho", "Ho"]  # "Cyd Ho" and the lone "Ho said", not the "Ho" of "Junius Ho"
+    junius = text.index("Junius Ho") + len("Junius ")
+    for item in get_perturbation("race", samples=2, seed=0).run_templates([template]).inputs:
+        assert "Junius Ho." in item.text, item.text  # nobody's new surname lands on him
+    assert not any(slot.start == junius for slot in template.slots)
+
+
+def test_a_rulers_title_before_a_surname_stays_part_of_the_persons_name():
+    text = "Joshua Norton, known as Emperor Norton, was a citizen of San Francisco. Norton said he ruled the nation."
+    template = build_templates([Document(id="norton", text=text)])[0]
+    norton = _person(template, "Joshua Norton")
+    start = text.index("Emperor Norton") + len("Emperor ")
+    assert any(slot.start == start and slot.entity_id == norton.entity_id for slot in template.slots)

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import TemplateEntity
 from bias_core.perturb.name_forms import fold_accents, same_given_name
-from bias_core.perturb.name_parts import INITIALS, NamePart, NameSpan, ent_key, is_proper
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, RULER_TITLES, title_key
+from bias_core.perturb.name_parts import ALL_TITLES, INITIALS, NamePart, NameSpan, ent_key, is_proper
 from bias_core.perturb.names import first_name_gender
-from bias_core.perturb.non_person_kinds import cited_as_word
+from bias_core.perturb.non_person_kinds import cited_as_word, is_role_noun
 from bias_core.perturb.person_evidence import gazetteer_places
 
 if TYPE_CHECKING:
@@ -239,6 +240,24 @@ def initials_before(token: Token, entity: TemplateEntity, found: Entities) -> Na
             or before.text[0] != entity.first_name[0]:
         return None
     return NamePart(before.idx, before.idx + len(before.text), before.text)
+
+
+def another_given_name_before(token: Token, entity: TemplateEntity, found: Entities) -> bool:
+    """Whether a surname occurrence follows a given name that is not this person's, so names somebody else of that
+    surname ("pro-establishment nonpartisan Junius Ho" beside "Cyd Ho"; "Youngspiration's Baggio Leung" beside "Leung
+    Kwok-hung"): the word before is a capitalised proper noun joined to it (one PERSON entity, or a compound) that is
+    no name or initial of this person and no title, ruler's title ("Emperor Norton"), gendered or role noun. Such a
+    mention is left to that other person, or the counterfactual gives two people one new surname."""
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    if before is None or not is_proper(before) or before.idx in found.mentions or INITIALS.fullmatch(before.text):
+        return False
+    joined = (before.ent_type_ == token.ent_type_ == "PERSON" and token.ent_iob_ == "I") \
+        or (before.dep_ == "compound" and before.head.i == token.i)
+    own = {name.lower() for name in found.first_names(entity) | found.own_names(entity) if name}
+    word = before.lower_
+    return joined and word not in own and title_key(before.text) not in ALL_TITLES | RULER_TITLES \
+        and word not in CONTENT_WORD_GENDER and not is_role_noun(word) \
+        and not (before.is_sent_start and not before.ent_type_)  # "Veteran Ho said": a first word capitalised
 
 
 def _no_place(word: str, found: Entities) -> bool:

@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
-from bias_core.perturb.mentions import Entities, gender_from_first_name, in_full_name, initials_before, may_be_name
+from bias_core.perturb.mentions import (Entities, another_given_name_before, gender_from_first_name, in_full_name,
+                                       initials_before, may_be_name)
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, UNSWAPPED_SURNAME_FIRST, middle_name_span, named_alone,
                                           plural_title_members, same_given_name, suffix_span, surname_first_tradition)
@@ -373,7 +374,8 @@ class NerBuilder:
             title_gender = TITLE_GENDER.get(title_key(title.text)) if title else None
             titled = title is not None and title_key(title.text) not in NO_EVIDENCE_TITLES
             entity, kind = self.found.by_bare_name(word, title_gender, start, titled=title is not None)
-            if entity is None or (kind == "first_name" and self._another_name_after(token, entity)):
+            if entity is None or (kind == "first_name" and self._another_name_after(token, entity)) \
+                    or (kind == "last_name" and another_given_name_before(token, entity, self.found)):
                 continue
             cue = self.evidence.context_cue(*self._name_run(token))
             if cue is not None:  # "a Stephen King novel": that mention is the novel, the entity is in doubt, and
