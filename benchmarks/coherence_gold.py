@@ -217,16 +217,18 @@ class Figures:
     kept_by_rule: int = 0  # of the missed: people the builder found and left as written, flagged (surname-first …)
     by_confidence: dict[str, list[int]] = field(default_factory=dict)  # level → [right, all]
     examples: Counter = field(default_factory=Counter)
+    by_kind: Counter = field(default_factory=Counter)  # incoherence kind ("gender", "two names", …) → arm texts
     missed_examples: list[str] = field(default_factory=list)
 
 
 def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict[str, dict],
-          templates: list | None = None) -> Figures:
+          templates: list | None = None, people: dict | None = None) -> Figures:
     """Figures of one perturbation's inputs against the gold. Each swapped entity counts at the lowest swap
     confidence any of its substitutions records across its inputs (module docstring: the most doubtful level a reader
-    of the review is shown for it)."""
+    of the review is shown for it). ``people`` is the run record's people report (``run_info["people"]``), which says
+    whom the perturbation kept as written."""
     figures = Figures(kind)
-    kept = _kept_spans(templates)
+    kept = _kept_spans(templates, people)
     slot_people = _slot_people(templates, golds)
     texts = {d.id: d.text or "" for d in documents}
     judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
@@ -241,6 +243,7 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
         lines, bad_people, owners = verdict.problems(item)
         figures.arm_texts += 1
         figures.incoherent += bool(lines)
+        figures.by_kind.update({line.split(":", 1)[0] for line in lines})
         for line in lines:
             figures.examples[f"{item.original_id}: {line}"] += 1
         bad.update((item.original_id, p) for p in bad_people)
@@ -294,12 +297,14 @@ def _slot_people(templates: list | None, golds: dict[str, dict]) -> dict[tuple[s
     return people
 
 
-def _kept_spans(templates: list | None) -> dict[str, list[tuple[int, int]]]:
+def _kept_spans(templates: list | None, people: dict | None = None) -> dict[str, list[tuple[int, int]]]:
     """Per original, the spans of the people its template found and left as written with a reason the review shows
-    (a surname-first name with no given name of its tradition, an analyst's exclusion)."""
+    (a surname-first name with no given name of its tradition, an analyst's exclusion): those the run record's
+    ``people`` marks ``unswapped`` (race keeps every surname-first name), else those of the template."""
     kept: dict[str, list[tuple[int, int]]] = {}
     for template in templates or ():
-        ids = {entity.entity_id for entity in template.entities if entity.unswapped_reason}
+        ids = {entity.entity_id for entity in template.entities if entity.unswapped_reason} if people is None else \
+            {person["entity_id"] for person in people.get(template.document_id, []) if person.get("unswapped")}
         kept[template.document_id] = [(slot.start, slot.end) for slot in template.slots if slot.entity_id in ids]
     return kept
 
@@ -330,6 +335,9 @@ def report(figures: Figures, show: int = 0) -> list[str]:
               f"people missed {share(figures.missed, figures.named_people)}"
               + (f", of them left as written by a rule and flagged {figures.kept_by_rule}" if figures.kept_by_rule
                  else ""))]
+    if figures.by_kind:
+        lines.append("  arm texts by kind of incoherence: " + ", ".join(
+            f"{kind} {count}" for kind, count in sorted(figures.by_kind.items())))
     for level in ("high", "medium", "low", "none"):
         if level in figures.by_confidence:
             right, total = figures.by_confidence[level]

@@ -363,7 +363,8 @@ def coherence_table(split: str, samples: int, show: int) -> None:
         started = time.perf_counter()
         result = get_perturbation(kind, samples=samples, seed=0).run_templates(templates)
         elapsed = time.perf_counter() - started
-        for line in report(judge(kind, result.inputs, documents, golds, templates), show):
+        for line in report(judge(kind, result.inputs, documents, golds, templates, result.run_info.get("people")),
+                           show):
             print(line)
         print(f"  ({elapsed:.1f} s to perturb)")
 
