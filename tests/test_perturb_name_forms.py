@@ -4,12 +4,14 @@ must not collide — each on short sentences written for the test, through the r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bias_core.common.records import Document
 from bias_core.perturb import build_templates, get_perturbation
 from bias_core.perturb.entity_template import EntityTemplate
-from bias_core.perturb.name_forms import same_given_name, surname_first_tradition, taken_words
+from bias_core.perturb.name_forms import given_names, same_given_name, surname_first_tradition, taken_words
 from bias_core.perturb.name_parts import parse_name
 from bias_core.perturb.templates import EntityChoice
 
@@ -142,15 +144,46 @@ def test_initials_that_disagree_with_the_first_name_are_another_person(templates
     assert len({slot.entity_id for slot in template.slots if slot.kind == "last_name"}) == 2
 
 
-def test_a_chinese_name_written_surname_first_is_one_person_kept_as_written(templates):
+def test_a_chinese_name_written_surname_first_gets_a_given_name_of_its_tradition_and_keeps_its_surname(templates):
     template = templates["chinese"]
     wang = _person(template, "Wang Jianguo")
-    assert (wang.last_name, wang.first_name, wang.surname_first) == ("Wang", "Jianguo", True)
+    assert (wang.last_name, wang.first_name, wang.surname_first, wang.tradition) == ("Wang", "Jianguo", True, "chinese")
+    assert wang.unswapped_reason is None
     assert [entity.entity_id for entity in template.entities] == [wang.entity_id]  # "Mr. Wang" and "Wang" are him
-    assert any(entry["name"] == "Wang Jianguo" and "surname-first" in entry["reason"] for entry in template.declined)
-    result = get_perturbation("gender-glob", samples=1, seed=0).run_templates([template])
-    assert not result.inputs  # nobody to swap: every arm would be the original
-    assert template.gendered_entities() == [] and template.named_entities() == []
+    chinese = {gender: set(given_names("chinese", gender)) for gender in ("male", "female")}
+    for item in get_perturbation("gender-glob", samples=3, seed=0).run_templates([template]).inputs:
+        given = re.match(r"Wang (\w+), a farmer", item.text).group(1)
+        # written as one word, like "Jianguo"; of the arm's gender; "Mr. Wang" follows it, the surname stays
+        assert "-" not in given and given != "Jianguo", item.text
+        assert any(name.replace("-", "").lower() == given.lower() for name in chinese[item.arm]), given
+        title = "Mr." if item.arm == "male" else "Ms."
+        assert f"{title} Wang said {'he' if item.arm == 'male' else 'she'} would appeal" in item.text, item.text
+
+
+def test_a_hyphenated_given_name_gets_a_hyphenated_one_and_race_keeps_surname_first_people_as_written():
+    text = "Localist Cheng Chung-tai won a seat. Cheng said he would fight for Kowloon West."
+    template = build_templates([Document(id="hk", text=text)])[0]
+    cheng = _person(template, "Cheng Chung-tai")
+    assert cheng.surname_first and cheng.unswapped_reason is None
+    arms = get_perturbation("gender-glob", samples=2, seed=0).run_templates([template]).inputs
+    assert {item.arm for item in arms} == {"male", "female"}
+    for item in arms:
+        assert re.match(r"Localist Cheng [A-Z][a-z]+-[a-z]+ won a seat\. Cheng said", item.text), item.text
+    race = get_perturbation("race", samples=1, seed=0).run_templates([template])
+    assert not race.inputs  # BBQ names are written given name first: "Jackson Jamal" would read backwards
+    kept = race.run_info["people"]["hk"][0]["unswapped"]
+    assert kept.startswith("surname-first (chinese) name: race names are written given name first")
+
+
+def test_a_japanese_name_in_its_own_order_gets_a_japanese_given_name():
+    text = "Tanaka Keiko published her first story in 1892. Tanaka said she wrote to pay the family's debts."
+    template = build_templates([Document(id="jp", text=text)])[0]
+    person = _person(template, "Tanaka Keiko")
+    assert (person.surname_first, person.tradition, person.unswapped_reason) == (True, "japanese", None)
+    japanese = set(given_names("japanese", "male"))
+    male = next(i for i in get_perturbation("gender-glob", samples=1, seed=0).run_templates([template]).inputs
+                if i.arm == "male")
+    assert re.match(r"Tanaka (\w+) published his first story", male.text).group(1) in japanese, male.text
 
 
 def test_korean_and_vietnamese_names_in_their_own_order_are_recognised(templates):

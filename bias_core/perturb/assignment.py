@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import random
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bias_core.common.records import Document, Entity, Input
@@ -34,6 +34,7 @@ from bias_core.perturb.base import (
     UnattributedPronoun,
     seeded_random,
 )
+from bias_core.perturb.name_forms import written_like
 from bias_core.perturb.templates import EntityChoice, EntityTemplate, TemplateEntity, build_templates
 
 logger = logging.getLogger(__name__)
@@ -79,14 +80,21 @@ class PairPlan:
 
 
 class NamePool:
-    """Names to draw per cell: first names (and last names where they are replaced), without repeats in a sample."""
+    """Names to draw per cell: first names (and last names where they are replaced), without repeats in a sample.
+    ``given`` holds the given names of surname-first traditions by (tradition, gender) (``name_forms``): a person
+    of such a tradition draws their new given name from it and keeps their surname."""
 
-    def __init__(self, first: dict[Cell, Sequence[str]], last: dict[str, Sequence[str]] | None = None):
+    def __init__(self, first: dict[Cell, Sequence[str]], last: dict[str, Sequence[str]] | None = None,
+                 given: dict[tuple[str, str], Sequence[str]] | None = None):
         self.first = first
         self.last = last
+        self.given = given or {}
 
-    def draw(self, cell: Cell, rng: random.Random, taken: set[str], *, first: bool, last: bool) -> Name:
+    def draw(self, cell: Cell, rng: random.Random, taken: set[str], *, first: bool, last: bool,
+             tradition: str | None = None) -> Name:
         """Draw an unused name for ``cell``; ``taken`` (names in the text or this sample) is updated."""
+        if tradition is not None:
+            return Name(_draw(self.given[(tradition, cell.gender)], rng, taken) if first else None, None)
         first_name = _draw(self.first[cell], rng, taken) if first else None
         last_name = _draw(self.last[cell.group], rng, taken) if last and self.last is not None else None
         return Name(first_name, last_name)
@@ -168,10 +176,14 @@ class NameSwapPerturbation(Perturbation):
                 report.skip(template.document_id, f"not enough names: {len(members)} people need more distinct "
                                                   "names per group than the name lists hold")
         info = {**self.run_info(), "names": self.names_used(pool), "n_inputs": len(inputs),
-                **people_report(templates)}
+                **people_report(templates, self.kept_reason)}
         logger.info("%s: %d inputs from %d originals, %d skipped", self.name, len(inputs), len(templates),
                     len(report.skipped))
         return PerturbationResult(inputs, report, info)
+
+    def kept_reason(self, entity: TemplateEntity) -> str | None:
+        """Why this perturbation leaves a person found as written (None when it swaps them), for the run record."""
+        return entity.unswapped_reason
 
     def names_used(self, pool: NamePool) -> dict[str, list[str]]:
         """The name lists drawn from, by cell (and by group for last names), for the run record."""
@@ -219,6 +231,8 @@ class NameSwapPerturbation(Perturbation):
         Bridge", "Washington" the city beside George Washington): renaming only some of them would give the person
         two names, or rename a place."""
         kinds = template.slot_kinds(entity.entity_id)
+        if entity.surname_first:  # a new given name of the person's tradition; the surname stays ("Mr. Cheng")
+            return "first_name" in kinds, False
         shared = self.coherent and entity.last_name is not None and (
             sum(other.last_name == entity.last_name for other in template.entities) > 1
             or entity.surname_elsewhere)
@@ -246,7 +260,8 @@ class NameSwapPerturbation(Perturbation):
         by_id = {m.entity_id: m for m in members}
         while unpaired:
             x = unpaired.pop(0)
-            compatible = [y for y in unpaired if a[y] == b[x] and b[y] == a[x]]
+            compatible = [y for y in unpaired if a[y] == b[x] and b[y] == a[x]
+                          and by_id[y].tradition == by_id[x].tradition]
             same_needs = [y for y in compatible if self._needs(template, by_id[y]) == self._needs(template, by_id[x])]
             partner = (same_needs or compatible or [None])[0]
             group = [x] if partner is None else [x, partner]
@@ -254,7 +269,8 @@ class NameSwapPerturbation(Perturbation):
                 unpaired.remove(partner)
             need_first = any(self._needs(template, by_id[e])[0] for e in group)
             need_last = any(self._needs(template, by_id[e])[1] for e in group)
-            shared = {cell: pool.draw(cell, rng, taken, first=need_first, last=need_last) for cell in (a[x], b[x])}
+            shared = {cell: pool.draw(cell, rng, taken, first=need_first, last=need_last,
+                                      tradition=by_id[x].tradition) for cell in (a[x], b[x])}
             for entity_id in group:
                 names[entity_id] = shared
         return names
@@ -271,12 +287,12 @@ class NameSwapPerturbation(Perturbation):
     ) -> dict[str, dict[Cell, Name]]:
         a, b = plan.arm_a.cells, plan.arm_b.cells
         control: dict[str, dict[Cell, Name]] = {}
-        groups: dict[tuple[Cell, Cell, tuple[bool, bool]], list[str]] = {}
+        groups: dict[tuple[Cell, Cell, tuple[bool, bool], str | None], list[str]] = {}
         for member in members:
-            key = (a[member.entity_id], b[member.entity_id], self._needs(template, member))
+            key = (a[member.entity_id], b[member.entity_id], self._needs(template, member), member.tradition)
             groups.setdefault(key, []).append(member.entity_id)
         by_id = {m.entity_id: m for m in members}
-        for (cell_a, cell_b, _), entity_ids in groups.items():
+        for (cell_a, cell_b, _, tradition), entity_ids in groups.items():
             if len(entity_ids) > 1:
                 order = entity_ids[:]
                 rng.shuffle(order)
@@ -284,8 +300,8 @@ class NameSwapPerturbation(Perturbation):
                     control[receiver] = names[giver]
             else:
                 need_first, need_last = self._needs(template, by_id[entity_ids[0]])
-                control[entity_ids[0]] = {cell: pool.draw(cell, rng, taken, first=need_first, last=need_last)
-                                          for cell in (cell_a, cell_b)}
+                control[entity_ids[0]] = {cell: pool.draw(cell, rng, taken, first=need_first, last=need_last,
+                                                          tradition=tradition) for cell in (cell_a, cell_b)}
         return control
 
     def _input(
@@ -306,6 +322,8 @@ class NameSwapPerturbation(Perturbation):
             need_first, need_last = self._needs(template, member)
             name = names[member.entity_id][cell]
             first = name.first if need_first else None
+            if first is not None and member.tradition is not None and member.first_name:
+                first = written_like(first, member.first_name)  # "Shu-fen" for "Chung-tai", "Shufen" for "Jianguo"
             last = name.last if need_last else None
             # a person who keeps their first name and whose gender the text does not give keeps their gendered
             # words too (a coherent race swap of "Denzel Washington": no "Actress" beside "Denzel")
@@ -338,13 +356,15 @@ class NameSwapPerturbation(Perturbation):
         )
 
 
-def people_report(templates: Sequence[EntityTemplate]) -> dict[str, dict[str, list[dict]]]:
+def people_report(templates: Sequence[EntityTemplate], kept_reason: Callable[[TemplateEntity], str | None] | None = None
+                  ) -> dict[str, dict[str, list[dict]]]:
     """Per original, the people found with the evidence each was taken on (and, for a person kept as written, why:
-    ``unswapped``), and the names not taken for people with the reason (issue 10), for the run record:
-    ``{"people": {doc: [...]}, "not_people": {doc: [...]}}``."""
+    ``unswapped``, by ``kept_reason``, the entity's own ``unswapped_reason`` by default), and the names not taken for
+    people with the reason (issue 10), for the run record: ``{"people": {doc: [...]}, "not_people": {doc: [...]}}``."""
+    reason = kept_reason or (lambda entity: entity.unswapped_reason)
     people = {t.document_id: [{"entity_id": e.entity_id, "name": e.label, "gender": e.gender,
                                "gender_source": e.gender_source, "evidence": e.evidence,
-                               **({"unswapped": e.unswapped_reason} if e.unswapped_reason else {})}
+                               **({"unswapped": why} if (why := reason(e)) else {})}
                               for e in t.entities]
               for t in templates if t.entities}
     declined = {t.document_id: list(t.declined) for t in templates if t.declined}

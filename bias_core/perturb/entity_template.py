@@ -83,9 +83,10 @@ class TemplateEntity:
     # How sure that is — "high", "medium" or "low" — and why (issue 21; ``person_evidence.confidence``).
     confidence: str | None = None
     confidence_reason: str | None = None
-    # Why this person is kept as written by every name swap (a surname-first East-Asian name; ``name_forms``).
+    # Why this person is kept as written by every name swap (a Korean or Vietnamese surname-first name; ``name_forms``).
     unswapped_reason: str | None = None
     surname_first: bool = False  # the name is written surname first ("Wang Jianguo": last_name "Wang")
+    tradition: str | None = None  # the naming tradition of a surname-first name ("chinese"), for its new given name
     # The text also writes the surname where no slot is ("Norton I", "the Emperor Norton Bridge", a mention the
     # finder missed, a city of that name): a coherent swap keeps it (``mark_surnames_elsewhere``).
     surname_elsewhere: bool = False

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.name_forms import given_name_table
 from bias_core.perturb.names import top_first_names, top_last_names
 from bias_core.perturb.templates import EntityTemplate, TemplateEntity
 from bias_core.safety.validation import NAMES, SAMPLES, Param
@@ -86,7 +87,7 @@ class _Gender(NameSwapPerturbation):
         if self.config.replace_last_names:
             surnames = top_last_names(self.config.top_n_last_names)
             last = {cell.group: surnames for cell in (MALE, FEMALE)}
-        return NamePool(first, last)
+        return NamePool(first, last, given_name_table())
 
 
 class GenderLocal(_Gender):

@@ -29,9 +29,15 @@ plural titles and surname-first East-Asian names — so that a swapped person ke
   says so — the surname alone names the person elsewhere ("Wang Jianguo ... Mr. Wang", "Wang said") while the last
   word never stands alone — or, without such a mention, when the given name is hyphenated ("Kim Jong-un", "Lee
   Cheuk-yan") or neither word is a common English first name ("Xi Jinping"; "Kim Clijsters" is read in Western
-  order); a Vietnamese name of three words always is. Such a person is one entity whose given name is the last word(s) and whose surname is the first, and
-  is **left unswapped**, with the reason in the report: the name lists hold no given name of that tradition, and a
-  census name in its place ("Wang Jennifer") would be another incoherence.
+  order); a Vietnamese name of three words always is. Such a person is one entity whose given name is the last
+  word(s) and whose surname is the first. A gender swap gives a Chinese or Japanese person a new given name of their
+  own tradition and the arm's gender (``data/perturb/east_asian_given_names.tsv``, Faker's romanised lists: "Cheng
+  Chung-tai" → "Cheng Shu-fen", written without the hyphen where the text writes the given name as one word,
+  "Wang Jianguo" → "Wang Shufen") and keeps the surname, so "Mr. Cheng" stays the same person. A Korean or
+  Vietnamese person is **left unswapped**, with the reason in the report: no list holds romanised given names of
+  that tradition by gender, and a census name in its place ("Kim Jennifer") would be another incoherence. Race swaps
+  keep every surname-first person as written: their names are Black- and White-associated given names written given
+  name first, which such a mention would read backwards ("Jackson Jamal" beside "Mr. Jackson").
 - **Transliterations.** A surname written with diacritics ("Ḥadīd", a scholarly transliteration given beside the
   article's "Hadid") is the same surname as the plain one when no person bears it as written (``fold_accents``).
 """
@@ -55,7 +61,10 @@ from bias_core.safety.errors import InputError
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
+    from bias_core.perturb.entity_template import TemplateEntity
+
 EAST_ASIAN_SURNAMES_PATH = DATA_DIR / "perturb" / "east_asian_surnames.tsv"
+EAST_ASIAN_GIVEN_NAMES_PATH = DATA_DIR / "perturb" / "east_asian_given_names.tsv"
 # Suffixes used only for men (US usage); II, III and IV are not gendered and are never rewritten.
 GENDERED_SUFFIXES = frozenset({"jr", "sr"})
 _SUFFIX_AFTER = re.compile(r"(,?[ \t]+)(Jr|JR|Sr|SR)(\.?)(?![\w])")
@@ -65,6 +74,8 @@ PLURAL_TITLE_GENDER = {"messrs": "male", "mmes": "female", "mses": "female"}
 PLURAL_TITLE_SWAP = {"messrs": "mmes", "mmes": "messrs", "mses": "messrs"}
 UNSWAPPED_SURNAME_FIRST = ("surname-first ({tradition}) name: the name lists hold no given name of that tradition, "
                            "so the person is left as written")
+RACE_KEEPS_SURNAME_FIRST = ("surname-first ({tradition}) name: race names are written given name first, so race "
+                            "swaps leave the person as written")
 # Census first names below this share of their gender (percent) are no evidence of an English given name: "Kim" (0.178)
 # and "Lee" (0.162) are, "Chi" (0.005), "Jae" (0.004) and "Jong" (0.001) are not.
 COMMON_FIRST_NAME_PERCENT = 0.01
@@ -83,6 +94,45 @@ def east_asian_surnames() -> dict[str, frozenset[str]]:
         for row in csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE):
             table.setdefault(row["surname"], set()).add(row["tradition"])
     return {surname: frozenset(traditions) for surname, traditions in table.items()}
+
+
+@functools.cache
+def given_name_table() -> dict[tuple[str, str], tuple[str, ...]]:
+    """(tradition, gender) → the romanised given names ``data/perturb/east_asian_given_names.tsv`` lists."""
+    path = EAST_ASIAN_GIVEN_NAMES_PATH
+    if not path.is_file():
+        raise InputError(str(path), "East-Asian given-name table not found", hint="reinstall summbias")
+    table: dict[tuple[str, str], list[str]] = {}
+    with path.open(newline="", encoding="utf-8") as stream:
+        for row in csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE):
+            table.setdefault((row["tradition"], row["gender"]), []).append(row["given_name"])
+    return {key: tuple(names) for key, names in table.items()}
+
+
+def given_names(tradition: str, gender: str) -> tuple[str, ...]:
+    """Romanised given names of a surname-first tradition and gender (empty where no list holds that tradition)."""
+    return given_name_table().get((tradition, gender), ())
+
+
+def has_given_names(tradition: str) -> bool:
+    """Whether a gender swap can give a person of this tradition a new given name of it (both genders listed)."""
+    return all(given_names(tradition, gender) for gender in ("male", "female"))
+
+
+def mark_surname_first(entity: TemplateEntity, tradition: str) -> None:
+    """Make an entity a person named surname first in ``tradition``: the census says nothing of the gender of an
+    East-Asian given name, and a person of a tradition without a given-name list is kept as written."""
+    entity.surname_first, entity.tradition, entity.gender, entity.gender_source = True, tradition, None, None
+    if not has_given_names(tradition):
+        entity.unswapped_reason = UNSWAPPED_SURNAME_FIRST.format(tradition=tradition)
+
+
+def written_like(given_name: str, written: str) -> str:
+    """A drawn given name ("Shu-fen") written in the shape of the one it replaces: one word where the text writes
+    the given name as one ("Jianguo" → "Shufen"), hyphenated where it hyphenates ("Chung-tai"), capitals kept."""
+    if "-" not in written:
+        given_name = given_name.replace("-", "").lower().capitalize()
+    return match_case(written, given_name)
 
 
 def surname_first_tradition(words: Sequence[str], standalone: Callable[[str], bool]) -> str | None:

@@ -55,6 +55,7 @@ from bias_core.common.records import Input
 from bias_core.perturb.assignment import Arm, Cell, NamePool, NameSwapPerturbation, PairPlan, balanced_split
 from bias_core.perturb.gender import AGREEMENT
 from bias_core.perturb.lexicon import GENDERS
+from bias_core.perturb.name_forms import RACE_KEEPS_SURNAME_FIRST
 from bias_core.perturb.names import (
     census_first_names,
     census_last_names,
@@ -316,9 +317,16 @@ class _Race(NameSwapPerturbation):
         return True
 
     def members(self, template: EntityTemplate) -> list[TemplateEntity]:
-        named = {entity.entity_id for entity in template.named_entities()}
+        """The named people of the text, less those named surname first (``name_forms``: race names are written
+        given name first), whom the run record lists as kept, with the reason (``kept_reason``)."""
+        named = {entity.entity_id for entity in template.named_entities() if not entity.surname_first}
         return [entity for entity in template.gendered_entities(content_words=self.rewrites_content_words)
                 if entity.entity_id in named]
+
+    def kept_reason(self, entity: TemplateEntity) -> str | None:
+        if entity.surname_first and entity.unswapped_reason is None:
+            return RACE_KEEPS_SURNAME_FIRST.format(tradition=entity.tradition)
+        return entity.unswapped_reason
 
     def no_member_reason(self) -> str:
         return "no named person: no one with a name and a first name, gendered pronoun or title"
