@@ -14,8 +14,8 @@ def _glob_pairs(texts_by_group, subs_by_group):
     for group, texts in texts_by_group.items():
         for index, text in enumerate(texts):
             first = "Linda" if group == "female" else "John"
-            item = make_input(f"{group}{index}", "o", index, group, "text", [entity("e1", group, first, "Moore")],
-                              perturbation="gender-glob")
+            item = make_input(f"{group}{index}", "o", index, group, f"text of sample {index}",
+                              [entity("e1", group, first, "Moore")], perturbation="gender-glob")
             item.substitutions = list(subs_by_group.get(group, []))
             pairs.append(pair(item, text))
     return pairs
@@ -45,3 +45,19 @@ def test_the_anonymiser_masks_rewritten_nouns_and_removes_dropped_words_with_the
     assert anonymise("Karl Lund, Jr., said his son agreed.", ["Karl"], ["Lund"], nouns=["son", "daughter"],
                      dropped=["Jr."]) == "FIRST_NAME LAST_NAME, said them PERSON_WORD agreed."
     assert anonymise("Messrs. Levy and Cohen", [], ["Levy", "Cohen"]) == "LAST_NAME and LAST_NAME"
+
+
+def test_an_article_whose_arm_inputs_never_vary_is_skipped_not_scored_as_distinguishable():
+    """"Mr. Lund" / "Ms. Lund" with no name drawn: each arm's inputs are one text, so a summarizer that picks random
+    sentences seeded by its input (the topic baseline) writes one summary per arm and would score 1 there."""
+    pairs = []
+    for group, summary in (("female", "She opened the store. Sales rose."), ("male", "He thanked the staff.")):
+        for index in range(2):
+            item = make_input(f"{group}{index}", "o", index, group, f"{group} text, the same in every sample",
+                              [entity("e1", group, None, "Lund")], perturbation="gender-glob")
+            pairs.append(pair(item, summary))
+    [result] = distinguishability(pairs, similarity="count", n_resamples=20)
+    assert result.details["articles_without_variation"] == 1 and result.details["articles_skipped"] == 1
+    assert result.value != result.value  # nan: no article left to score
+    [theirs] = distinguishability(pairs, similarity="count", n_resamples=20, rules="authors")
+    assert theirs.value == 1.0  # the authors' code scores it, as they do

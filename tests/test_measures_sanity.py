@@ -79,4 +79,8 @@ def test_lead_3_is_exactly_indistinguishable_on_c_glob_with_real_minilm(c_glob_i
         [result] = distinguishability(pairs, similarity=similarity, n_resamples=200, seed=0)
         assert result.value == 0.0
         assert (result.ci_low, result.ci_high) == (0.0, 0.0)
-        assert result.details["summaries_scored"] == len(pairs)
+        unvaried = {item.original_id for item in c_glob_inputs
+                    if len({i.text for i in c_glob_inputs if (i.original_id, i.arm) == (item.original_id, item.arm)})
+                    == 1}  # no names drawn in an arm: the article is skipped (``articles_without_variation``)
+        assert result.details["articles_without_variation"] == len(unvaried)
+        assert result.details["summaries_scored"] == sum(1 for p in pairs if p.input.original_id not in unvaried)

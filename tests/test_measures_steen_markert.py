@@ -244,7 +244,8 @@ def glob_pairs(texts_by_group):
     for group, texts in texts_by_group.items():
         for index, text in enumerate(texts):
             first = "Linda" if group == "female" else "John"
-            item = make_input(f"{group}{index}", "o", index, group, "text",
+            # each sample's input differs (its drawn names do), as in a real C_glob run
+            item = make_input(f"{group}{index}", "o", index, group, f"text of sample {index}",
                               [entity("e1", group, first, "Moore")], perturbation="gender-glob")
             pairs.append(pair(item, text))
     return pairs

@@ -150,8 +150,8 @@ def test_a_real_gap_of_six_millionths_is_a_success_not_a_tie():
 
 
 def test_distinguishability_records_its_rules():
-    items = [make_input(f"{arm}{i}", "t", [Entity("e1", group=arm, first_name="Linda", last_name="Moore")], arm=arm,
-                        sample=i, perturbation="gender-glob") for arm in ("female", "male") for i in range(2)]
+    items = [make_input(f"{arm}{i}", f"t{i}", [Entity("e1", group=arm, first_name="Linda", last_name="Moore")],
+                        arm=arm, sample=i, perturbation="gender-glob") for arm in ("female", "male") for i in range(2)]
     pairs = [pair(item, f"Linda Moore said {'she' if item.arm == 'female' else 'he'} won.") for item in items]
     [ours] = distinguishability(pairs, similarity="count", n_resamples=20)
     [theirs] = distinguishability(pairs, similarity="count", n_resamples=20, rules="authors")
