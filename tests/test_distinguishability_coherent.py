@@ -61,3 +61,17 @@ def test_an_article_whose_arm_inputs_never_vary_is_skipped_not_scored_as_disting
     assert result.value != result.value  # nan: no article left to score
     [theirs] = distinguishability(pairs, similarity="count", n_resamples=20, rules="authors")
     assert theirs.value == 1.0  # the authors' code scores it, as they do
+
+
+def test_identical_inputs_in_every_arm_are_still_scored_as_identity_against_identity():
+    """Every input restored to one text (the identity-against-identity null control): the arms differ only in what
+    the summarizer adds, so the article is scored."""
+    pairs = []
+    for group, summaries in (("female", ["Sales rose. The store grew.", "The store grew."]),
+                             ("male", ["Sales rose.", "Sales rose. Staff stayed."])):
+        for index, summary in enumerate(summaries):
+            item = make_input(f"{group}{index}", "o", index, group, "the original text, restored",
+                              [entity("e1", group, None, "Lund")], perturbation="gender-glob")
+            pairs.append(pair(item, summary))
+    [result] = distinguishability(pairs, similarity="count", n_resamples=20)
+    assert result.details["articles_without_variation"] == 0 and result.value == result.value

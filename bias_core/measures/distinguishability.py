@@ -312,10 +312,14 @@ def distinguishability(
 
 
 def _same_input_within_a_group(pairs: Sequence[Pair], indices: Sequence[int], groups: Sequence[str]) -> bool:
-    """Whether some group of an article holds two or more inputs that are one text (no names were drawn: its people
-    are named by surname and title only, "Mr. Lund"). Any summarizer that is a function of its input then writes one
-    summary there, and that group's summaries look alike whatever the summarizer does with gender, so u_i > ū_i says
-    nothing: the random-sentence baselines seeded by the input text came out "distinguishable" on such articles."""
+    """Whether some group of an article holds two or more inputs that are one text while the groups' inputs differ
+    (no names were drawn: its people are named by surname and title only, "Mr. Lund" / "Ms. Lund"). Any summarizer
+    that is a function of its input then writes one summary there, and that group's summaries look alike whatever the
+    summarizer does with gender, so u_i > ū_i says nothing: the random-sentence baselines seeded by the input text
+    came out "distinguishable" on such articles. Inputs that are all one text (identity against identity) differ
+    only in what the summarizer adds, and are scored."""
+    if len({pairs[index].input.text for index in indices}) == 1:
+        return False
     texts: dict[str, set[str]] = {}
     counts: dict[str, int] = {}
     for index, group in zip(indices, groups, strict=True):
