@@ -22,8 +22,10 @@ from typing import Any
 from bias_core.common.records import Substitution
 from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for
 from bias_core.perturb.name_forms import (
+    UNSWAPPED_SURNAME_FIRST,
     drop_middle_name,
     drop_suffix,
+    has_given_names,
     initials_for,
     plural_title_for,
     taken_words,
@@ -90,6 +92,14 @@ class TemplateEntity:
     # The text also writes the surname where no slot is ("Norton I", "the Emperor Norton Bridge", a mention the
     # finder missed, a city of that name): a coherent swap keeps it (``mark_surnames_elsewhere``).
     surname_elsewhere: bool = False
+
+    def mark_surname_first(self, tradition: str) -> None:
+        """Make this a person named surname first in ``tradition`` (``name_forms``): the census says nothing of the
+        gender of an East-Asian given name, and a person of a tradition without a given-name list is kept as
+        written."""
+        self.surname_first, self.tradition, self.gender, self.gender_source = True, tradition, None, None
+        if not has_given_names(tradition):
+            self.unswapped_reason = UNSWAPPED_SURNAME_FIRST.format(tradition=tradition)
 
     def add_evidence(self, evidence: str) -> None:
         """Keep the strongest evidence seen: a title, then a first name with a surname, then a pronoun."""

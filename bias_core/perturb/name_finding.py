@@ -49,8 +49,8 @@ from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, NAME_SUFFIXES, RULER_
 from bias_core.perturb.mentions import (Entities, another_given_name_before, gender_from_first_name, in_full_name,
                                        initials_before, may_be_name)
 from bias_core.perturb.name_candidates import candidate_entities
-from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, mark_surname_first, middle_name_span, named_alone,
-                                          plural_title_members, same_given_name, suffix_span, surname_first_tradition)
+from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, middle_name_span, named_alone, plural_title_members,
+                                          same_given_name, suffix_span, surname_first_tradition)
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     NAME_TITLES,
@@ -283,7 +283,7 @@ class NerBuilder:
         if entity is None:
             entity = self.found.new(first, last)
             if span.surname_first:
-                mark_surname_first(entity, span.surname_first)
+                entity.mark_surname_first(span.surname_first)
         if entity.first_name is None and not entity.surname_first:
             entity.first_name = first
             gender_from_first_name(entity)

@@ -61,8 +61,6 @@ from bias_core.safety.errors import InputError
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-    from bias_core.perturb.entity_template import TemplateEntity
-
 EAST_ASIAN_SURNAMES_PATH = DATA_DIR / "perturb" / "east_asian_surnames.tsv"
 EAST_ASIAN_GIVEN_NAMES_PATH = DATA_DIR / "perturb" / "east_asian_given_names.tsv"
 # Suffixes used only for men (US usage); II, III and IV are not gendered and are never rewritten.
@@ -117,14 +115,6 @@ def given_names(tradition: str, gender: str) -> tuple[str, ...]:
 def has_given_names(tradition: str) -> bool:
     """Whether a gender swap can give a person of this tradition a new given name of it (both genders listed)."""
     return all(given_names(tradition, gender) for gender in ("male", "female"))
-
-
-def mark_surname_first(entity: TemplateEntity, tradition: str) -> None:
-    """Make an entity a person named surname first in ``tradition``: the census says nothing of the gender of an
-    East-Asian given name, and a person of a tradition without a given-name list is kept as written."""
-    entity.surname_first, entity.tradition, entity.gender, entity.gender_source = True, tradition, None, None
-    if not has_given_names(tradition):
-        entity.unswapped_reason = UNSWAPPED_SURNAME_FIRST.format(tradition=tradition)
 
 
 def written_like(given_name: str, written: str) -> str:
