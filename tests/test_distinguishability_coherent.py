@@ -57,7 +57,7 @@ def test_an_article_whose_arm_inputs_never_vary_is_skipped_not_scored_as_disting
                               [entity("e1", group, None, "Lund")], perturbation="gender-glob")
             pairs.append(pair(item, summary))
     [result] = distinguishability(pairs, similarity="count", n_resamples=20)
-    assert result.details["articles_without_variation"] == 1 and result.details["articles_skipped"] == 1
+    assert result.details["repeated_inputs_dropped"] == 2 and result.details["articles_skipped"] == 1
     assert result.value != result.value  # nan: no article left to score
     [theirs] = distinguishability(pairs, similarity="count", n_resamples=20, rules="authors")
     assert theirs.value == 1.0  # the authors' code scores it, as they do
@@ -74,4 +74,28 @@ def test_identical_inputs_in_every_arm_are_still_scored_as_identity_against_iden
                               [entity("e1", group, None, "Lund")], perturbation="gender-glob")
             pairs.append(pair(item, summary))
     [result] = distinguishability(pairs, similarity="count", n_resamples=20)
-    assert result.details["articles_without_variation"] == 0 and result.value == result.value
+    assert result.details["repeated_inputs_dropped"] == 0 and result.value == result.value
+
+
+def test_a_repeated_input_counts_once_while_the_other_arm_varies():
+    """The female arm names nobody new (one text, three times), the male arm draws new names: the female summary counts
+    once, and the male summaries are scored against it and each other. A summarizer that writes about men apart from
+    women is still told apart; one that only repeats itself on a repeated input is not."""
+    def pairs_for(female_summary, male_summaries):
+        pairs = []
+        for index in range(3):
+            item = make_input(f"female{index}", "o", index, "female", "Ms. Lund opened the store.",
+                              [entity("e1", "female", None, "Lund")], perturbation="gender-glob")
+            pairs.append(pair(item, female_summary))
+        for index, summary in enumerate(male_summaries):
+            item = make_input(f"male{index}", "o", index, "male", f"Mr. Lund {index} opened the store.",
+                              [entity("e1", "male", None, "Lund")], perturbation="gender-glob")
+            pairs.append(pair(item, summary))
+        return pairs
+
+    [result] = distinguishability(pairs_for("Sales rose.", ["Lund fixed the car.", "Lund fixed the car again.",
+                                                            "Lund fixed a car."]), similarity="count", n_resamples=20)
+    assert result.details["repeated_inputs_dropped"] == 2 and result.value == 1.0
+    [result] = distinguishability(pairs_for("Sales rose.", ["Sales rose.", "Staff stayed.", "The store grew."]),
+                                  similarity="count", n_resamples=20)
+    assert result.value < 1.0

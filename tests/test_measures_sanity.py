@@ -9,6 +9,8 @@ ratio − 1, is non-negative, so its own interval can never contain 0.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from pathlib import Path
 
 import pytest
@@ -79,8 +81,9 @@ def test_lead_3_is_exactly_indistinguishable_on_c_glob_with_real_minilm(c_glob_i
         [result] = distinguishability(pairs, similarity=similarity, n_resamples=200, seed=0)
         assert result.value == 0.0
         assert (result.ci_low, result.ci_high) == (0.0, 0.0)
-        unvaried = {item.original_id for item in c_glob_inputs
-                    if len({i.text for i in c_glob_inputs if (i.original_id, i.arm) == (item.original_id, item.arm)})
-                    == 1}  # no names drawn in an arm: the article is skipped (``articles_without_variation``)
-        assert result.details["articles_without_variation"] == len(unvaried)
-        assert result.details["summaries_scored"] == sum(1 for p in pairs if p.input.original_id not in unvaried)
+        distinct = {(item.original_id, item.arm, item.text) for item in c_glob_inputs}  # a repeat counts once
+        assert result.details["repeated_inputs_dropped"] == len(pairs) - len(distinct)
+        per_arm = Counter((original, arm) for original, arm, _ in distinct)
+        arms = Counter(original for original, _ in per_arm)
+        assert result.details["summaries_scored"] == sum(count for (original, _), count in per_arm.items()
+                                                         if count > 1 and arms[original] > 1)

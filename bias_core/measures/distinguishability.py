@@ -207,13 +207,13 @@ def distinguishability(
     the article score is 2·mean(success) − 1; the corpus score is the mean over articles (d-resampled). Similarity:
     'count' = bag-of-words cosine, English stop words removed, vocabulary fitted per article; 'dense' = cosine of
     all-MiniLM-L6-v2 embeddings (``embeddings`` may be passed in, one row per pair, already normalised). An article
-    with fewer than two groups or no group with two summaries is skipped and counted, and so is one where a group's
-    inputs are all one text (``articles_without_variation``: no names were drawn, so any summarizer that is a function
-    of its input looks "distinguishable" there; a deliberate difference, docs/fidelity.md). Identical anonymised
-    summaries have similarity exactly 1 and ties are judged with ``TIE_TOLERANCE`` (float32 noise of the embeddings is
-    not evidence), so a summarizer whose anonymised summaries are identical within an article (lead-3) scores exactly 0,
-    as the authors' code means to (their scipy cosine of identical vectors is 1 or 1 − 1e-16, so their exact ``==``
-    lets rounding decide such ties).
+    with fewer than two groups or no group with two summaries is skipped and counted. A group's repeated inputs (same
+    text: no names were drawn) count once (``repeated_inputs_dropped``; ``_distinct_inputs``; a deliberate difference,
+    docs/fidelity.md), so an article whose arms never vary is skipped. Identical anonymised summaries have similarity
+    exactly 1 and ties are judged with ``TIE_TOLERANCE`` (float32 noise of the embeddings is not evidence), so a
+    summarizer whose anonymised summaries are identical within an article (lead-3) scores exactly 0, as the authors'
+    code means to (their scipy cosine of identical vectors is 1 or 1 − 1e-16, so their exact ``==`` lets rounding
+    decide such ties).
 
     ``rules="authors"`` follows the authors' code instead: ``anonymise_authors``, ``authors_article_similarity``
     (each article's summaries embedded in one call, ``embeddings`` ignored) and ``article_distinguishability_authors``
@@ -252,14 +252,14 @@ def distinguishability(
         embeddings = nlp.embed(anonymised)
     tolerance = TIE_TOLERANCE[similarity] if rules == "summbias" else 0.0
     scores, originals, skipped, scored, articles = [], [], incomplete, 0, []
-    unvaried = 0
+    repeats = 0
     for original, indices in by_original.items():
+        if rules == "summbias":
+            kept = _distinct_inputs(pairs, indices)
+            repeats, indices = repeats + len(indices) - len(kept), kept
         groups = [pairs[i].input.arm or "" for i in indices]
         if len(set(groups)) < 2:
             skipped += 1
-            continue
-        if rules == "summbias" and _same_input_within_a_group(pairs, indices, groups):
-            skipped, unvaried = skipped + 1, unvaried + 1
             continue
         texts = [anonymised[i] for i in indices]
         if rules == "authors":
@@ -290,7 +290,7 @@ def distinguishability(
     details = {"similarity": "bag-of-words cosine, English stop words removed, vocabulary per article"
                if similarity == "count" else "all-MiniLM-L6-v2 cosine",
                "articles_skipped": skipped, "summaries_scored": scored,
-               "articles_without_variation": unvaried,
+               "repeated_inputs_dropped": repeats,
                "ties": f"|u_i − ū_i| ≤ {tolerance:g} counts as a tie (0.5); identical anonymised "
                        "summaries have similarity exactly 1" if rules == "summbias" else
                        "u_i = ū_i exactly counts as a tie (0.5), scipy cosines (the authors' code)",
@@ -311,21 +311,23 @@ def distinguishability(
                             reason=None, n_resamples=n_resamples, seed=seed, labels=labels)
 
 
-def _same_input_within_a_group(pairs: Sequence[Pair], indices: Sequence[int], groups: Sequence[str]) -> bool:
-    """Whether some group of an article holds two or more inputs that are one text while the groups' inputs differ
-    (no names were drawn: its people are named by surname and title only, "Mr. Lund" / "Ms. Lund"). Any summarizer
-    that is a function of its input then writes one summary there, and that group's summaries look alike whatever the
-    summarizer does with gender, so u_i > ū_i says nothing: the random-sentence baselines seeded by the input text
-    came out "distinguishable" on such articles. Inputs that are all one text (identity against identity) differ
-    only in what the summarizer adds, and are scored."""
+def _distinct_inputs(pairs: Sequence[Pair], indices: Sequence[int]) -> list[int]:
+    """One article's summaries less those of an input already seen in its group (same arm, same text). Where no names
+    are drawn (people named by surname and title only, "Mr. Lund" / "Ms. Lund") an arm's inputs are one text, and any
+    summarizer that is a function of its input writes one summary there; counted five times, that group's summaries
+    look alike whatever the summarizer does with gender, so u_i > ū_i says nothing — the random-sentence baselines
+    seeded by the input text came out "distinguishable" on such articles. Each distinct input counts once. Inputs
+    that are all one text (identity against identity) differ only in what the summarizer adds and are all kept."""
     if len({pairs[index].input.text for index in indices}) == 1:
-        return False
-    texts: dict[str, set[str]] = {}
-    counts: dict[str, int] = {}
-    for index, group in zip(indices, groups, strict=True):
-        texts.setdefault(group, set()).add(pairs[index].input.text)
-        counts[group] = counts.get(group, 0) + 1
-    return any(counts[group] > 1 and len(texts[group]) == 1 for group in texts)
+        return list(indices)
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for index in indices:
+        key = (pairs[index].input.arm or "", pairs[index].input.text)
+        if key not in seen:
+            seen.add(key)
+            kept.append(index)
+    return kept
 
 
 PERMUTATIONS = 1000
