@@ -49,7 +49,7 @@ CONFIG = AuditConfig(
     corpus=CorpusSpec("data/news_real/wikinews.jsonl (Wikinews, CC BY 2.5) + data/demo/reviews.jsonl"),
     summarizers=[StageSpec("lead-3"), StageSpec("topic"), StageSpec("textrank"), StageSpec("sexist"), SMOLLM2],
     perturbations=[StageSpec("identity"), StageSpec("gender-loc", {"samples": 2}),
-                   StageSpec("gender-glob", {"samples": 2}), StageSpec("race", {"samples": 1}),
+                   StageSpec("gender-glob", {"samples": 5}), StageSpec("race", {"samples": 1}),
                    StageSpec("politician"),
                    StageSpec("sentiment", {"value_source": "stars", "samples": 2})],
     seed=0, bootstrap=1000, name="demo: Wikinews articles and reviews (precomputed)",
