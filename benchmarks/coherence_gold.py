@@ -229,9 +229,9 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
     whom the perturbation kept as written."""
     figures = Figures(kind)
     kept = _kept_spans(templates, people)
-    slot_people = _slot_people(templates, golds)
     texts = {d.id: d.text or "" for d in documents}
     judges = {doc_id: Judge(texts[doc_id], gold) for doc_id, gold in golds.items()}
+    slot_people = _slot_people(templates, judges)
     entity_person: dict[tuple[str, str], str] = {}
     confidence: dict[tuple[str, str], str] = {}
     bad: set[tuple[str, str]] = set()
@@ -278,13 +278,13 @@ def judge(kind: str, inputs: list[Input], documents: list[Document], golds: dict
     return figures
 
 
-def _slot_people(templates: list | None, golds: dict[str, dict]) -> dict[tuple[str, str], str]:
+def _slot_people(templates: list | None, judges: dict[str, Judge]) -> dict[tuple[str, str], str]:
     """(original, entity) → the gold person its name slots are mentions of, for the entities the template swaps."""
     people: dict[tuple[str, str], str] = {}
     for template in templates or ():
-        if template.document_id not in golds:
+        verdict = judges.get(template.document_id)
+        if verdict is None:
             continue
-        verdict = Judge(template.text, golds[template.document_id])
         swapped = {e.entity_id for e in template.entities if not e.unswapped_reason}
         owners: dict[str, Counter] = {}
         for slot in template.slots:

@@ -151,9 +151,9 @@ def test_an_entity_belongs_to_the_person_of_its_first_name_not_of_a_shared_surna
                            "mentions": [{"start": 43, "end": 52, "text": "Acme Lund", "kind": "name",
                                          "names": [[43, 52]]}], "gendered_words": []})
     template = _template(("e1", 48, 52, "last_name"), ("e1", 4, 7, "first_name"), ("e1", 8, 12, "last_name"))
-    assert _slot_people([template], {"doc": gold}) == {("doc", "e1"): "1"}
+    assert _slot_people([template], {"doc": Judge(TEXT, gold)}) == {("doc", "e1"): "1"}
     template = _template(("e1", 48, 52, "last_name"), ("e1", 8, 12, "last_name"), ("e1", 0, 3, "title"))
-    assert _slot_people([template], {"doc": gold}) == {("doc", "e1"): "9"}  # a tie of surnames: the first; no title
+    assert _slot_people([template], {"doc": Judge(TEXT, gold)}) == {("doc", "e1"): "9"}  # a tie of surnames: the first; no title
 
 
 @pytest.mark.parametrize("split", ["tune", "heldout"])

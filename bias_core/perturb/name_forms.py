@@ -48,6 +48,7 @@ import csv
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nicknames import NickNamer
@@ -81,29 +82,30 @@ _HYPHENATED_GIVEN = re.compile(r"[A-Z][a-z]+-[A-Za-z][a-z]+")
 _PLURAL_SEPARATORS = frozenset({",", "and", "&"})
 
 
+def _table_rows(path: Path, what: str) -> list[dict[str, str]]:
+    """The rows of one of the shipped name tables (tab-separated, with a header), or a clear error where it is
+    missing."""
+    if not path.is_file():
+        raise InputError(str(path), f"{what} table not found", hint="reinstall summbias")
+    with path.open(newline="", encoding="utf-8") as stream:
+        return list(csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
 @functools.cache
 def east_asian_surnames() -> dict[str, frozenset[str]]:
     """Each common East-Asian surname (as written in English text) → its traditions ("chinese", "korean", …)."""
-    path = EAST_ASIAN_SURNAMES_PATH
-    if not path.is_file():
-        raise InputError(str(path), "East-Asian surname table not found", hint="reinstall summbias")
     table: dict[str, set[str]] = {}
-    with path.open(newline="", encoding="utf-8") as stream:
-        for row in csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE):
-            table.setdefault(row["surname"], set()).add(row["tradition"])
+    for row in _table_rows(EAST_ASIAN_SURNAMES_PATH, "East-Asian surname"):
+        table.setdefault(row["surname"], set()).add(row["tradition"])
     return {surname: frozenset(traditions) for surname, traditions in table.items()}
 
 
 @functools.cache
 def given_name_table() -> dict[tuple[str, str], tuple[str, ...]]:
     """(tradition, gender) → the romanised given names ``data/perturb/east_asian_given_names.tsv`` lists."""
-    path = EAST_ASIAN_GIVEN_NAMES_PATH
-    if not path.is_file():
-        raise InputError(str(path), "East-Asian given-name table not found", hint="reinstall summbias")
     table: dict[tuple[str, str], list[str]] = {}
-    with path.open(newline="", encoding="utf-8") as stream:
-        for row in csv.DictReader(stream, delimiter="\t", quoting=csv.QUOTE_NONE):
-            table.setdefault((row["tradition"], row["gender"]), []).append(row["given_name"])
+    for row in _table_rows(EAST_ASIAN_GIVEN_NAMES_PATH, "East-Asian given-name"):
+        table.setdefault((row["tradition"], row["gender"]), []).append(row["given_name"])
     return {key: tuple(names) for key, names in table.items()}
 
 
