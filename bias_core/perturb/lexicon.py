@@ -9,11 +9,13 @@
   mappings (after Garg et al. 2018 and Bolukbasi et al. 2016, Apache-2.0) and role nouns added by the summbias
   authors (congressman, spokesman, schoolboy, widower …). ``kind`` is ``relation`` for a noun that names someone by
   their tie to another person (son, wife, niece: "the mother" alone is somebody's mother) and ``person`` otherwise
-  (man, girl, congressman). Where a word has two counterparts (*dad*: *mum* in Table 18, *mom* in HELM) the first
+  (man, girl, congressman); ``marked`` rows map one way only, a female word that is the marked form of a neutral
+  one (*heroine* → *hero*, *hostess* → *host*, *comedienne* → *comedian*), so that a man is never "the heroine" while
+  a woman may stay "the hero". Where a word has two counterparts (*dad*: *mum* in Table 18, *mom* in HELM) the first
   row wins. Left out on purpose, because one of the pair has a neutral reading that the swap would turn into another
   meaning: *mistress* ↔ *lover* (Table 18's last row; *lover* is neutral), *master* ↔ *mistress* (a master's degree,
-  a chess master), *host*/*hostess*, *hero*/*heroine*, *priest*/*priestess*, *guy*/*gal*, *fellow*,
-  *bachelor*/*spinster*, *count*/*countess*, *god*/*goddess*; *paternal*/*maternal* say which side a relative is on,
+  a chess master), *guy*/*gal*, *fellow*, *bachelor*/*spinster*, and the neutral side of the ``marked`` rows (*host*,
+  *hero*, *priest*, *count*, *god* are not rewritten); *paternal*/*maternal* say which side a relative is on,
   not the person's gender. (*heir*, *steward*, *landlord* and *monk* were left out at first and are rows now: next to
   a woman their neutral reading contradicts her more often than it reads right — "a monk so she can pick it up".)
 
@@ -77,7 +79,7 @@ TABLE_18_PAIRS = (
 )
 CONTENT_WORD_PAIRS = TABLE_18_PAIRS  # the name used before issue 27
 GENDERED_WORDS_PATH = DATA_DIR / "perturb" / "gendered_words.tsv"
-NOUN_KINDS = ("relation", "person")
+NOUN_KINDS = ("relation", "person", "marked")
 
 
 @functools.cache
@@ -100,10 +102,13 @@ CONTENT_WORD_GENDER: dict[str, str] = {}  # every gendered noun of the table →
 CONTENT_WORD_SWAP: dict[str, str] = {}  # → its counterpart (the first row listing the word wins)
 CONTENT_WORD_KIND: dict[str, str] = {}  # → "relation" or "person"
 for _female, _male, _kind in gendered_word_table():
-    for _word, _gender, _other in ((_female, "female", _male), (_male, "male", _female)):
+    # A "marked" row maps one way: its female word is a marked form of a neutral one (heroine → hero), which is
+    # never read as male, so a woman who is "the hero" stays so.
+    _pairs = [(_female, "female", _male)] + ([] if _kind == "marked" else [(_male, "male", _female)])
+    for _word, _gender, _other in _pairs:
         CONTENT_WORD_GENDER.setdefault(_word, _gender)
         CONTENT_WORD_SWAP.setdefault(_word, _other)
-        CONTENT_WORD_KIND.setdefault(_word, _kind)
+        CONTENT_WORD_KIND.setdefault(_word, "person" if _kind == "marked" else _kind)
 
 
 def title_key(word: str) -> str:

@@ -262,9 +262,9 @@ def _nicknamer() -> NickNamer:
 
 @functools.cache
 def same_given_name(first: str, other: str) -> bool:
-    """Whether two first names can name one person: equal, or one a common nickname of the other (Martin /
-    Marty), and not of opposite census genders."""
-    if first == other:
+    """Whether two first names can name one person: equal, the same but for diacritics (José / Jose, Zoë / Zoe),
+    or one a common nickname of the other (Martin / Marty), and not of opposite census genders."""
+    if first == other or fold_accents(first) == fold_accents(other):
         return True
     genders = {first_name_gender(first), first_name_gender(other)} - {None}
     if len(genders) > 1:

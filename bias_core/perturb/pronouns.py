@@ -328,7 +328,11 @@ def pronoun_form(token: Token) -> str:
     if word == "hers":
         return "independent"
     if word == "her":
-        return "possessive" if token.tag_ == "PRP$" or token.dep_ == "poss" else "object"
+        # A "her" hanging from a noun just after it is that noun's possessor even where the tagger calls it an
+        # object ("said her stepfather and …" parsed as a subject PRP of "stepfather"): an object form never has
+        # a following noun for its head.
+        head_noun = token.i < token.head.i <= token.i + 3 and token.head.tag_ in ("NN", "NNS", "NNP", "NNPS")
+        return "possessive" if token.tag_ == "PRP$" or token.dep_ == "poss" or head_noun else "object"
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     has_head_noun = token.dep_ == "poss" or (
         following is not None and following.tag_ in _NOMINAL_TAGS and token.dep_ != "attr"

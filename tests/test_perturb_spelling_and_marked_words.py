@@ -1,0 +1,67 @@
+"""Issue 27, round ten: one person under two spellings of a first name, a "her" the tagger reads as an object before
+a noun, and female-marked nouns whose male counterpart is neutral (found with sentences written for the tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bias_core.common.records import Document
+from bias_core.perturb import build_templates, get_perturbation
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, content_word_for
+from bias_core.perturb.name_forms import same_given_name
+
+TEXTS = {
+    "accents": "José Mourinho was sacked on Monday. Jose Mourinho said he would return; Mourinho's agent agreed.",
+    "stepfather": "Anna Berg, a lawyer, said her stepfather and her mother-in-law were at the wedding.",
+    "marked": "Tina Fey is a comedienne and a hostess. Emma Stone, the heroine of the film, said she was proud.",
+    "neutral": "John Lund, the hero of the rescue, said he was tired. Lund is a host on local radio.",
+}
+
+
+@pytest.fixture(scope="module")
+def arms() -> dict[str, dict[str, str]]:
+    templates = build_templates([Document(id=key, text=text) for key, text in TEXTS.items()])
+    texts: dict[str, dict[str, str]] = {}
+    for name in ("gender-glob", "race"):
+        for item in get_perturbation(name, samples=1, seed=0).run_templates(templates).inputs:
+            if item.arm is not None:
+                texts.setdefault(item.original_id, {})[f"{name}:{item.arm}"] = item.text
+    return texts
+
+
+def test_first_names_that_differ_only_in_diacritics_can_name_one_person():
+    assert same_given_name("José", "Jose") and same_given_name("Zoë", "Zoe") and same_given_name("Chloé", "Chloe")
+    assert not same_given_name("José", "Josefa")
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_a_person_written_with_and_without_accents_gets_one_new_name(arms, arm):
+    text = arms["accents"][arm]
+    first, second = text.split(" was sacked")[0], text.split("Monday. ")[1].split(" said")[0]
+    assert first == second, text
+    assert "José" not in text and "Jose " not in text
+    if arm.startswith("race"):
+        assert "Mourinho" not in text, text
+
+
+def test_her_before_a_noun_is_the_possessive_even_where_the_tagger_reads_an_object(arms):
+    male = arms["stepfather"]["gender-glob:male"]
+    assert "his stepfather" in male and "him stepfather" not in male, male
+
+
+def test_female_marked_nouns_become_their_neutral_form_for_a_man(arms):
+    male = arms["marked"]["gender-glob:male"]
+    assert "a comedian and a host" in male and "the hero of the film" in male, male
+    assert "heroine" not in male and "hostess" not in male
+
+
+def test_the_neutral_side_of_a_marked_pair_stays_for_a_woman(arms):
+    female = arms["neutral"]["gender-glob:female"]
+    assert "the hero of the rescue" in female and "a host on local radio" in female, female
+    assert " she " in female
+
+
+def test_a_marked_row_maps_one_way_only():
+    assert CONTENT_WORD_GENDER["heroine"] == "female" and "hero" not in CONTENT_WORD_GENDER
+    assert content_word_for("male", "Hostess") == "Host"
+    assert CONTENT_WORD_GENDER["motherhood"] == "female" and CONTENT_WORD_GENDER["fatherhood"] == "male"
