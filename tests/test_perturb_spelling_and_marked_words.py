@@ -15,6 +15,13 @@ TEXTS = {
     "stepfather": "Anna Berg, a lawyer, said her stepfather and her mother-in-law were at the wedding.",
     "marked": "Tina Fey is a comedienne and a hostess. Emma Stone, the heroine of the film, said she was proud.",
     "neutral": "John Lund, the hero of the rescue, said he was tired. Lund is a host on local radio.",
+    "king": ("Martin Luther King Jr. spoke in Washington. King said he had a dream, and Dr. King thanked his wife, "
+             "Coretta Scott King."),
+    "knight": "Gladys Knight sang on Sunday. Knight said she was thrilled.",
+    "leyen": ("Ursula von der Leyen spoke in Brussels on Monday. She said the union was strong. Von der Leyen thanked "
+              "her staff."),
+    "gaulle": "Charles de Gaulle led France after the war. He was proud of it. De Gaulle died in 1970.",
+    "leo": "Leonardo DiCaprio won the award. Leo said he was happy, and DiCaprio thanked his mother.",
 }
 
 
@@ -65,3 +72,32 @@ def test_a_marked_row_maps_one_way_only():
     assert CONTENT_WORD_GENDER["heroine"] == "female" and "hero" not in CONTENT_WORD_GENDER
     assert content_word_for("male", "Hostess") == "Host"
     assert CONTENT_WORD_GENDER["motherhood"] == "female" and CONTENT_WORD_GENDER["fatherhood"] == "male"
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_a_surname_that_is_a_gendered_noun_stays_a_surname(arms, arm):
+    for key, kept in (("king", "King"), ("knight", "Knight")):
+        text = arms[key][arm]
+        assert not any(word in text for word in ("Queen", "Dame")), text
+        if arm.startswith("gender"):
+            assert text.count(kept) == TEXTS[key].count(kept), text
+
+
+@pytest.mark.parametrize("arm", ["race:a", "race:b"])
+def test_a_surname_with_particles_is_one_name_where_the_ner_cut_or_mislabelled_it(arms, arm):
+    for key, surname in (("leyen", "Leyen"), ("gaulle", "Gaulle")):
+        text = arms[key][arm]
+        assert surname not in text and "Ursula" not in text and "Charles" not in text, text
+
+
+def test_the_given_name_before_a_particle_surname_is_swapped_in_a_gender_swap(arms):
+    assert arms["leyen"]["gender-glob:male"].split()[0] != "Ursula"
+    assert arms["gaulle"]["gender-glob:female"].split()[0] != "Charles"
+
+
+def test_a_first_name_written_short_by_its_first_letters_is_the_same_person(arms):
+    assert same_given_name("Leonardo", "Leo") and same_given_name("Natsuko", "Natsu")
+    assert not same_given_name("Joel", "Joe") and not same_given_name("Christina", "Chris")
+    for arm in ("gender-glob:male", "gender-glob:female"):
+        text = arms["leo"][arm]
+        assert "Leo" not in text and text.split()[0] == text.split(". ")[1].split()[0], text

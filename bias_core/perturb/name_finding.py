@@ -45,26 +45,15 @@ from typing import TYPE_CHECKING
 
 from bias_core.perturb.entity_template import EntityTemplate, Slot, finish_template, mark_surnames_elsewhere
 from bias_core.perturb.gendered_nouns import content_word_slots, world_noun_slots
-from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
+from bias_core.perturb.lexicon import CONTENT_WORD_KIND, NAME_SUFFIXES, RULER_TITLES, TITLE_GENDER, title_key
 from bias_core.perturb.mentions import (Entities, another_given_name_before, gender_from_first_name, in_full_name,
                                        initials_before, may_be_name)
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, middle_name_span, named_alone, plural_title_members,
                                           same_given_name, suffix_span, surname_first_tradition)
-from bias_core.perturb.name_parts import (
-    ALL_TITLES,
-    NAME_TITLES,
-    OFFICE_TITLES,
-    NamePart,
-    NameSpan,
-    is_census_first_name,
-    is_first_name,
-    is_listed_surname,
-    is_proper,
-    lowercase_words,
-    parse_name,
-    title_before,
-)
+from bias_core.perturb.name_parts import (ALL_TITLES, NAME_TITLES, OFFICE_TITLES, NamePart, NameSpan, is_census_first_name,
+                                          is_first_name, is_listed_surname, is_proper, lowercase_words, parse_name,
+                                          particle_surname_end, title_before)
 from bias_core.perturb.names import census_first_name, first_name_gender
 from bias_core.perturb.non_person_kinds import alias_of, cited_as_word, role_before
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES
@@ -169,6 +158,7 @@ class NerBuilder:
                 self._decline(ent.text, "a name cited as a word")
                 continue
             start, end = self._extend_single_name(ent)
+            end = particle_surname_end(self.tokens, end)  # "[Ursula von der] Leyen": the NER cut the surname
             end = self.evidence.headline_name_end(start, end)  # "Walter Kemp | Resigns" (issue 27)
             reason = self.evidence.non_person_span(start, end) if is_person else self.evidence.context_cue(start, end)
             if reason is not None:
@@ -433,10 +423,12 @@ class NerBuilder:
     def _name_slots(self) -> list[Slot]:
         """A slot per name mention; a middle name's takes the space before it, and a Jr./Sr. after a last name
         gets a slot of its own with its comma or space (``name_forms``). A kinship word taken for a name ("Dad, you
-        know, has done it … watching him") is a gendered word of its person, re-gendered with them."""
+        know, has done it … watching him") is a gendered word of its person, re-gendered with them; a surname that
+        is a gendered noun of another kind stays a surname (Martin Luther King, Gladys Knight, David Duke)."""
         slots = []
         for eid, kind, part in self.found.mentions.values():
-            kind = "content_word" if kind == "last_name" and part.text.lower() in CONTENT_WORD_GENDER else kind
+            kind = "content_word" if kind == "last_name" and CONTENT_WORD_KIND.get(part.text.lower()) == "relation" \
+                else kind
             token = self.token_at.get(part.start)
             label = token.ent_type_ if token is not None else None
             start, end = middle_name_span(self.text, part.start, part.end) if kind == "middle_name" \

@@ -16,7 +16,7 @@ name tables list it ("Dame Zaha Mohammad Hadid"). Leading titles ("President", "
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -189,6 +189,15 @@ def _join_particle_surname(text: str, words: list[tuple[int, str]]) -> tuple[lis
             return words[:i] + [(start, text[start:end])], True
         return words, False
     return words, False
+
+
+def particle_surname_end(tokens: Sequence[Token], end: int) -> int:
+    """Where a name span ends once a surname particle it ends on takes the capitalised word after it: the NER cuts
+    "[Ursula von der] Leyen" (labelling "Leyen" a place), and a particle never ends a name."""
+    if 0 < end < len(tokens) and tokens[end - 1].lower_ in SURNAME_PARTICLES and tokens[end - 1].text.islower() \
+            and is_proper(tokens[end]) and tokens[end].text[:1].isupper():
+        return end + 1
+    return end
 
 
 def _title_gender(titles: list[str]) -> str | None:

@@ -78,6 +78,8 @@ from bias_core.perturb.lexicon import title_key
 from bias_core.perturb.name_parts import (
     ALL_TITLES,
     INITIALS,
+    NAME_WORD,
+    SURNAME_PARTICLES,
     ent_key,
     is_census_first_name,
     is_first_name,
@@ -317,6 +319,8 @@ def looks_like_name(ent: Span) -> bool:
     with a title, a role or a pronoun. Places and buildings (GPE, LOC, FAC) are never taken for people this way:
     "Virginia Beach", "Santa Barbara"."""
     words = ent.text.split()  # "Jean-Pierre" is three tokens but one word
+    if ent.label_ in ("ORG", "NORP") and _particle_name(words):
+        return True  # "Charles de Gaulle" tagged ORG: a census first name, a surname particle, a capitalised word
     if len(words) >= 3 and not is_census_first_name(words[0]) and is_census_first_name(words[1]):
         words = words[1:]  # a job word before the name ("Historian Margaret Ellis"), dropped by parse_name
     if ent.label_ not in ("ORG", "NORP") or not 2 <= len(words) <= 3 \
@@ -330,6 +334,15 @@ def looks_like_name(ent: Span) -> bool:
             and all(INITIALS.fullmatch(w) or is_census_first_name(w) for w in words[1:-1])
             and is_listed_surname(words[-1])
             and title_key(words[-1]) not in ORGANISATION_WORDS)
+
+
+def _particle_name(words: list[str]) -> bool:
+    """Whether a span's words are a given name and a surname that begins with particles ("Charles de Gaulle",
+    "Ursula von der Leyen"), no place or organisation word at its end."""
+    particles = [i for i, word in enumerate(words) if word in SURNAME_PARTICLES]
+    return 3 <= len(words) <= 4 and is_census_first_name(words[0]) and particles == list(range(1, len(words) - 1)) \
+        and NAME_WORD.fullmatch(words[-1]) is not None and words[-1][0].isupper() \
+        and title_key(words[-1]) not in ORGANISATION_WORDS
 
 
 SENTENCE_CAPITAL = ("a word whose capital says nothing of a name (it begins a sentence and is also written in lower "
