@@ -22,6 +22,9 @@ TEXTS = {
               "her staff."),
     "gaulle": "Charles de Gaulle led France after the war. He was proud of it. De Gaulle died in 1970.",
     "leo": "Leonardo DiCaprio won the award. Leo said he was happy, and DiCaprio thanked his mother.",
+    "stefani": ("Stefani Joanne Angelina Germanotta (born March 28, 1986), known professionally as Lady Gaga, is an "
+                "American singer. Germanotta began performing as a teenager. Gaga said she was shy."),
+    "franklin": "Eleanor Roosevelt was first lady. Roosevelt said she was proud of her husband, Franklin.",
 }
 
 
@@ -101,3 +104,14 @@ def test_a_first_name_written_short_by_its_first_letters_is_the_same_person(arms
     for arm in ("gender-glob:male", "gender-glob:female"):
         text = arms["leo"][arm]
         assert "Leo" not in text and text.split()[0] == text.split(". ")[1].split()[0], text
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_a_first_name_the_ner_tagged_apart_before_a_full_name_is_that_persons(arms, arm):
+    text = arms["stefani"][arm]  # the NER tags "Stefani" NORP and "Joanne Angelina Germanotta" PERSON
+    assert "Stefani" not in text and "Joanne" not in text, text
+
+
+def test_a_world_noun_in_apposition_with_a_given_name_no_swap_renames_stays(arms):
+    assert "her husband, Franklin" in arms["franklin"]["gender-glob:female"]
+    assert "his husband, Franklin" in arms["franklin"]["gender-glob:male"]

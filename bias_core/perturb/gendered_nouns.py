@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from bias_core.common.nlp import sentence_of
 from bias_core.perturb.entity_template import Slot
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
+from bias_core.perturb.name_parts import is_census_first_name
 from bias_core.perturb.pronoun_referents import person_nouns
 
 if TYPE_CHECKING:
@@ -101,11 +102,14 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
     women", "ladies and gentlemen": people of both genders, not one person), a modifier of a word that names no person
     ("mother tongue", "man hours"), a noun inside a name of something else (``_usable``), and a noun the parse ties
     to somebody every world keeps as written: a name no swap renames ("My brother was Mayor later, Thomas
-    D’Alesandro"), or a pronoun none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with
+    D’Alesandro"; "her husband, Franklin", a census given name the NER left unlabelled), or a pronoun none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with
     Harris found by no swap)."""
     rewritten = {slot.start for slot in pronoun_slots if slot.entity_id is not None or slot.world}
     kept = {t.i: "kept" for t in tokens if (t.text.lower() in PRONOUN_GENDER and t.idx not in rewritten)
             or (t.ent_type_ == "PERSON" and t.i not in taken)}
+    # A given name in apposition that no swap renames keeps its noun whatever the NER made of it ("his father,
+    # Abram" with Abram tagged WORK_OF_ART); only in apposition, as its pronouns elsewhere are the world's.
+    unnamed = {t.i for t in tokens if t.tag_ == "NNP" and t.i not in taken and is_census_first_name(t.text)}
     slots = []
     for token in tokens:
         word = token.text.lower()
@@ -114,7 +118,8 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
         if not _as_name(token, word) and (not _usable(token, word, {})
                                           or token.tag_ in ("NNP", "NNPS") and not token.is_sent_start):
             continue
-        if _referents(token, kept) or _predicated_of(token, kept):
+        if _referents(token, kept) or _predicated_of(token, kept) \
+                or any(c.dep_ == "appos" and c.i in unnamed for c in token.children):
             continue
         if token.dep_ in ("compound", "amod", "nmod") and not _names_person(token.head):
             continue

@@ -227,13 +227,13 @@ class NerBuilder:
 
     def _extend_single_name(self, ent) -> tuple[int, int]:
         """Token range of a PERSON span, widened when the NER cut a name in half ("Marcus [Bell]", "[Marcus] Bell",
-        "Ebony [Marie Tate]": a first name before a first and last name makes the span's first word a middle
-        name)."""
+        "Ebony [Marie Tate]", "Stefani [Joanne Angelina Germanotta]" with "Stefani" tagged NORP: a first name before
+        a first and last name makes the span's first word a middle name)."""
         start, end = ent.start, ent.end
         before = self.tokens[start - 1] if start > 0 else None
-        if end - start == 2 and before is not None and is_first_name(self.tokens[start].text) \
-                and self._is_name_token(before.i) and is_first_name(before.text) and first_name_gender(before.text) \
-                and title_key(before.text) not in ALL_TITLES and not before.ent_type_:
+        if end - start in (2, 3) and before is not None and is_first_name(self.tokens[start].text) \
+                and is_proper(before) and is_first_name(before.text) and first_name_gender(before.text) \
+                and title_key(before.text) not in ALL_TITLES and before.ent_type_ in ("", "NORP"):
             return start - 1, end
         if end - start != 1:
             return start, end
