@@ -25,6 +25,9 @@ TEXTS = {
     "stefani": ("Stefani Joanne Angelina Germanotta (born March 28, 1986), known professionally as Lady Gaga, is an "
                 "American singer. Germanotta began performing as a teenager. Gaga said she was shy."),
     "franklin": "Eleanor Roosevelt was first lady. Roosevelt said she was proud of her husband, Franklin.",
+    "leonard": "Naomi Wolf said her father, Leonard, inspired her.",
+    "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
+              "interviews. Zimmerman's father owned a shop."),
 }
 
 
@@ -115,3 +118,14 @@ def test_a_first_name_the_ner_tagged_apart_before_a_full_name_is_that_persons(ar
 def test_a_world_noun_in_apposition_with_a_given_name_no_swap_renames_stays(arms):
     assert "her husband, Franklin" in arms["franklin"]["gender-glob:female"]
     assert "his husband, Franklin" in arms["franklin"]["gender-glob:male"]
+
+
+def test_a_lower_case_kinship_noun_the_tagger_called_proper_is_tied_to_its_apposition(arms):
+    female = arms["leonard"]["gender-glob:female"]  # the tagger reads "father" as NNP here
+    assert "her mother, " in female and "Leonard" not in female, female
+
+
+@pytest.mark.parametrize("arm", ["race:a", "race:b"])
+def test_the_surname_of_a_stage_name_stays_as_written_while_the_real_one_is_swapped(arms, arm):
+    text = arms["dylan"][arm]
+    assert "Zimmerman" not in text and text.count("Dylan") == 2, text

@@ -246,6 +246,8 @@ class EntityTemplate:
             return match_case(slot.text, choice.first_name) if choice and choice.first_name else None
         if slot.kind == "last_name":
             return match_case(slot.text, choice.last_name) if choice and choice.last_name else None
+        if slot.kind == "alias_last_name":  # a stage or pen name's surname stays as written (``name_finding``)
+            return None
         if slot.kind == "initial":
             return initials_for(choice.first_name, slot.text) if choice and choice.first_name else None
         if slot.kind == "plural_title":

@@ -116,7 +116,7 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
         if word not in CONTENT_WORD_GENDER or token.i in taken:
             continue
         if not _as_name(token, word) and (not _usable(token, word, {})
-                                          or token.tag_ in ("NNP", "NNPS") and not token.is_sent_start):
+                                          or _capitalised_proper(token)):
             continue
         if _referents(token, kept) or _predicated_of(token, kept) \
                 or any(c.dep_ == "appos" and c.i in unnamed for c in token.children):
@@ -253,11 +253,17 @@ def _usable(token: Token, word: str, owner: Mapping[int, str]) -> bool:
         return True
     if token.tag_ not in _NOUN_TAGS:
         return False
-    if token.tag_ in ("NNP", "NNPS") and not token.is_sent_start:
+    if _capitalised_proper(token):
         # "Congressman Dale Hughes"; a predicate "she was made a Dame" (an article before it: no name's word)
         return (token.dep_ == "compound" and _named_head(token, owner) is not None) or (
             token.dep_ in ("attr", "oprd") and any(c.dep_ == "det" for c in token.children))
     return True
+
+
+def _capitalised_proper(token: Token) -> bool:
+    """A proper noun written with a capital inside a sentence ("Man Booker Prize"); the tagger also calls some
+    lower-case nouns proper ("her father, Leonard"), and those are common nouns."""
+    return token.tag_ in ("NNP", "NNPS") and not token.is_sent_start and token.text[:1].isupper()
 
 
 def _named_head(token: Token, owner: Mapping[int, str]) -> int | None:

@@ -424,11 +424,15 @@ class NerBuilder:
         """A slot per name mention; a middle name's takes the space before it, and a Jr./Sr. after a last name
         gets a slot of its own with its comma or space (``name_forms``). A kinship word taken for a name ("Dad, you
         know, has done it … watching him") is a gendered word of its person, re-gendered with them; a surname that
-        is a gendered noun of another kind stays a surname (Martin Luther King, Gladys Knight, David Duke)."""
+        is a gendered noun of another kind stays a surname (Martin Luther King, Gladys Knight, David Duke), and the
+        surname of a stage or pen name is kept as written ("Robert Zimmerman, better known as Bob Dylan" would read
+        "Brian Larson, better known as Brian Larson" with one new surname for both)."""
         slots = []
         for eid, kind, part in self.found.mentions.values():
             kind = "content_word" if kind == "last_name" and CONTENT_WORD_KIND.get(part.text.lower()) == "relation" \
                 else kind
+            if kind == "last_name" and part.text in self.found.surname_aliases.get(eid, ()):
+                kind = "alias_last_name"  # "better known as Bob Dylan": a name of their own choosing, kept
             token = self.token_at.get(part.start)
             label = token.ent_type_ if token is not None else None
             start, end = middle_name_span(self.text, part.start, part.end) if kind == "middle_name" \
