@@ -26,6 +26,7 @@ TEXTS = {
                 "American singer. Germanotta began performing as a teenager. Gaga said she was shy."),
     "franklin": "Eleanor Roosevelt was first lady. Roosevelt said she was proud of her husband, Franklin.",
     "leonard": "Naomi Wolf said her father, Leonard, inspired her.",
+    "william": "The author Henry James died in 1916. Henry's brother William was a philosopher.",
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -129,3 +130,11 @@ def test_a_lower_case_kinship_noun_the_tagger_called_proper_is_tied_to_its_appos
 def test_the_surname_of_a_stage_name_stays_as_written_while_the_real_one_is_swapped(arms, arm):
     text = arms["dylan"][arm]
     assert "Zimmerman" not in text and text.count("Dylan") == 2, text
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_a_lower_case_kinship_word_before_a_given_name_is_no_title(arms, arm):
+    text = arms["william"][arm]  # "his brother William" is a first name, not a surname after "Brother"
+    assert "William" not in text, text
+    if arm == "gender-glob:female":
+        assert "sister" in text, text

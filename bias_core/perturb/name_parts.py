@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bias_core.perturb.lexicon import (
+    CONTENT_WORD_KIND,
     GIVEN_NAME_TITLES,
     NAME_SUFFIXES,
     NEUTRAL_TITLES,
@@ -277,8 +278,9 @@ _INITIAL = re.compile(r"[A-Z]\.")
 
 
 def title_before(token: Token) -> Token | None:
-    """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case; spaces
-    and initials between them are skipped ("Mr  Levy", "Mr. W. Lansing Gleason")."""
+    """The title right before a name: gendered or surname titles capitalised, others ("coach") in any case but a
+    kinship word, which is a title only capitalised ("Brother John", not "his brother William"); spaces and initials
+    between them are skipped ("Mr  Levy", "Mr. W. Lansing Gleason")."""
     i = token.i - 1
     initials = 0
     while i >= 0 and (token.doc[i].is_space or initials < 2 and _INITIAL.fullmatch(token.doc[i].text)):
@@ -291,7 +293,7 @@ def title_before(token: Token) -> Token | None:
     key = title_key(previous.text)
     if previous.text[:1].isupper() and key in NAME_TITLES:
         return previous
-    if key in OFFICE_TITLES:
+    if key in OFFICE_TITLES and (previous.text[:1].isupper() or CONTENT_WORD_KIND.get(key) != "relation"):
         return previous
     # An office of a place or portfolio between the title and the name: "Ambassador to the United States Hamdullah
     # Mohib", "Minister of Finance Ngozi Okonjo-Iweala" (up to four words after the preposition).
