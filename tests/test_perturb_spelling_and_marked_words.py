@@ -9,6 +9,7 @@ from bias_core.common.records import Document
 from bias_core.perturb import build_templates, get_perturbation
 from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, content_word_for
 from bias_core.perturb.name_forms import same_given_name
+from bias_core.perturb.names import first_name_gender
 
 TEXTS = {
     "accents": "José Mourinho was sacked on Monday. Jose Mourinho said he would return; Mourinho's agent agreed.",
@@ -27,6 +28,8 @@ TEXTS = {
     "franklin": "Eleanor Roosevelt was first lady. Roosevelt said she was proud of her husband, Franklin.",
     "leonard": "Naomi Wolf said her father, Leonard, inspired her.",
     "william": "The author Henry James died in 1916. Henry's brother William was a philosopher.",
+    "bocelli": "Andrea Bocelli sang in Rome. Bocelli said he was moved by the crowd.",
+    "sells": "My name is Amy Sells. The hearing began at nine and ran late. At noon he left the room.",
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -138,3 +141,21 @@ def test_a_lower_case_kinship_word_before_a_given_name_is_no_title(arms, arm):
     assert "William" not in text, text
     if arm == "gender-glob:female":
         assert "sister" in text, text
+
+
+def _first_word_gender(text: str) -> str | None:
+    return first_name_gender(text.split()[0])
+
+
+@pytest.mark.parametrize("arm", ["race:a", "race:b"])
+def test_a_name_the_census_gives_one_gender_yields_to_pronouns_the_parse_gives_its_bearer(arms, arm):
+    text = arms["bocelli"][arm]  # the census gives Andrea to women; "Bocelli said he" makes him a man
+    assert _first_word_gender(text) == "male" and " he " in text, text
+
+
+def test_a_pronoun_only_recency_would_give_does_not_overrule_the_census():
+    [template] = build_templates([Document(id="sells", text=TEXTS["sells"])])
+    [person] = template.entities
+    assert (person.gender, person.gender_source) == ("female", "first_name")
+    [bocelli] = build_templates([Document(id="bocelli", text=TEXTS["bocelli"])])[0].entities
+    assert (bocelli.gender, bocelli.gender_source) == ("male", "pronoun")

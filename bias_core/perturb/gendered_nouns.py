@@ -102,8 +102,8 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
     women", "ladies and gentlemen": people of both genders, not one person), a modifier of a word that names no person
     ("mother tongue", "man hours"), a noun inside a name of something else (``_usable``), and a noun the parse ties
     to somebody every world keeps as written: a name no swap renames ("My brother was Mayor later, Thomas
-    D’Alesandro"; "her husband, Franklin", a census given name the NER left unlabelled), or a pronoun none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with
-    Harris found by no swap)."""
+    D’Alesandro"; "her husband, Franklin", a census given name in apposition whatever its NER label), or a pronoun
+    none of ``pronoun_slots`` rewrites ("KAMALA HARRIS … she is the first woman" with Harris found by no swap)."""
     rewritten = {slot.start for slot in pronoun_slots if slot.entity_id is not None or slot.world}
     kept = {t.i: "kept" for t in tokens if (t.text.lower() in PRONOUN_GENDER and t.idx not in rewritten)
             or (t.ent_type_ == "PERSON" and t.i not in taken)}

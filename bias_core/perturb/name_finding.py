@@ -51,9 +51,9 @@ from bias_core.perturb.mentions import (Entities, another_given_name_before, gen
 from bias_core.perturb.name_candidates import candidate_entities
 from bias_core.perturb.name_forms import (PLURAL_TITLE_GENDER, middle_name_span, named_alone, plural_title_members,
                                           same_given_name, suffix_span, surname_first_tradition)
-from bias_core.perturb.name_parts import (ALL_TITLES, NAME_TITLES, OFFICE_TITLES, NamePart, NameSpan, is_census_first_name,
-                                          is_first_name, is_listed_surname, is_proper, lowercase_words, parse_name,
-                                          particle_surname_end, title_before)
+from bias_core.perturb.name_parts import (ALL_TITLES, NAME_TITLES, OFFICE_TITLES, NamePart, NameSpan,
+                                          is_census_first_name, is_first_name, is_listed_surname, is_proper,
+                                          lowercase_words, parse_name, particle_surname_end, title_before)
 from bias_core.perturb.names import census_first_name, first_name_gender
 from bias_core.perturb.non_person_kinds import alias_of, cited_as_word, role_before
 from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES

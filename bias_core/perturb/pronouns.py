@@ -141,9 +141,11 @@ def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[Te
     a man's name beside it. A person whose gender came only from the census, from a name it gives both genders in
     earnest (``names.census_gender_is_weak``), whom no pronoun of that gender reached, takes the other gender when,
     read so, a pronoun the first reading left to nobody resolves to them. Names the census gives one gender keep it:
-    read with the other gender, Ivan Turgenev took the "she"s of the actress his biography's sentences were about."""
-    candidates = [entity for entity in entities if entity.gender_source == "first_name" and entity.gender
-                  and census_gender_is_weak(entity.first_name)]
+    read with the other gender, Ivan Turgenev took the "she"s of the actress his biography's sentences were about —
+    unless nobody of the other gender is named and the parse itself gives them every such pronoun ("Andrea Bocelli
+    sang. Bocelli said he was moved": read with the census, "he" had nobody and a race swap gave him a woman's
+    name)."""
+    candidates = [entity for entity in entities if entity.gender_source == "first_name" and entity.gender]
     if not candidates:
         return
     trial = copy.deepcopy(list(entities))
@@ -158,9 +160,15 @@ def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[Te
         flipped = next(e for e in trial if e.entity_id == entity.entity_id)
         flipped.gender = other
         _, readings = _pronoun_pass(tokens, trial, positions, dict(name_of))
-        gained = sum(reading.entity_id == entity.entity_id and reading.gender == other for reading in readings)
+        gained = [reading for reading in readings if reading.entity_id == entity.entity_id and reading.gender == other]
+        if not census_gender_is_weak(entity.first_name) and (
+                any(e.gender == other for e in entities) or not all(r.note == _BY_PARSE for r in gained)):
+            continue  # a name the census gives one gender yields only to the parse, every gained pronoun by it
         if gained:
             entity.gender, entity.gender_source = other, "pronoun"
+
+
+_BY_PARSE = "the subject of a clause above it"
 
 
 def _named(referent: Token | None) -> bool:
@@ -219,7 +227,7 @@ def resolve(token: Token, gender: str, entities: Sequence[TemplateEntity], posit
         found = previous_subject(token, gender, name_of, genders, earlier)
     if found is not None:
         if found.entity_id is not None:
-            return _reading(token, gender, "entity", found.entity_id, "the subject of a clause above it")
+            return _reading(token, gender, "entity", found.entity_id, _BY_PARSE)
         if found is UNRESOLVED:
             return _reading(token, gender, "ambiguous", None, "continues a pronoun left unresolved",
                             candidates=_in_scope(token, gender, entities, positions, set()))
