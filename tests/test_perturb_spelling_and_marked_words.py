@@ -30,6 +30,7 @@ TEXTS = {
     "william": "The author Henry James died in 1916. Henry's brother William was a philosopher.",
     "bocelli": "Andrea Bocelli sang in Rome. Bocelli said he was moved by the crowd.",
     "sells": "My name is Amy Sells. The hearing began at nine and ran late. At noon he left the room.",
+    "ana": "Police named the victims as Maria Gonzalez, 34, and her daughter, Ana, 12. Ana was a student.",
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -159,3 +160,11 @@ def test_a_pronoun_only_recency_would_give_does_not_overrule_the_census():
     assert (person.gender, person.gender_source) == ("female", "first_name")
     [bocelli] = build_templates([Document(id="bocelli", text=TEXTS["bocelli"])])[0].entities
     assert (bocelli.gender, bocelli.gender_source) == ("male", "pronoun")
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_an_untagged_given_name_in_apposition_with_a_kinship_noun_is_a_person(arms, arm):
+    text = arms["ana"][arm]  # the small model tags no entity on "Ana"
+    assert "Ana," not in text and "Ana was" not in text, text
+    if arm == "gender-glob:male":
+        assert "his son, " in text, text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bias_core.perturb.lexicon import title_key
+from bias_core.perturb.lexicon import CONTENT_WORD_KIND, title_key
 from bias_core.perturb.name_parts import INITIALS, NAME_WORD, is_census_first_name, is_listed_surname
 from bias_core.perturb.person_cues import ORGANISATION_WORDS
 from bias_core.perturb.person_evidence import gazetteer_places
@@ -19,7 +19,8 @@ def candidate_entities(doc: Doc) -> list[Span]:
     caption under it, tagged as one ORG), plus the runs of proper nouns the NER left untagged that read as a census
     first name, then first names or initials, then a listed surname ("Brock Wyatt Holt (born June 11, 1988)"): those
     are candidates labelled ORG, which ``looks_like_name`` checks and which still need a title, role or pronoun, or
-    PERSON when a biography's "(born …)" follows."""
+    PERSON when a biography's "(born …)" follows; and an untagged given name in apposition with a kinship noun,
+    labelled PERSON ("her daughter, Ana, 12")."""
     from spacy.tokens import Span
 
     ents: list[Span] = []
@@ -46,5 +47,17 @@ def candidate_entities(doc: Doc) -> list[Span]:
                 and title_key(words[-1]) not in ORGANISATION_WORDS:
             born = end + 1 < len(doc) and doc[end].text == "(" and doc[end + 1].lower_ in ("born", "née", "nee")
             ents.append(Span(doc, i, end, label="PERSON" if born else "ORG"))
+        elif len(words) == 1 and _kin_apposition(doc[i]):
+            ents.append(Span(doc, i, end, label="PERSON"))
         i = max(end, i + 1)
     return sorted(ents, key=lambda span: span.start)
+
+
+def _kin_apposition(token) -> bool:
+    """Whether an untagged word is a census given name in apposition with a kinship noun ("her daughter, Ana, 12";
+    "his son Charles"): that relative's name, which the small model often leaves untagged."""
+    head = token.head
+    kin = head if token.dep_ == "appos" else next((c for c in token.children if c.dep_ in ("compound", "appos")
+                                                   and c.i == token.i - 1), None)
+    return kin is not None and CONTENT_WORD_KIND.get(kin.lower_) == "relation" and kin.text.islower() \
+        and is_census_first_name(token.text) and token.text[:1].isupper()
