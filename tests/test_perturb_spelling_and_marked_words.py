@@ -31,6 +31,8 @@ TEXTS = {
     "bocelli": "Andrea Bocelli sang in Rome. Bocelli said he was moved by the crowd.",
     "sells": "My name is Amy Sells. The hearing began at nine and ran late. At noon he left the room.",
     "ana": "Police named the victims as Maria Gonzalez, 34, and her daughter, Ana, 12. Ana was a student.",
+    "radio": ("Blake Aaron's album was played on KTWV The Wave Los Angeles, KIFM San Diego, KKSF San Francisco and "
+              "WNUA Chicago. Aaron said he was pleased."),
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -168,3 +170,9 @@ def test_an_untagged_given_name_in_apposition_with_a_kinship_noun_is_a_person(ar
     assert "Ana," not in text and "Ana was" not in text, text
     if arm == "gender-glob:male":
         assert "his son, " in text, text
+
+
+@pytest.mark.parametrize("arm", ["gender-glob:male", "gender-glob:female", "race:a", "race:b"])
+def test_a_rare_first_name_that_opens_place_names_opens_no_full_name(arms, arm):
+    text = arms["radio"][arm]  # the NER tags "KKSF San Francisco" PERSON, and the census lists "San"
+    assert "San Francisco" in text and "San Diego" in text and "Blake" not in text, text

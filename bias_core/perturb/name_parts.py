@@ -30,7 +30,7 @@ from bias_core.perturb.lexicon import (
     title_key,
 )
 from bias_core.perturb.names import census_first_name, first_name_gender, is_census_surname
-from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, ROLE_TITLES
+from bias_core.perturb.person_cues import NO_EVIDENCE_TITLES, ORGANISATION_WORDS, PLACE_PREFIXES, ROLE_TITLES
 from bias_core.perturb.rosenman import is_voter_first_name, is_voter_surname
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     # first name follows and the span still has a first and a last part.
     # After Sir or Dame the next word is the given name, listed or not ("Dame Zaha Mohammad Hadid").
     given_title = bool(titles) and titles[-1] in GIVEN_NAME_TITLES
-    if len(words) >= 3 and not given_title and not is_first_name(words[0][1]) and is_first_name(words[1][1]):
+    if len(words) >= 3 and not given_title and not is_first_name(words[0][1]) and _opens_name(words[1][1]):
         words = words[1:]
     if words and title_key(words[-1][1]) in ORGANISATION_WORDS:
         return None
@@ -156,7 +156,7 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     # and a surname, listed or not ("Ambassador … Hamdullah Mohib").
     titled_pair = (bool(titles) or after_role) and len(parts) == 2 and parts[0].text.lower() not in common_words
     is_full = len(parts) > 1 and ((given_title or titled_pair) and not INITIALS.fullmatch(parts[0].text) or (
-        is_first_name(parts[0].text) and is_surname(last.text, common_words)
+        _opens_name(parts[0].text) and is_surname(last.text, common_words)
         and not is_common_word_more_than_name(parts[0].text, common_words)
         and not is_common_word_more_than_surname(last.text, common_words)))
     # A quoted nickname ("William "Bill" Clinton") is a middle part: it goes with the first name it shortens.
@@ -190,6 +190,12 @@ def _join_particle_surname(text: str, words: list[tuple[int, str]]) -> tuple[lis
             return words[:i] + [(start, text[start:end])], True
         return words, False
     return words, False
+
+
+def _opens_name(word: str) -> bool:
+    """Whether a word can be the first name a full name opens with: a first name, but not a rare one that opens
+    place names ("KKSF San Francisco", tagged PERSON: "San" is a census first name, 0.001 percent)."""
+    return is_first_name(word) and not (title_key(word) in PLACE_PREFIXES and is_rare_first_name(word))
 
 
 def particle_surname_end(tokens: Sequence[Token], end: int) -> int:
