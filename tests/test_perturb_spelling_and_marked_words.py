@@ -33,6 +33,12 @@ TEXTS = {
     "ana": "Police named the victims as Maria Gonzalez, 34, and her daughter, Ana, 12. Ana was a student.",
     "radio": ("Blake Aaron's album was played on KTWV The Wave Los Angeles, KIFM San Diego, KKSF San Francisco and "
               "WNUA Chicago. Aaron said he was pleased."),
+    "brother": ("With deep sadness the parents of Jules Bianchi, Philippe and Christine, his brother Tom and sister "
+                "Mélanie, wish to make it known that Jules passed away."),
+    "barlow": ("Born to Republican state legislator Norman Barlow and his wife Miriam, Barlow was raised on the Bar "
+               "Cross Ranch in Pinedale, Wyoming."),
+    "president": ('Lee Bollinger turned to Mahmoud Ahmadinejad: "Mr. President, you exhibit all the signs of a petty '
+                  'dictator." Ahmadinejad said he was insulted.'),
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -176,3 +182,19 @@ def test_an_untagged_given_name_in_apposition_with_a_kinship_noun_is_a_person(ar
 def test_a_rare_first_name_that_opens_place_names_opens_no_full_name(arms, arm):
     text = arms["radio"][arm]  # the NER tags "KKSF San Francisco" PERSON, and the census lists "San"
     assert "San Francisco" in text and "San Diego" in text and "Blake" not in text, text
+
+
+def test_a_kinship_noun_in_apposition_to_a_word_that_names_nobody_ties_to_its_own_name(arms):
+    female = arms["brother"]["gender-glob:female"]  # "brother" hangs from "parents", "Tom" from "brother"
+    assert "her sister " in female and "brother" not in female, female
+
+
+def test_the_name_right_after_a_possessed_kinship_noun_is_that_relative_where_the_parse_splits_them(arms):
+    male = arms["barlow"]["gender-glob:male"]  # the parser makes "wife" a conjunct and "Miriam" a modifier
+    assert "his husband " in male and "wife" not in male, male
+
+
+def test_mr_before_an_office_with_no_name_is_the_office_holders_title_in_a_one_gender_world(arms):
+    assert '"Madam President, you' in arms["president"]["gender-glob:female"]
+    assert '"Mr. President, you' in arms["president"]["gender-glob:male"]
+    assert '"Mr. President, you' in arms["president"]["race:a"]

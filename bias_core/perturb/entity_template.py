@@ -277,6 +277,10 @@ class EntityTemplate:
     def _world_replacement(slot: Slot, gender: str) -> str:
         if slot.kind == "pronoun":
             return pronoun_for(gender, slot.form or "subject", slot.text)
+        if slot.kind == "title" and slot.form == "address":  # "Mr. President" ↔ "Madam President" (``gendered_nouns``)
+            if gender == "female":
+                return slot.text if slot.text.rstrip(".").lower() in ("madam", "madame") else "Madam"
+            return slot.text if slot.text.rstrip(".").lower() == "mr" else "Mr."
         return content_word_for(gender, slot.text)
 
     def _common_gender(self, entity_ids: tuple[str, ...], choices: dict[str, EntityChoice]) -> str | None:

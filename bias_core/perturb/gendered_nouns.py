@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from bias_core.common.nlp import sentence_of
 from bias_core.perturb.entity_template import Slot
-from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, PRONOUN_GENDER
+from bias_core.perturb.lexicon import CONTENT_WORD_GENDER, CONTENT_WORD_KIND, NEUTRAL_TITLES, PRONOUN_GENDER, title_key
 from bias_core.perturb.name_parts import is_census_first_name
 from bias_core.perturb.pronoun_referents import person_nouns
 
@@ -126,6 +126,20 @@ def world_noun_slots(tokens: Sequence[Token], taken: set[int], pronoun_slots: Se
         if _beside_counterpart(token) or _names_somebody(token):
             continue
         slots.append(Slot(token.idx, token.idx + len(token.text), "content_word", token.text, None, world="unnamed"))
+    return slots + _address_titles(tokens, taken)
+
+
+def _address_titles(tokens: Sequence[Token], taken: set[int]) -> list[Slot]:
+    """A world slot per "Mr." or "Madam" that addresses or names the holder of an office with no name after it
+    ("Mr. President, you exhibit …", "Madam Speaker"): the office holder's title, in the world's gender."""
+    slots = []
+    for token in tokens[:-1]:
+        office = token.doc[token.i + 1]
+        if title_key(token.text) in ("mr", "madam", "madame") and token.text[:1].isupper() and token.i not in taken \
+                and office.text[:1].isupper() and title_key(office.text) in NEUTRAL_TITLES and office.i not in taken \
+                and not (office.i + 1 < len(token.doc) and office.nbor(1).ent_type_ == "PERSON"):
+            slots.append(Slot(token.idx, token.idx + len(token.text), "title", token.text, None, "address",
+                              world="unnamed"))
     return slots
 
 
@@ -287,9 +301,22 @@ def _referents(token: Token, owner: Mapping[int, str]) -> list[int]:
         return [named]
     if token.dep_ in ("compound", "amod", "nmod", "appos") and head.tag_ in ("NN", "NNS") and head.i != token.i:
         # a gendered modifier, or a noun in apposition, describes whom its head noun describes: "Japan's first
-        # prominent woman writer" (she was … writer), "a Swiss mathematician, the son of Johann" (Daniel was …)
-        return _referents(head, owner)
-    if token.dep_ == "appos" and head.i in owner:  # "Lund, the son of …"; "Okafor and Sims, both women"
+        # prominent woman writer" (she was … writer), "a Swiss mathematician, the son of Johann" (Daniel was …);
+        # an appositive that describes nobody so may still name somebody itself ("the parents of Jules, his brother
+        # Tom and …", "Anything else … My wife Liz and I")
+        described = _referents(head, owner)
+        if described or token.dep_ != "appos":
+            return described
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if following is not None and following.i in owner and following.tag_ == "NNP" and following.head.i != token.i \
+            and any(c.dep_ == "poss" for c in token.children) and CONTENT_WORD_KIND.get(token.lower_) == "relation":
+        # "his wife Miriam" that the parser split (wife a conjunct, Miriam a modifier elsewhere): the name right
+        # after a possessed kinship noun is that relative's
+        return [following.i]
+    own_name = next((c for c in token.children if c.dep_ in ("appos", "compound") and c.i in owner), None)
+    if token.dep_ == "appos" and head.i in owner and not (
+            own_name is not None and any(c.dep_ == "poss" for c in token.children)):
+        # "Lund, the son of …"; "Okafor and Sims, both women"; but "Jules Bianchi, …, his brother Tom" is Tom
         return _with_conjuncts(head, owner)
     if token.dep_ == "appos" and head.ent_type_ in ("GPE", "LOC", "FAC") and head.dep_ == "pobj":
         # "Moreau was born in Paris, the daughter of …": a person noun cannot describe the place the parser hung
