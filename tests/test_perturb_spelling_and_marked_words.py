@@ -39,6 +39,11 @@ TEXTS = {
                "Cross Ranch in Pinedale, Wyoming."),
     "president": ('Lee Bollinger turned to Mahmoud Ahmadinejad: "Mr. President, you exhibit all the signs of a petty '
                   'dictator." Ahmadinejad said he was insulted.'),
+    "caption": ("Adam Kokesh is running for president.\n\nAdam Kokesh Image: The Adam Kokesh Referendum Project.\n\n"
+                "Kokesh said he would win."),
+    "suharto": ('Suharto was buried in Surakarta, Central Java. His daughter said, "May God bless him and forgive '
+                'all of his mistakes."'),
+    "corps": "Turner joined the Reserve Officer Training Corps in college. Abraham Turner said he loved it.",
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -198,3 +203,15 @@ def test_mr_before_an_office_with_no_name_is_the_office_holders_title_in_a_one_g
     assert '"Madam President, you' in arms["president"]["gender-glob:female"]
     assert '"Mr. President, you' in arms["president"]["gender-glob:male"]
     assert '"Mr. President, you' in arms["president"]["race:a"]
+
+
+def test_a_caption_credit_label_after_a_name_is_no_surname():
+    [template] = build_templates([Document(id="caption", text=TEXTS["caption"])])
+    assert [entity.label for entity in template.entities] == ["Adam Kokesh"]
+
+
+def test_a_deity_a_place_after_central_and_an_organisation_of_corps_are_no_people():
+    [suharto] = build_templates([Document(id="suharto", text=TEXTS["suharto"])])
+    assert not any(word in entity.label for entity in suharto.entities for word in ("God", "Java"))
+    [corps] = build_templates([Document(id="corps", text=TEXTS["corps"])])
+    assert not any("Corps" in entity.label for entity in corps.entities)

@@ -52,6 +52,8 @@ PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 # where the census lists them as first names ("Ben", "Van", "Del").
 SURNAME_PARTICLES = frozenset({"ben", "bin", "bint", "ibn", "abu", "al", "el", "van", "von", "der", "den", "de", "del",
                                "della", "di", "da", "dos", "du", "la", "le", "mac", "st", "ter"})
+# Words that label a caption's credit, written right after the caption with a colon ("… in 2006 Image: White House").
+CAPTION_LABELS = frozenset({"image", "photo", "photograph", "picture", "credit", "video", "source", "file", "courtesy"})
 # A first name is *rare* below this share of its gender in the 1990 census (percent; "Tora" 0.001, "Diego" 0.011),
 # or when only the voter files list it (issue 21): a rare first name is weak evidence of a person.
 RARE_FIRST_NAME_PERCENT = 0.005
@@ -109,6 +111,10 @@ def parse_name(text: str, start: int, end: int, title: str | None, common_words:
     # A sentence's full stop that the NER kept in the span ("Thomas Jefferson."); titles and initials keep theirs.
     words = [(s, w[:-1] if len(w) > 3 and w.endswith(".") and title_key(w) not in ALL_TITLES | NAME_SUFFIXES
               and not INITIALS.fullmatch(w) else w) for s, w in words]
+    # A caption's credit label after a name is no part of it: "Adam Kokesh Image: The Adam Kokesh …" (Wikinews).
+    while len(words) > 1 and words[-1][1].lower() in CAPTION_LABELS \
+            and text[words[-1][0] + len(words[-1][1]):][:1] == ":":
+        words = words[:-1]
     # A territorial designation ends the name: "Patrick Leopold Gordon of Auchleuchries", "Catherine of Aragon".
     cut = next((i for i, (_, w) in enumerate(words) if w in ("of", "from") and i > 0), None)
     words = words[:cut] if cut is not None else words

@@ -90,7 +90,7 @@ from bias_core.perturb.name_parts import (
 )
 from bias_core.perturb.names import first_name_gender
 from bias_core.perturb.non_person_kinds import appositive_role, headline_name_end, kind_cue, role_before
-from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cues
+from bias_core.perturb.person_cues import NON_PERSON_LABELS, ORGANISATION_WORDS, PLACE_PREFIXES, cue_key, cue_table, cues
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -258,7 +258,8 @@ class PersonEvidence:
         span = self.doc[start:end]
         name = ent_key(span.text)
         if name in cues("name"):
-            return f"the fictional character '{span.text}'"
+            kind = cue_table()["name"].get(name)
+            return f"the deity '{span.text}'" if kind == "deity" else f"the fictional character '{span.text}'"
         root = span.root
         linked = [root.head] if root.dep_ in _DESCRIBING_DEPS and not start <= root.head.i < end else []
         linked += [child for child in root.children if child.dep_ in _DESCRIBING_DEPS and not start <= child.i < end]
