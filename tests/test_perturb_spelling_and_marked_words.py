@@ -121,6 +121,7 @@ def test_the_given_name_before_a_particle_surname_is_swapped_in_a_gender_swap(ar
 
 def test_a_first_name_written_short_by_its_first_letters_is_the_same_person(arms):
     assert same_given_name("Leonardo", "Leo") and same_given_name("Natsuko", "Natsu")
+    assert not same_given_name("Chris", "Christodoulos")  # a later, longer name is somebody else
     assert not same_given_name("Joel", "Joe") and not same_given_name("Christina", "Chris")
     for arm in ("gender-glob:male", "gender-glob:female"):
         text = arms["leo"][arm]

@@ -263,8 +263,9 @@ def _nicknamer() -> NickNamer:
 @functools.cache
 def same_given_name(first: str, other: str) -> bool:
     """Whether two first names can name one person: equal, the same but for diacritics (José / Jose, Zoë / Zoe),
-    or one a common nickname of the other (Martin / Marty) or its first three or more letters where the full name is
-    at least two letters longer (Leo / Leonardo, which the nickname table lacks), and not of opposite census
+    or one a common nickname of the other (Martin / Marty), or ``other`` (the later mention) the first three or more
+    letters of ``first`` where that is at least two letters longer (Leonardo … Leo, which the nickname table
+    lacks; never the other way: "Archbishop Christodoulos" is not Chris McGreal), and not of opposite census
     genders."""
     if first == other or fold_accents(first) == fold_accents(other):
         return True
@@ -272,8 +273,7 @@ def same_given_name(first: str, other: str) -> bool:
     if len(genders) > 1:
         return False
     a, b = fold_accents(first).lower(), fold_accents(other).lower()
-    short, full = sorted((a, b), key=len)
-    if len(short) >= 3 and len(full) >= len(short) + 2 and full.startswith(short):
+    if len(b) >= 3 and len(a) >= len(b) + 2 and a.startswith(b):
         return True
     namer = _nicknamer()
     return b in namer.nicknames_of(a) or a in namer.nicknames_of(b)
