@@ -44,6 +44,9 @@ TEXTS = {
     "suharto": ('Suharto was buried in Surakarta, Central Java. His daughter said, "May God bless him and forgive '
                 'all of his mistakes."'),
     "corps": "Turner joined the Reserve Officer Training Corps in college. Abraham Turner said he loved it.",
+    "mom": ("Andrea Muizelaar grew up in Whitby. My Dad works in the nuclear industry and my Mom is a stay-at-home "
+            "mom, she said."),
+    "englishman": "Francis Barrett, an Englishman, claimed himself to be a student of chemistry.",
     "dylan": ("Robert Allen Zimmerman, better known as Bob Dylan, was born in Duluth. Dylan said he disliked "
               "interviews. Zimmerman's father owned a shop."),
 }
@@ -216,3 +219,13 @@ def test_a_deity_a_place_after_central_and_an_organisation_of_corps_are_no_peopl
     assert not any(word in entity.label for entity in suharto.entities for word in ("God", "Java"))
     [corps] = build_templates([Document(id="corps", text=TEXTS["corps"])])
     assert not any("Corps" in entity.label for entity in corps.entities)
+
+
+def test_a_capitalised_kinship_word_after_a_possessive_is_a_common_noun_in_a_one_gender_world(arms):
+    male = arms["mom"]["gender-glob:male"]
+    assert "my Dad is a stay-at-home dad" in male, male
+
+
+def test_a_capitalised_person_noun_with_an_article_in_apposition_agrees(arms):
+    female = arms["englishman"]["gender-glob:female"]
+    assert "an Englishwoman" in female and "herself" in female, female

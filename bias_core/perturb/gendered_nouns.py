@@ -268,16 +268,19 @@ def _usable(token: Token, word: str, owner: Mapping[int, str]) -> bool:
     if token.tag_ not in _NOUN_TAGS:
         return False
     if _capitalised_proper(token):
-        # "Congressman Dale Hughes"; a predicate "she was made a Dame" (an article before it: no name's word)
+        # "Congressman Dale Hughes"; a predicate or apposition with an article ("she was made a Dame", "Barrett, an
+        # Englishman"): no name's word
         return (token.dep_ == "compound" and _named_head(token, owner) is not None) or (
-            token.dep_ in ("attr", "oprd") and any(c.dep_ == "det" for c in token.children))
+            token.dep_ in ("attr", "oprd", "appos") and any(c.dep_ == "det" for c in token.children))
     return True
 
 
 def _capitalised_proper(token: Token) -> bool:
     """A proper noun written with a capital inside a sentence ("Man Booker Prize"); the tagger also calls some
-    lower-case nouns proper ("her father, Leonard"), and those are common nouns."""
-    return token.tag_ in ("NNP", "NNPS") and not token.is_sent_start and token.text[:1].isupper()
+    lower-case nouns proper ("her father, Leonard"), and those are common nouns, as is a capitalised kinship word
+    after a possessive ("my Mom is a stay-at-home mom")."""
+    return token.tag_ in ("NNP", "NNPS") and not token.is_sent_start and token.text[:1].isupper() and not (
+        CONTENT_WORD_KIND.get(token.lower_) == "relation" and any(c.tag_ == "PRP$" for c in token.children))
 
 
 def _named_head(token: Token, owner: Mapping[int, str]) -> int | None:

@@ -55,9 +55,12 @@ def candidate_entities(doc: Doc) -> list[Span]:
 
 def _kin_apposition(token) -> bool:
     """Whether an untagged word is a census given name in apposition with a kinship noun ("her daughter, Ana, 12";
-    "his son Charles"): that relative's name, which the small model often leaves untagged."""
-    head = token.head
-    kin = head if token.dep_ == "appos" else next((c for c in token.children if c.dep_ in ("compound", "appos")
-                                                   and c.i == token.i - 1), None)
+    "his son Charles"; "sons Clarence, Edward and Ted", each conjunct): that relative's name, which the small model
+    often leaves untagged."""
+    first = token
+    while first.dep_ == "conj" and first.head.i < first.i:  # "survived by sons Clarence, Edward, Ted, and Kecalf"
+        first = first.head
+    kin = first.head if first.dep_ == "appos" else next((c for c in first.children if c.dep_ in ("compound", "appos")
+                                                         and c.i == first.i - 1), None)
     return kin is not None and CONTENT_WORD_KIND.get(kin.lower_) == "relation" and kin.text.islower() \
         and is_census_first_name(token.text) and token.text[:1].isupper()
