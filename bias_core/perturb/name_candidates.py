@@ -11,7 +11,7 @@ from bias_core.perturb.person_cues import ORGANISATION_WORDS
 from bias_core.perturb.person_evidence import gazetteer_places
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
 
 def candidate_entities(doc: Doc) -> list[Span]:
@@ -53,7 +53,7 @@ def candidate_entities(doc: Doc) -> list[Span]:
     return sorted(ents, key=lambda span: span.start)
 
 
-def _kin_apposition(token) -> bool:
+def _kin_apposition(token: Token) -> bool:
     """Whether an untagged word is a census given name in apposition with a kinship noun ("her daughter, Ana, 12";
     "his son Charles"; "sons Clarence, Edward and Ted", each conjunct): that relative's name, which the small model
     often leaves untagged."""

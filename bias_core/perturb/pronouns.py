@@ -145,7 +145,11 @@ def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[Te
     unless nobody of the other gender is named and the parse itself gives them every such pronoun ("Andrea Bocelli
     sang. Bocelli said he was moved": read with the census, "he" had nobody and a race swap gave him a woman's
     name)."""
-    candidates = [entity for entity in entities if entity.gender_source == "first_name" and entity.gender]
+    named = {entity.gender for entity in entities}
+    # a name the census gives one gender yields only where nobody of the other gender is named (checked before the
+    # costly trial readings), and only to the parse, every gained pronoun by it (below)
+    candidates = [entity for entity in entities if entity.gender_source == "first_name" and entity.gender
+                  and (census_gender_is_weak(entity.first_name) or OTHER_GENDER[entity.gender] not in named)]
     if not candidates:
         return
     trial = copy.deepcopy(list(entities))
@@ -161,9 +165,8 @@ def _let_pronouns_overrule_census(tokens: Sequence[Token], entities: Sequence[Te
         flipped.gender = other
         _, readings = _pronoun_pass(tokens, trial, positions, dict(name_of))
         gained = [reading for reading in readings if reading.entity_id == entity.entity_id and reading.gender == other]
-        if not census_gender_is_weak(entity.first_name) and (
-                any(e.gender == other for e in entities) or not all(r.note == _BY_PARSE for r in gained)):
-            continue  # a name the census gives one gender yields only to the parse, every gained pronoun by it
+        if not census_gender_is_weak(entity.first_name) and not all(r.note == _BY_PARSE for r in gained):
+            continue
         if gained:
             entity.gender, entity.gender_source = other, "pronoun"
 
