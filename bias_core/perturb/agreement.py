@@ -79,7 +79,9 @@ ROLE_NOUNS_OUTSIDE_TABLE_18 = {
                      "businesswomen", "councilwoman", "councilwomen", "assemblywoman", "alderwoman", "policewoman",
                      "policewomen", "firewoman", "saleswoman", "sportswoman", "chairwomen", "headmistress",
                      "grandmother", "granddaughter", "girlfriend", "widow", "stepmother", "stepdaughter", "mom",
-                     "hostess"), "female"),
+                     "hostess", "ballerina", "ballerinas", "seamstress", "seamstresses"), "female"),
+    # no counterpart of one word: flagged beside a person of the other gender, never rewritten
+    **dict.fromkeys(("doorman", "doormen"), "male"),
 }
 ROLE_NOUNS_OUTSIDE_TABLE_18 = {word: gender for word, gender in ROLE_NOUNS_OUTSIDE_TABLE_18.items()
                                if word not in CONTENT_WORD_GENDER and word not in TITLE_GENDER}
