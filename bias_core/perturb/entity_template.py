@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bias_core.common.records import Substitution
-from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for
+from bias_core.perturb.lexicon import content_word_for, match_case, pronoun_for, title_for, title_key
 from bias_core.perturb.name_forms import (
     UNSWAPPED_SURNAME_FIRST,
     drop_middle_name,
@@ -279,8 +279,8 @@ class EntityTemplate:
             return pronoun_for(gender, slot.form or "subject", slot.text)
         if slot.kind == "title" and slot.form == "address":  # "Mr. President" ↔ "Madam President" (``gendered_nouns``)
             if gender == "female":
-                return slot.text if slot.text.rstrip(".").lower() in ("madam", "madame") else "Madam"
-            return slot.text if slot.text.rstrip(".").lower() == "mr" else "Mr."
+                return slot.text if title_key(slot.text) in ("madam", "madame") else "Madam"
+            return slot.text if title_key(slot.text) == "mr" else "Mr."
         return content_word_for(gender, slot.text)
 
     def _common_gender(self, entity_ids: tuple[str, ...], choices: dict[str, EntityChoice]) -> str | None:

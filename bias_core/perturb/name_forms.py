@@ -267,12 +267,13 @@ def same_given_name(first: str, other: str) -> bool:
     letters of ``first`` where that is at least two letters longer (Leonardo … Leo, which the nickname table
     lacks; never the other way: "Archbishop Christodoulos" is not Chris McGreal), and not of opposite census
     genders."""
-    if first == other or fold_accents(first) == fold_accents(other):
+    a, b = fold_accents(first), fold_accents(other)
+    if a == b:
         return True
     genders = {first_name_gender(first), first_name_gender(other)} - {None}
     if len(genders) > 1:
         return False
-    a, b = fold_accents(first).lower(), fold_accents(other).lower()
+    a, b = a.lower(), b.lower()
     if len(b) >= 3 and len(a) >= len(b) + 2 and a.startswith(b):
         return True
     namer = _nicknamer()

@@ -257,8 +257,8 @@ class PersonEvidence:
             return None
         span = self.doc[start:end]
         name = ent_key(span.text)
-        if name in cues("name"):
-            kind = cue_table()["name"].get(name)
+        kind = cue_table()["name"].get(name)  # a character or deity named like a person
+        if kind is not None:
             return f"the deity '{span.text}'" if kind == "deity" else f"the fictional character '{span.text}'"
         root = span.root
         linked = [root.head] if root.dep_ in _DESCRIBING_DEPS and not start <= root.head.i < end else []
